@@ -1,0 +1,169 @@
+"""The memory graph's vocabulary: nodes of six types, edges of five types, hypotheses, tensions.
+
+Field names follow DESIGN.md §4; the graph store persists them one to one.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Annotated, Self
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+
+# Limits on what the extraction step may store (spec §3.2: memories are short statements, not
+# transcripts). Oversized content is rejected before any adapter sees it.
+MAX_CONTENT_CHARS = 2_000
+MAX_ID_CHARS = 128
+MAX_SOURCES = 1_000
+
+
+def _aware(value: datetime) -> datetime:
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise ValueError("timestamps must be timezone-aware")
+    return value
+
+
+AwareDatetime = Annotated[datetime, AfterValidator(_aware)]
+Unit = Annotated[float, Field(ge=0.0, le=1.0)]
+MemoryId = Annotated[str, Field(min_length=1, max_length=MAX_ID_CHARS, pattern=r"^[A-Za-z0-9_.:\-]+$")]
+Content = Annotated[str, Field(min_length=1, max_length=MAX_CONTENT_CHARS)]
+
+
+class NodeType(StrEnum):
+    FACT = "fact"
+    EVENT = "event"
+    EMOTIONAL_NOTE = "emotional_note"
+    PERSON = "person"
+    OPEN_LOOP = "open_loop"
+    HYPOTHESIS = "hypothesis"
+
+
+class Valence(StrEnum):
+    POSITIVE = "positive"
+    NEGATIVE = "negative"
+
+
+class EdgeType(StrEnum):
+    CAUSED_BY = "caused_by"
+    FOLLOWED_BY = "followed_by"
+    REINFORCES = "reinforces"
+    CONTRADICTS = "contradicts"
+    ASSOCIATED_WITH = "associated_with"
+
+
+class Permanence(StrEnum):
+    """Epistemic article: how long a belief is expected to hold without fresh evidence."""
+
+    STABLE = "stable"
+    DURABLE = "durable"
+    SITUATIONAL = "situational"
+
+
+class EvidenceKind(StrEnum):
+    """Epistemic article: observed behaviour and self-report are separate evidence streams."""
+
+    OBSERVED = "observed"
+    SELF_REPORT = "self_report"
+    INTERPRETATION = "interpretation"
+
+
+class HypothesisStatus(StrEnum):
+    ACTIVE = "active"
+    CONFIRMED = "confirmed"
+    REFUTED = "refuted"
+    ARCHIVED_UNRESOLVED = "archived_unresolved"
+    ARCHIVED_STUCK = "archived_stuck"
+
+
+class TensionStatus(StrEnum):
+    UNRESOLVED = "unresolved"
+    RESOLVED = "resolved"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
+
+
+class Belief(_Strict):
+    """Belief metadata carried by every node (the epistemic-memory article)."""
+
+    confidence: Unit = 0.5
+    permanence: Permanence = Permanence.DURABLE
+    first_seen: AwareDatetime
+    confirmed_at: AwareDatetime | None = None
+    challenged_at: AwareDatetime | None = None
+    evidence_kind: EvidenceKind = EvidenceKind.SELF_REPORT
+
+
+class Node(_Strict):
+    id: MemoryId
+    user_id: MemoryId
+    type: NodeType
+    content: Content
+    valence: Valence | None = None
+    importance: Unit = 0.5
+    weight: Unit = 1.0
+    weight_at: AwareDatetime
+    created_at: AwareDatetime
+    last_reinforced_at: AwareDatetime | None = None
+    is_inference: bool = False
+    is_pinned: bool = False
+    decay_coefficient: Annotated[float, Field(gt=0.0, le=1.0)] = 0.92
+    significant: bool = False
+    expires_at: AwareDatetime | None = None
+    sources: Annotated[tuple[MemoryId, ...], Field(max_length=MAX_SOURCES)] = ()
+    belief: Belief
+    embedding: tuple[float, ...] | None = None
+    embedding_model: str | None = None
+
+    @model_validator(mode="after")
+    def _check_type_rules(self) -> Self:
+        if self.type is NodeType.EMOTIONAL_NOTE and self.valence is None:
+            raise ValueError("an emotional_note needs a valence (positive|negative)")
+        if self.type is not NodeType.EMOTIONAL_NOTE and self.valence is not None:
+            raise ValueError("only emotional_note nodes carry a valence")
+        if (self.embedding is None) != (self.embedding_model is None):
+            raise ValueError("embedding and embedding_model go together")
+        return self
+
+
+class Edge(_Strict):
+    source_id: MemoryId
+    target_id: MemoryId
+    type: EdgeType
+    confidence: Unit = 1.0
+    is_inferred: bool = False
+    created_at: AwareDatetime
+    last_reinforced_at: AwareDatetime | None = None
+
+    @model_validator(mode="after")
+    def _no_self_loop(self) -> Self:
+        if self.source_id == self.target_id:
+            raise ValueError("an edge needs two distinct nodes")
+        return self
+
+
+class Hypothesis(_Strict):
+    """A hypothesis node's lifecycle data (spec §3.5.2); the node itself has type hypothesis."""
+
+    node_id: MemoryId
+    status: HypothesisStatus = HypothesisStatus.ACTIVE
+    supporting: tuple[MemoryId, ...] = ()
+    contradicting: tuple[MemoryId, ...] = ()
+    reinforcements: Annotated[int, Field(ge=0)] = 0
+    created_at: AwareDatetime
+    deadline: AwareDatetime
+    last_surfaced_at: AwareDatetime | None = None
+    high_bar: bool = False
+
+
+class Tension(_Strict):
+    """A contradiction kept open: the article logs tensions unresolved by default."""
+
+    id: MemoryId
+    node_a: MemoryId
+    node_b: MemoryId
+    detected_at: AwareDatetime
+    status: TensionStatus = TensionStatus.UNRESOLVED
+    note: Annotated[str, Field(max_length=MAX_CONTENT_CHARS)] = ""
