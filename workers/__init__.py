@@ -1,0 +1,1 @@
+"""Worker process entry points, one per task queue."""

@@ -1,0 +1,1 @@
+"""Temporal workflow definitions: deterministic orchestration only, no I/O."""
