@@ -75,6 +75,4 @@ async def check_all(settings: Settings, timeout_s: float = 3.0) -> list[Check]:
         "llm": llm,
         "embedder": embedder,
     }
-    return list(
-        await asyncio.gather(*(_timed(name, p, timeout_s) for name, p in probes.items()))
-    )
+    return list(await asyncio.gather(*(_timed(name, p, timeout_s) for name, p in probes.items())))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import MutableMapping
 from typing import Any, Literal
 
 import structlog
@@ -16,7 +17,7 @@ import structlog
 _TEMPORAL_EXTRAS = ("temporal_workflow", "temporal_activity")
 
 
-def _temporal_extras(_: Any, __: str, event: dict[str, Any]) -> dict[str, Any]:
+def _temporal_extras(_: Any, __: str, event: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
     record = event.get("_record")
     if record is not None:
         for key in _TEMPORAL_EXTRAS:
@@ -38,9 +39,7 @@ def configure_logging(
         _temporal_extras,
     ]
     renderer: structlog.types.Processor = (
-        structlog.dev.ConsoleRenderer()
-        if use_console
-        else structlog.processors.JSONRenderer()
+        structlog.dev.ConsoleRenderer() if use_console else structlog.processors.JSONRenderer()
     )
     structlog.configure(
         processors=[
@@ -67,12 +66,10 @@ def configure_logging(
     root.setLevel(level.upper())
     # Chatty libraries stay at warning unless we debug.
     for noisy in ("neo4j", "botocore", "boto3", "urllib3", "httpx", "httpcore"):
-        logging.getLogger(noisy).setLevel(
-            logging.DEBUG if level == "debug" else logging.WARNING
-        )
+        logging.getLogger(noisy).setLevel(logging.DEBUG if level == "debug" else logging.WARNING)
 
 
-def _identity(_: Any, __: str, event: dict[str, Any]) -> dict[str, Any]:
+def _identity(_: Any, __: str, event: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
     return event
 
 

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
-from typing import Any
 
 from temporalio.client import Client
 
 from selfimprint.config import Settings
-from workers.runner import run_worker
+from workers.runner import Registrations, run_worker
 from workflows.probe import StackProbeWorkflow
 
 
-def build(settings: Settings, client: Client) -> tuple[Sequence[type], Sequence[Callable[..., Any]]]:
+def build(settings: Settings, client: Client) -> Registrations:
     return [StackProbeWorkflow], []
 
 

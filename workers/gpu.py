@@ -3,21 +3,19 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
-from typing import Any
 
 from temporalio.client import Client
 
 from activities.probe import ProbeActivities
 from selfimprint.adapters.embedders import build_embedder
 from selfimprint.config import Settings
-from workers.runner import run_worker
+from workers.runner import Registrations, run_worker
 
 # Model calls saturate the device; more parallel calls only queue inside the model server.
 MAX_CONCURRENT_MODEL_CALLS = 4
 
 
-def build(settings: Settings, client: Client) -> tuple[Sequence[type], Sequence[Callable[..., Any]]]:
+def build(settings: Settings, client: Client) -> Registrations:
     probe = ProbeActivities(build_embedder(settings))
     return [], [probe.embed]
 

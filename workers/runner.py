@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import signal
-from datetime import timedelta
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
 from typing import Any
 
 from temporalio.client import Client
@@ -18,10 +18,13 @@ from selfimprint.logging import configure_logging, get_logger
 
 log = get_logger(__name__)
 
+# What a worker module hands the runner: its workflow classes and activity callables.
+Registrations = tuple[Sequence[type], Sequence[Callable[..., Any]]]
+
 
 async def run_worker(
     task_queue_of: Callable[[Settings], str],
-    build: Callable[[Settings, Client], tuple[Sequence[type], Sequence[Callable[..., Any]]]],
+    build: Callable[[Settings, Client], Registrations],
     *,
     max_concurrent_activities: int | None = None,
 ) -> None:

@@ -104,7 +104,7 @@ class ManagedProcess:
     def record(self) -> ProcessRecord | None:
         try:
             rec = ProcessRecord.from_json(self.pid_file.read_text())
-        except (FileNotFoundError, ValueError, KeyError):
+        except (OSError, ValueError, KeyError):
             return None
         if _start_ticks(rec.pid) != rec.start_ticks:
             return None

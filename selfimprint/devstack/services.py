@@ -251,7 +251,7 @@ class SeaweedS3:
                 f"-ip={s.bind_host}", f"-ip.bind={s.bind_host}",
                 f"-master.port={s.s3_master_port}",
                 f"-volume.port={s.s3_volume_port}",
-                "-volume.max=0",
+                "-volume.max=0", "-volume.preStopSeconds=0",
                 "-filer", f"-filer.port={s.s3_filer_port}",
                 "-s3", f"-s3.port={s.s3_port}", f"-s3.config={config.resolve()}",
                 "-s3.port.iceberg=0", "-s3.port.lance=0",

@@ -183,4 +183,3 @@ def log_path(settings: Settings, name: str) -> Path:
 
 def stack_rss_bytes(settings: Settings) -> int:
     return sum(process_for(s, settings).rss_bytes() for s in all_services())
-

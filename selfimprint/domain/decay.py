@@ -145,13 +145,13 @@ class PausedInterval(_Value):
 
 
 class ActivityTimeline(_Value):
-    """What the decay clock needs to know about a user's activity, in bounded space.
+    """What the decay clock needs to know about a user's activity, kept compact.
 
     Instead of every message timestamp it keeps the closed pauses (one per absence longer than
-    the grace period) and the last activity. After `last_active_at` the clock runs for
-    `inactivity_pause_after` and then stands still until the next activity: that open pause is
-    implied, not stored. The timeline is append-only; activity at or before `last_active_at`
-    changes nothing (the user's lifecycle workflow records activity in order).
+    the grace period, not one per message) and the last activity. After `last_active_at` the
+    clock runs for `inactivity_pause_after` and then stands still until the next activity: that
+    open pause is implied, not stored. The timeline is append-only; activity at or before
+    `last_active_at` changes nothing (the user's lifecycle workflow records activity in order).
     """
 
     last_active_at: AwareDatetime | None = None

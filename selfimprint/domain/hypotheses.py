@@ -24,7 +24,7 @@ multiplier for an interval.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Annotated, Literal
 
@@ -33,6 +33,11 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from selfimprint.domain.models import AwareDatetime, Hypothesis, HypothesisStatus, MemoryId
 
 _SECONDS_PER_DAY = 86_400.0
+
+
+def _utc(value: datetime) -> datetime:
+    # Arithmetic on two datetimes sharing a ZoneInfo is wall-clock arithmetic: normalise first.
+    return value.astimezone(UTC)
 
 
 class _Frozen(BaseModel):
@@ -203,6 +208,7 @@ def form_hypothesis(
 ) -> Hypothesis:
     """A new active hypothesis with its deadline (longer for high-bar categories, spec §4.2)."""
     timeout = policy.high_bar_timeout if high_bar else policy.timeout
+    created_at = _utc(created_at)
     return Hypothesis(
         node_id=node_id, created_at=created_at, deadline=created_at + timeout, high_bar=high_bar
     )
@@ -224,12 +230,14 @@ def apply_event(
         case EvidenceAdded():
             updated, reason = _add_evidence(hypothesis, event)
         case Reinforced():
-            updated = hypothesis.model_copy(update={"reinforcements": hypothesis.reinforcements + 1})
+            updated = hypothesis.model_copy(
+                update={"reinforcements": hypothesis.reinforcements + 1}
+            )
             reason = f"reinforced ({updated.reinforcements} of {policy.max_reinforcements})"
         case Surfaced():
-            last = hypothesis.last_surfaced_at
+            at, last = _utc(event.at), hypothesis.last_surfaced_at
             updated = hypothesis.model_copy(
-                update={"last_surfaced_at": event.at if last is None else max(last, event.at)}
+                update={"last_surfaced_at": at if last is None else max(_utc(last), at)}
             )
             reason = f"surfaced in dialogue at {event.at.isoformat()}"
         case SleepCheck():
@@ -274,7 +282,9 @@ def _add_evidence(hypothesis: Hypothesis, event: EvidenceAdded) -> tuple[Hypothe
     return hypothesis.model_copy(update=update), f"observation {oid} {verb} {event.stance.value}"
 
 
-def _check(hypothesis: Hypothesis, at: datetime, policy: HypothesisPolicy) -> tuple[Hypothesis, str]:
+def _check(
+    hypothesis: Hypothesis, at: datetime, policy: HypothesisPolicy
+) -> tuple[Hypothesis, str]:
     sup, con = len(hypothesis.supporting), len(hypothesis.contradicting)
     total = sup + con
     needed = policy.evidence_to_confirm(hypothesis.high_bar)
@@ -291,7 +301,7 @@ def _check(hypothesis: Hypothesis, at: datetime, policy: HypothesisPolicy) -> tu
     elif hypothesis.reinforcements >= policy.max_reinforcements:
         target = HypothesisStatus.ARCHIVED_STUCK
         reason = f"stuck: reinforced {hypothesis.reinforcements} times without converting ({tally})"
-    elif at >= hypothesis.deadline:
+    elif _utc(at) >= _utc(hypothesis.deadline):
         target = HypothesisStatus.ARCHIVED_UNRESOLVED
         reason = f"unresolved at deadline {hypothesis.deadline.isoformat()} ({tally})"
     else:
@@ -306,8 +316,8 @@ def stale_since(hypothesis: Hypothesis, policy: HypothesisPolicy = DEFAULT_POLIC
     fresh for `surfacing_window` after the last time.
     """
     if hypothesis.last_surfaced_at is None:
-        return hypothesis.created_at
-    return hypothesis.last_surfaced_at + policy.surfacing_window
+        return _utc(hypothesis.created_at)
+    return _utc(hypothesis.last_surfaced_at) + policy.surfacing_window
 
 
 def reality_anchor_factor(
@@ -325,6 +335,6 @@ def reality_anchor_factor(
     """
     if hypothesis.status in TERMINAL:
         return 1.0
-    start = max(since, stale_since(hypothesis, policy))
-    stale_days = max((now - start).total_seconds(), 0.0) / _SECONDS_PER_DAY
+    start = max(_utc(since), stale_since(hypothesis, policy))
+    stale_days = max((_utc(now) - start).total_seconds(), 0.0) / _SECONDS_PER_DAY
     return float(policy.stale_daily_factor**stale_days)

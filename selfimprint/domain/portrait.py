@@ -152,17 +152,16 @@ def _parse_date(value: str, field: str) -> date | None:
 
 
 def parse_entry(block: str, config: PortraitConfig = DEFAULT_PORTRAIT) -> PortraitEntry:
+    """One block: heading, metadata line, blank line, text (which may span several lines)."""
     lines = block.replace("\r\n", "\n").strip("\n").split("\n")
-    if len(lines) < 4:
-        raise PortraitFormatError("a block is a heading, a metadata line, a blank line and text")
-    heading, meta, blank, *text = lines
+    heading, meta, blank, text = lines[0], lines[1:2], lines[2:3], lines[3:]
     if not heading.startswith(HEADING):
         raise PortraitFormatError(f"line 1 must start with {HEADING!r}: {heading!r}")
-    match = _meta_pattern(config.confidence_decimals).fullmatch(meta)
+    match = _meta_pattern(config.confidence_decimals).fullmatch(meta[0]) if meta else None
     if match is None:
-        raise PortraitFormatError(f"line 2 is not the metadata line: {meta!r}")
-    if blank.strip():
-        raise PortraitFormatError("line 3 must be blank")
+        raise PortraitFormatError(f"line 2 is not the metadata line: {meta}")
+    if not blank or blank[0].strip():
+        raise PortraitFormatError("line 3 must be blank, with the text after it")
     confirmed = match["confirmed"]
     challenged = match["challenged"]
     try:

@@ -112,8 +112,8 @@ class DailyMessages(_Frozen):
 
 
 class ActivityStats(_Frozen):
-    messages_last_7_days: Annotated[int, Field(ge=0)]
-    messages_last_30_days: Annotated[int, Field(ge=0)]
+    messages_in_rate_window: Annotated[int, Field(ge=0)]
+    messages_in_month_window: Annotated[int, Field(ge=0)]
     last_message_at: AwareDatetime | None
 
 
@@ -146,10 +146,12 @@ class ActivityLog(_Frozen):
         first = today - timedelta(days=days - 1)
         return sum(d.messages for d in self.days if first <= d.day <= today)
 
-    def stats(self, now: datetime, thresholds: ActivityThresholds = DEFAULT_THRESHOLDS) -> ActivityStats:
+    def stats(
+        self, now: datetime, thresholds: ActivityThresholds = DEFAULT_THRESHOLDS
+    ) -> ActivityStats:
         return ActivityStats(
-            messages_last_7_days=self.messages_in_last(thresholds.rate_window_days, now),
-            messages_last_30_days=self.messages_in_last(thresholds.month_window_days, now),
+            messages_in_rate_window=self.messages_in_last(thresholds.rate_window_days, now),
+            messages_in_month_window=self.messages_in_last(thresholds.month_window_days, now),
             last_message_at=self.last_message_at,
         )
 
@@ -160,14 +162,14 @@ def activity_level(
     last = stats.last_message_at
     if last is None or _utc(now) - _utc(last) >= thresholds.inactive_after:
         return ActivityLevel.INACTIVE
-    recent = stats.messages_last_7_days
+    recent = stats.messages_in_rate_window
     if recent >= thresholds.very_active_per_day * thresholds.rate_window_days:
         return ActivityLevel.VERY_ACTIVE
     if recent >= thresholds.regular_per_day * thresholds.rate_window_days:
         return ActivityLevel.REGULAR
     if recent * 7 >= thresholds.light_per_week * thresholds.rate_window_days:
         return ActivityLevel.LIGHT
-    if stats.messages_last_30_days >= thresholds.dormant_per_month:
+    if stats.messages_in_month_window >= thresholds.dormant_per_month:
         return ActivityLevel.DORMANT
     return ActivityLevel.INACTIVE
 
@@ -192,27 +194,39 @@ class ScheduleRow(_Frozen):
         return self
 
 
-def _row(plan: Plan, level: ActivityLevel, every: int, most: int, depth: Depth) -> ScheduleRow:
-    return ScheduleRow(plan=plan, level=level, every_days=every, every_max_days=most, depth=depth)
+def _row(
+    plan: Plan, level: ActivityLevel, every: int, most: int, depth: Depth, regular: bool = False
+) -> ScheduleRow:
+    return ScheduleRow(
+        plan=plan,
+        level=level,
+        every_days=every,
+        every_max_days=most,
+        depth=depth,
+        regular_passes=regular,
+    )
 
-
-_P, _F, _L = Plan.PAID, Plan.FREE, ActivityLevel
 
 # Spec §3.6 table. Free "active" is read as very_active; free dormant is not in the table and
-# gets the paid dormant row (monthly, light).
+# gets the paid dormant row (monthly, light). Only "daily" users get §3.5's > 6 h regular pass.
 DEFAULT_SCHEDULE: tuple[ScheduleRow, ...] = (
-    ScheduleRow(  # §3.6 "Daily, Full"; §3.5: the > 6 h regular pass is for active users
-        plan=_P, level=_L.VERY_ACTIVE, every_days=1, every_max_days=1, depth=Depth.FULL,
-        regular_passes=True,
-    ),
-    _row(_P, _L.REGULAR, 2, 2, Depth.FULL),  # §3.6 "Every 2 days, Full"
-    _row(_P, _L.LIGHT, 7, 7, Depth.LIGHT),  # §3.6 "Weekly, Light"
-    _row(_P, _L.DORMANT, 30, 30, Depth.LIGHT),  # §3.6 "Monthly, Light"
-    _row(_F, _L.VERY_ACTIVE, 3, 7, Depth.FULL),  # §3.6 "Every 3–7 days, Full"
-    _row(_F, _L.REGULAR, 7, 7, Depth.LIGHT),  # §3.6 "Weekly, Light"
-    _row(_F, _L.LIGHT, 14, 14, Depth.LIGHT),  # §3.6 "Biweekly, Light"
-    _row(_F, _L.DORMANT, 30, 30, Depth.LIGHT),  # not in §3.6: as paid dormant
-)  # fmt: skip
+    # §3.6 "Paid, very active: Daily, Full"; §3.5 "regular pass for active users"
+    _row(Plan.PAID, ActivityLevel.VERY_ACTIVE, 1, 1, Depth.FULL, regular=True),
+    # §3.6 "Paid, regular: Every 2 days, Full"
+    _row(Plan.PAID, ActivityLevel.REGULAR, 2, 2, Depth.FULL),
+    # §3.6 "Paid, light: Weekly, Light"
+    _row(Plan.PAID, ActivityLevel.LIGHT, 7, 7, Depth.LIGHT),
+    # §3.6 "Paid, dormant: Monthly, Light"
+    _row(Plan.PAID, ActivityLevel.DORMANT, 30, 30, Depth.LIGHT),
+    # §3.6 "Free, active: Every 3–7 days, Full"
+    _row(Plan.FREE, ActivityLevel.VERY_ACTIVE, 3, 7, Depth.FULL),
+    # §3.6 "Free, regular: Weekly, Light"
+    _row(Plan.FREE, ActivityLevel.REGULAR, 7, 7, Depth.LIGHT),
+    # §3.6 "Free, light: Biweekly, Light"
+    _row(Plan.FREE, ActivityLevel.LIGHT, 14, 14, Depth.LIGHT),
+    # Not in §3.6: as paid dormant
+    _row(Plan.FREE, ActivityLevel.DORMANT, 30, 30, Depth.LIGHT),
+)
 
 
 class TriggerRule(_Frozen):
@@ -345,10 +359,7 @@ def next_sleep_at(
     due_day = anchor.astimezone(tz).date() + timedelta(days=every)
     at = local_instant(due_day, trigger.deep_pass_at, tz)
     kind = SleepKind.DEEP
-    why = (
-        f"{trigger.deep_pass_at:%H:%M} local, {every} day(s) after {since} "
-        f"({_local(anchor, tz)})"
-    )
+    why = f"{trigger.deep_pass_at:%H:%M} local, {every} day(s) after {since} ({_local(anchor, tz)})"
     if row.regular_passes and wrote_since and anchor + trigger.regular_pass_after < at:
         at = anchor + trigger.regular_pass_after
         kind = SleepKind.REGULAR
@@ -358,7 +369,7 @@ def next_sleep_at(
     quiet_from = last_message + trigger.min_idle
     if quiet_from > at:
         minutes = trigger.min_idle.total_seconds() / 60
-        why += f"; held for {minutes:g} min of silence after the message at {_local(last_message, tz)}"
+        why += f"; held for {minutes:g} min of silence after {_local(last_message, tz)}"
         at = quiet_from
     if at < now:
         why += "; overdue"

@@ -1,0 +1,260 @@
+"""Belief confidence: dormancy decay, the interpretive cap, evidence streams, review cadence
+(the epistemic-memory article)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+from selfimprint.domain.belief import (
+    DEFAULT_BELIEF,
+    BeliefConfig,
+    Evidence,
+    EvidenceStream,
+    EvidenceStreams,
+    SessionCounter,
+    effective_confidence,
+    half_life,
+    record_evidence,
+    select_for_review,
+)
+from selfimprint.domain.models import Belief, EvidenceKind, Permanence
+
+pytestmark = pytest.mark.unit
+
+T0 = datetime(2026, 3, 10, 9, 0, tzinfo=UTC)
+DAY = timedelta(days=1)
+
+
+def belief(
+    confidence: float = 0.5,
+    permanence: Permanence = Permanence.DURABLE,
+    kind: EvidenceKind = EvidenceKind.OBSERVED,
+) -> Belief:
+    return Belief(confidence=confidence, permanence=permanence, first_seen=T0, evidence_kind=kind)
+
+
+def evidence(id: str, stream: EvidenceStream, supports: bool = True, at: datetime = T0) -> Evidence:
+    return Evidence(id=id, stream=stream, supports=supports, at=at)
+
+
+OBSERVED, SELF_REPORT = EvidenceStream.OBSERVED, EvidenceStream.SELF_REPORT
+
+# Dormancy decay ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("permanence", "half_life_days"),
+    [(Permanence.STABLE, 730), (Permanence.DURABLE, 152), (Permanence.SITUATIONAL, 42)],
+)
+def test_confidence_halves_after_one_half_life(permanence: Permanence, half_life_days: int) -> None:
+    assert half_life(permanence) == timedelta(days=half_life_days)
+    stale = effective_confidence(belief(0.8, permanence), T0 + timedelta(days=half_life_days))
+    assert stale == pytest.approx(0.4)
+
+
+def test_after_three_months_away_situational_beliefs_fade_most() -> None:
+    later = T0 + timedelta(days=91)
+    situational = effective_confidence(belief(0.8, Permanence.SITUATIONAL), later)
+    durable = effective_confidence(belief(0.8, Permanence.DURABLE), later)
+    stable = effective_confidence(belief(0.8, Permanence.STABLE), later)
+    assert situational < durable < stable < 0.8
+    assert situational == pytest.approx(0.8 * 2 ** (-91 / 42))
+
+
+def test_dormancy_runs_from_the_latest_evidence() -> None:
+    confirmed = Belief(
+        confidence=0.8,
+        permanence=Permanence.SITUATIONAL,
+        first_seen=T0 - timedelta(days=300),
+        confirmed_at=T0,
+    )
+    assert effective_confidence(confirmed, T0) == pytest.approx(0.8)
+
+
+def test_interpretations_are_capped_at_0_90() -> None:
+    generous = belief(0.97, kind=EvidenceKind.INTERPRETATION)
+    assert effective_confidence(generous, T0) == pytest.approx(0.90)
+    assert effective_confidence(belief(0.97), T0) == pytest.approx(0.97)
+
+
+def test_half_lives_are_configurable_and_positive() -> None:
+    quick = BeliefConfig(durable_half_life=timedelta(days=10))
+    assert effective_confidence(belief(0.6), T0 + timedelta(days=10), quick) == pytest.approx(0.3)
+    with pytest.raises(ValidationError, match="half-lives"):
+        BeliefConfig(stable_half_life=timedelta(0))
+
+
+@given(
+    confidence=st.floats(0.0, 1.0),
+    permanence=st.sampled_from(Permanence),
+    kind=st.sampled_from(EvidenceKind),
+    a=st.floats(0.0, 3000.0),
+    b=st.floats(0.0, 3000.0),
+)
+def test_confidence_never_grows_while_dormant_and_respects_the_cap(
+    confidence: float, permanence: Permanence, kind: EvidenceKind, a: float, b: float
+) -> None:
+    held = belief(confidence, permanence, kind)
+    earlier, later = sorted((a, b))
+    c_earlier = effective_confidence(held, T0 + earlier * DAY)
+    c_later = effective_confidence(held, T0 + later * DAY)
+    cap = DEFAULT_BELIEF.interpretation_cap if kind is EvidenceKind.INTERPRETATION else 1.0
+    assert c_later <= c_earlier <= min(confidence, cap)
+
+
+# Evidence streams -------------------------------------------------------------------------------
+
+
+def test_observed_behaviour_earns_more_confidence_than_self_report() -> None:
+    streams = EvidenceStreams()
+    observed = record_evidence(belief(0.5), streams, evidence("m1", OBSERVED))
+    said = record_evidence(belief(0.5), streams, evidence("m1", SELF_REPORT))
+    assert observed.belief.confidence == pytest.approx(0.5 + 0.2 * 0.5)
+    assert said.belief.confidence == pytest.approx(0.5 + 0.1 * (0.6 - 0.5))
+    assert observed.belief.confirmed_at == T0
+    assert said.belief.confirmed_at is None  # "confirmed" is about behaviour
+
+
+def test_self_report_alone_never_lifts_confidence_past_its_ceiling() -> None:
+    current, streams = belief(0.3), EvidenceStreams()
+    for i in range(50):
+        outcome = record_evidence(current, streams, evidence(f"s{i}", SELF_REPORT, at=T0 + i * DAY))
+        current, streams = outcome.belief, outcome.streams
+    assert current.confidence <= DEFAULT_BELIEF.self_report_ceiling
+    high = record_evidence(belief(0.8), EvidenceStreams(), evidence("s", SELF_REPORT))
+    assert high.belief.confidence == pytest.approx(0.8)  # nor pulls a higher one down
+
+
+def test_a_contradiction_lowers_confidence_and_is_dated() -> None:
+    later = T0 + DAY
+    outcome = record_evidence(
+        belief(0.8), EvidenceStreams(), evidence("m9", OBSERVED, supports=False, at=later)
+    )
+    assert outcome.belief.confidence < 0.8
+    assert outcome.belief.challenged_at == later
+    assert outcome.belief.confidence_at == later
+    assert outcome.streams.observed_against == ("m9",)
+
+
+def test_dormancy_applies_before_the_evidence_moves_confidence() -> None:
+    gap = timedelta(days=152)
+    outcome = record_evidence(belief(0.8), EvidenceStreams(), evidence("m", OBSERVED, at=T0 + gap))
+    decayed = 0.4
+    assert outcome.belief.confidence == pytest.approx(decayed + 0.2 * (1.0 - decayed))
+
+
+def test_interpretations_never_pass_the_cap_however_much_behaviour_supports_them() -> None:
+    current, streams = belief(0.5, kind=EvidenceKind.INTERPRETATION), EvidenceStreams()
+    for i in range(60):
+        outcome = record_evidence(current, streams, evidence(f"m{i}", OBSERVED))
+        current, streams = outcome.belief, outcome.streams
+    assert current.confidence <= 0.90
+    assert current.confidence == pytest.approx(0.90, abs=1e-3)
+
+
+def test_replayed_evidence_counts_once() -> None:
+    first = record_evidence(belief(0.5), EvidenceStreams(), evidence("m1", OBSERVED))
+    again = record_evidence(first.belief, first.streams, evidence("m1", OBSERVED))
+    assert not again.counted
+    assert again.belief == first.belief
+    assert again.streams == first.streams
+
+
+def test_saying_one_thing_and_doing_another_is_a_divergence_not_a_verdict() -> None:
+    # "I'm a morning person" (self-report) vs sessions at 11pm (observed, contradicting).
+    current, streams = belief(0.5), EvidenceStreams()
+    outcome = record_evidence(current, streams, evidence("said", SELF_REPORT))
+    assert not outcome.diverging
+    for i in range(2):
+        outcome = record_evidence(
+            outcome.belief,
+            outcome.streams,
+            evidence(f"late-{i}", OBSERVED, supports=False, at=T0 + (i + 1) * DAY),
+        )
+    assert outcome.diverging
+    assert outcome.streams.self_report_for == ("said",)
+    assert outcome.streams.observed_against == ("late-0", "late-1")
+    assert 0.0 < outcome.belief.confidence < 0.5  # both on record; neither wipes the belief
+
+
+@given(
+    start=st.floats(0.0, 1.0),
+    kind=st.sampled_from(EvidenceKind),
+    steps=st.lists(
+        st.tuples(st.sampled_from(EvidenceStream), st.booleans(), st.floats(0.0, 30.0)),
+        max_size=25,
+    ),
+)
+def test_confidence_stays_within_zero_and_the_cap(
+    start: float, kind: EvidenceKind, steps: list[tuple[EvidenceStream, bool, float]]
+) -> None:
+    current, streams = belief(start, kind=kind), EvidenceStreams()
+    cap = DEFAULT_BELIEF.interpretation_cap if kind is EvidenceKind.INTERPRETATION else 1.0
+    moment = T0
+    for i, (stream, supports, gap_days) in enumerate(steps):
+        moment += gap_days * DAY
+        outcome = record_evidence(current, streams, evidence(f"e{i}", stream, supports, moment))
+        current, streams = outcome.belief, outcome.streams
+        assert 0.0 <= current.confidence <= cap
+    ceiling = max(min(start, cap), DEFAULT_BELIEF.self_report_ceiling)
+    if all(stream is SELF_REPORT for stream, _, _ in steps):
+        assert current.confidence <= ceiling + 1e-12
+
+
+# Review cadence ---------------------------------------------------------------------------------
+
+
+def test_review_is_due_on_every_tenth_session() -> None:
+    counter = SessionCounter()
+    due = []
+    for _ in range(30):
+        counter = counter.advanced()
+        if counter.review_due():
+            due.append(counter.sessions)
+    assert due == [10, 20, 30]
+    assert not SessionCounter().review_due()
+
+
+def test_review_shows_three_highest_and_three_lowest_with_ties_by_id() -> None:
+    confidences = {
+        "b": 0.9,
+        "a": 0.9,
+        "c": 0.8,
+        "d": 0.7,
+        "e": 0.5,
+        "f": 0.2,
+        "h": 0.1,
+        "g": 0.1,
+    }
+    selection = select_for_review(confidences)
+    assert selection.highest == ("a", "b", "c")
+    assert selection.lowest == ("g", "h", "f")
+
+
+def test_review_never_shows_a_belief_twice() -> None:
+    selection = select_for_review({"a": 0.9, "b": 0.5, "c": 0.4, "d": 0.1})
+    assert selection.highest == ("a", "b", "c")
+    assert selection.lowest == ("d",)
+    assert select_for_review({}).highest == ()
+
+
+@given(
+    st.dictionaries(st.from_regex(r"[a-z]{1,4}", fullmatch=True), st.floats(0.0, 1.0), max_size=20)
+)
+def test_review_selection_is_disjoint_and_splits_high_from_low(
+    confidences: dict[str, float],
+) -> None:
+    selection = select_for_review(confidences)
+    assert not set(selection.highest) & set(selection.lowest)
+    assert len(selection.highest) == min(3, len(confidences))
+    assert len(selection.lowest) == min(3, len(confidences) - len(selection.highest))
+    if selection.highest and selection.lowest:
+        assert min(confidences[i] for i in selection.highest) >= max(
+            confidences[i] for i in selection.lowest
+        )
+    assert select_for_review(dict(reversed(list(confidences.items())))) == selection
