@@ -1,0 +1,439 @@
+"""Fast, extractive context assembly (spec §3.4, DESIGN.md §5 read path).
+
+The main model never sees the graph: it sees a short text in the language of the user's latest
+message, opened by one line telling it to use the context but not quote it. This module builds
+that text from the ranked memories and their one-hop neighbourhood without any model call, so a
+context is always available; the LLM prose summary (`selfimprint.prompts.context_summary`) is a
+mode on top of it, and `prose_context` checks its answer against the same budget.
+
+Layout, most useful first: causal chains ("A -> caused by B -> after C", spec §3.4 "preserve causal
+chains intact"), people, other memories, open loops, then hypotheses under a tentative heading.
+Memories are taken greedily by score (neighbours inherit a fraction of the score of the memory that
+brought them in) and a memory is kept only if the whole text still fits the budget, so the result
+never exceeds it.
+"""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+from typing import Annotated, Final, NamedTuple
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from selfimprint.domain.models import Edge, EdgeType, MemoryId, Node, NodeType
+from selfimprint.domain.scoring import ScoredMemory
+
+
+class _Value(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# --- token estimate ----------------------------------------------------------------------------
+
+
+class TokenEstimate(_Value):
+    """Tokens per character class, set so the estimate does not undercount real tokenizers.
+
+    Typical BPE vocabularies spend ~1 token per 4 ASCII characters of English, ~1 per 2.5-3
+    characters of Russian (large multilingual vocabularies do better, small English-centric ones
+    worse), one per CJK character, and split digits and punctuation finely. Each class gets the
+    pessimistic end; the whole estimate is also never below `tokens_per_word` per word, which
+    covers vocabularies that cut every word in pieces.
+    """
+
+    ascii_letter: float = 1 / 4  # letters and spaces of English text
+    cyrillic: float = 1 / 2.5
+    other_letter: float = 1 / 2  # accented Latin, Greek, Arabic, Hebrew, Indic...
+    cjk: float = 1.0  # Han, kana, Hangul
+    digit: float = 1.0
+    symbol: float = 1 / 2  # ASCII punctuation
+    other: float = 1.0  # emoji, other symbols, newlines
+    tokens_per_word: float = 1.3
+
+
+DEFAULT_TOKEN_ESTIMATE = TokenEstimate()
+
+
+def _char_cost(char: str, estimate: TokenEstimate) -> float:
+    if char.isascii():
+        if char.isalpha() or char == " ":
+            return estimate.ascii_letter
+        if char.isdigit():
+            return estimate.digit
+        return estimate.symbol if char.isprintable() else estimate.other
+    if "\u0400" <= char <= "\u04ff":
+        return estimate.cyrillic
+    name = unicodedata.name(char, "")
+    if name.startswith(("CJK", "HIRAGANA", "KATAKANA", "HANGUL")):
+        return estimate.cjk
+    if char.isalpha():
+        return estimate.other_letter
+    return estimate.other
+
+
+def count_tokens(text: str, estimate: TokenEstimate = DEFAULT_TOKEN_ESTIMATE) -> int:
+    """A conservative token count without a tokenizer:
+
+        ceil(max(sum of per-character costs, words × 1.3))
+
+    with costs 1/4 per ASCII letter or space, 1/2.5 per Cyrillic letter, 1/2 per other letter or
+    ASCII punctuation mark, 1 per digit, CJK character, emoji or newline (see `TokenEstimate`). It
+    overestimates most real tokenizers, which is the safe side for a budget.
+    """
+    if not text:
+        return 0
+    by_chars = sum(_char_cost(char, estimate) for char in text)
+    by_words = len(text.split()) * estimate.tokens_per_word
+    return math.ceil(max(by_chars, by_words) - 1e-9)
+
+
+# --- templates ---------------------------------------------------------------------------------
+
+
+class _Template(NamedTuple):
+    instruction: str
+    chains: str
+    people: str
+    known: str
+    open_loops: str
+    tentative: str
+    caused_by: str
+    followed_by: str
+    tentative_marker: str
+    question: str  # format string with {topic}
+
+
+_TEMPLATES: Final[Mapping[str, _Template]] = {
+    "en": _Template(
+        instruction=(
+            "Background on the user from memory: use it to shape your reply, "
+            "but do not quote it or mention that you have it."
+        ),
+        chains="How things connect",
+        people="People",
+        known="Known",
+        open_loops="Unresolved",
+        tentative="Tentative, unconfirmed",
+        caused_by="caused by",
+        followed_by="after",
+        tentative_marker="(tentative)",
+        question="Any news on this: {topic}?",
+    ),
+    "ru": _Template(
+        instruction=(
+            "Справка о пользователе из памяти: учитывай её в ответе, "
+            "но не цитируй и не упоминай, что она у тебя есть."
+        ),
+        chains="Связи",
+        people="Люди",
+        known="Известно",
+        open_loops="Не решено",
+        tentative="Предположения, не подтверждены",
+        caused_by="из-за",
+        followed_by="после",
+        tentative_marker="(предположение)",
+        question="Есть новости по этому поводу: {topic}?",
+    ),
+    "uk": _Template(
+        instruction=(
+            "Довідка про користувача з пам'яті: враховуй її у відповіді, "
+            "але не цитуй і не згадуй, що вона в тебе є."
+        ),
+        chains="Зв'язки",
+        people="Люди",
+        known="Відомо",
+        open_loops="Не вирішено",
+        tentative="Припущення, не підтверджені",
+        caused_by="через",
+        followed_by="після",
+        tentative_marker="(припущення)",
+        question="Є новини щодо цього: {topic}?",
+    ),
+}
+FALLBACK_LANGUAGE: Final = "en"
+
+
+def template_language(language: str) -> str:
+    """The language the context's fixed text is written in: the target, or English."""
+    return language if language in _TEMPLATES else FALLBACK_LANGUAGE
+
+
+def instruction_line(language: str) -> str:
+    """The opening line telling the main model to use the context but not quote it."""
+    return _TEMPLATES[template_language(language)].instruction
+
+
+# --- configuration and result ------------------------------------------------------------------
+
+
+class ContextConfig(_Value):
+    # Spec §3.4: the main model sees a 400-token summary.
+    budget_tokens: Annotated[int, Field(ge=1)] = 400
+    # Project choice: a neighbour is context for the memory that brought it in, so it ranks
+    # below it; half its score keeps strong neighbours above weak candidates.
+    neighbour_score_factor: Annotated[float, Field(ge=0.0, le=1.0)] = 0.5
+    # Project choice: open-loop questions are a line each for the main model to weave in.
+    max_question_chars: Annotated[int, Field(ge=20)] = 160
+    token_estimate: TokenEstimate = DEFAULT_TOKEN_ESTIMATE
+
+
+DEFAULT_CONTEXT = ContextConfig()
+
+
+class UsedMemory(_Value):
+    id: MemoryId
+    type: NodeType
+    content: str
+    score: float
+    sources: tuple[MemoryId, ...]
+
+
+class AssembledContext(_Value):
+    """The context for the main model. `text` is empty when not even one memory fits."""
+
+    text: str
+    memories_used: tuple[UsedMemory, ...]
+    open_loop_questions: tuple[str, ...]
+    tokens: int
+    language: str
+    # The language of the fixed text: `language`, or English when no template exists for it.
+    template_language: str
+    language_fallback: bool
+
+
+# --- assembly ----------------------------------------------------------------------------------
+
+_CHAIN_TYPES: Final = (EdgeType.CAUSED_BY, EdgeType.FOLLOWED_BY)
+
+
+def _is_tentative(node: Node) -> bool:
+    return node.is_inference or node.type is NodeType.HYPOTHESIS
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+_Chain = tuple[Node, list[tuple[Edge, Node]]]
+
+
+def _chains(selected: Sequence[Node], edges: Sequence[Edge]) -> list[_Chain]:
+    """Linear chains along caused_by / followed_by edges among the selected memories.
+
+    Each memory gets at most one link out and one in, caused_by before followed_by, higher
+    confidence first; a link that would close a cycle is skipped. A chain is its head and the
+    (edge, node) steps that follow it, in the order of the selection (best score first).
+    """
+    by_id = {n.id: n for n in selected}
+    usable = sorted(
+        (
+            e
+            for e in edges
+            if e.type in _CHAIN_TYPES and e.source_id in by_id and e.target_id in by_id
+        ),
+        key=lambda e: (_CHAIN_TYPES.index(e.type), -e.confidence, e.source_id, e.target_id),
+    )
+    root = {node_id: node_id for node_id in by_id}
+
+    def find(node_id: str) -> str:
+        while root[node_id] != node_id:
+            node_id = root[node_id]
+        return node_id
+
+    outgoing: dict[str, Edge] = {}
+    incoming: set[str] = set()
+    for edge in usable:
+        if edge.source_id in outgoing or edge.target_id in incoming:
+            continue
+        a, b = find(edge.source_id), find(edge.target_id)
+        if a == b:
+            continue
+        root[a] = b
+        outgoing[edge.source_id] = edge
+        incoming.add(edge.target_id)
+    chains = []
+    for head in selected:
+        if head.id in incoming or head.id not in outgoing:
+            continue
+        steps: list[tuple[Edge, Node]] = []
+        current = head.id
+        while current in outgoing:
+            edge = outgoing[current]
+            steps.append((edge, by_id[edge.target_id]))
+            current = edge.target_id
+        chains.append((head, steps))
+    return chains
+
+
+def _label(node: Node, template: _Template) -> str:
+    content = _one_line(node.content)
+    return f"{content} {template.tentative_marker}" if _is_tentative(node) else content
+
+
+def _render(
+    selected: Sequence[Node], edges: Sequence[Edge], template: _Template
+) -> tuple[str, list[Node]]:
+    """The body text for the selected memories, and the open loops it contains."""
+    chains = _chains(selected, edges)
+    in_chains = {head.id for head, _ in chains} | {
+        node.id for _, steps in chains for _, node in steps
+    }
+    sections: dict[str, list[str]] = {
+        template.chains: [],
+        template.people: [],
+        template.known: [],
+        template.open_loops: [],
+        template.tentative: [],
+    }
+    for head, steps in chains:
+        parts = [_label(head, template)]
+        for edge, node in steps:
+            link = template.caused_by if edge.type is EdgeType.CAUSED_BY else template.followed_by
+            parts.append(f"{link} {_label(node, template)}")
+        sections[template.chains].append(" -> ".join(parts))
+    open_loops = []
+    for node in selected:
+        if node.type is NodeType.OPEN_LOOP:
+            open_loops.append(node)
+        if node.id in in_chains:
+            continue
+        if _is_tentative(node):
+            section = template.tentative
+        elif node.type is NodeType.PERSON:
+            section = template.people
+        elif node.type is NodeType.OPEN_LOOP:
+            section = template.open_loops
+        else:
+            section = template.known
+        sections[section].append(_one_line(node.content))
+    lines = []
+    for heading, items in sections.items():
+        if items:
+            lines.append(f"{heading}:")
+            lines.extend(f"- {item}" for item in items)
+    return "\n".join(lines), open_loops
+
+
+def _pool(
+    ranked: Sequence[ScoredMemory],
+    nodes: Iterable[Node],
+    neighbours: Iterable[Node],
+    edges: Sequence[Edge],
+    now: datetime,
+    config: ContextConfig,
+) -> list[tuple[float, Node]]:
+    """Every memory that may enter the context with its score, best first, ties by id."""
+
+    def alive(node: Node) -> bool:
+        # Decayed below the removal threshold but not yet pruned: already forgotten.
+        return node.expires_at is None or node.expires_at > now
+
+    known = {n.id: n for n in nodes if alive(n)}
+    scores: dict[str, float] = {}
+    for memory in ranked:
+        if memory.id in known:
+            scores[memory.id] = max(scores.get(memory.id, 0.0), memory.score)
+    extra = {n.id: n for n in neighbours if alive(n) and n.id not in scores}
+    for edge in edges:
+        for near, far in ((edge.source_id, edge.target_id), (edge.target_id, edge.source_id)):
+            if near in scores and far in extra:
+                inherited = scores[near] * config.neighbour_score_factor
+                scores[far] = max(scores.get(far, 0.0), inherited)
+    by_id = known | extra
+    return sorted(
+        ((score, by_id[node_id]) for node_id, score in scores.items()),
+        key=lambda pair: (-pair[0], pair[1].id),
+    )
+
+
+def _question(node: Node, template: _Template, limit: int) -> str:
+    topic = _one_line(node.content)
+    question = topic if topic.endswith("?") else template.question.format(topic=topic.rstrip(".!"))
+    if len(question) <= limit:
+        return question
+    return question[: limit - 2].rstrip() + "…?"
+
+
+def assemble_context(
+    ranked: Sequence[ScoredMemory],
+    nodes: Sequence[Node],
+    neighbours: Sequence[Node],
+    edges: Sequence[Edge],
+    *,
+    language: str,
+    now: datetime,
+    budget_tokens: int | None = None,
+    config: ContextConfig = DEFAULT_CONTEXT,
+) -> AssembledContext:
+    """Assemble the extractive context (spec §3.4) within `budget_tokens` (config default 400).
+
+    - `ranked`: `scoring.rank` output; `nodes`: the Nodes of those memories (any order; ranked
+      ids without a node are skipped).
+    - `neighbours`, `edges`: the one-hop expansion (`RetrievalResult.neighbours` / `.edges`).
+    - `language`: of the user's latest message (`language.detect_language`).
+    """
+    budget = config.budget_tokens if budget_tokens is None else budget_tokens
+    used_language = template_language(language)
+    template = _TEMPLATES[used_language]
+    estimate = config.token_estimate
+    pool = _pool(ranked, nodes, neighbours, edges, now, config)
+    chosen: list[tuple[float, Node]] = []
+    text, open_loops = "", []
+    for entry in pool:
+        trial = [*chosen, entry]
+        body, trial_loops = _render([node for _, node in trial], edges, template)
+        trial_text = f"{template.instruction}\n{body}"
+        if count_tokens(trial_text, estimate) <= budget:
+            chosen, text, open_loops = trial, trial_text, trial_loops
+    return AssembledContext(
+        text=text,
+        memories_used=tuple(
+            UsedMemory(
+                id=node.id,
+                type=node.type,
+                content=node.content,
+                score=score,
+                sources=node.sources,
+            )
+            for score, node in chosen
+        ),
+        open_loop_questions=tuple(
+            _question(node, template, config.max_question_chars) for node in open_loops
+        ),
+        tokens=count_tokens(text, estimate),
+        language=language,
+        template_language=used_language,
+        language_fallback=used_language != language,
+    )
+
+
+def prose_context(
+    extractive: AssembledContext,
+    prose: str,
+    *,
+    budget_tokens: int | None = None,
+    config: ContextConfig = DEFAULT_CONTEXT,
+) -> AssembledContext | None:
+    """The LLM's prose summary as the context, or None when it is empty or over the budget (the
+    caller then keeps the extractive context)."""
+    budget = config.budget_tokens if budget_tokens is None else budget_tokens
+    body = prose.strip()
+    if not body or not extractive.text:
+        return None
+    text = f"{instruction_line(extractive.template_language)}\n{body}"
+    tokens = count_tokens(text, config.token_estimate)
+    if tokens > budget:
+        return None
+    return extractive.model_copy(update={"text": text, "tokens": tokens})
+
+
+def prose_budget(
+    language: str, budget_tokens: int | None = None, config: ContextConfig = DEFAULT_CONTEXT
+) -> int:
+    """Tokens left for a prose summary once the instruction line is counted."""
+    budget = config.budget_tokens if budget_tokens is None else budget_tokens
+    used = count_tokens(f"{instruction_line(language)}\n", config.token_estimate)
+    return max(budget - used, 0)

@@ -1,0 +1,278 @@
+"""Extractive context assembly (spec §3.4, DESIGN.md §5 read path)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from selfimprint.domain.context import (
+    AssembledContext,
+    assemble_context,
+    count_tokens,
+    instruction_line,
+    prose_budget,
+    prose_context,
+)
+from selfimprint.domain.models import Belief, Edge, EdgeType, Node, NodeType, Valence
+from selfimprint.domain.scoring import ScoredMemory
+
+pytestmark = pytest.mark.unit
+
+NOW = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
+
+
+def node(id: str, content: str, type: NodeType = NodeType.FACT, **fields: Any) -> Node:
+    values: dict[str, Any] = {
+        "id": id,
+        "user_id": "u",
+        "type": type,
+        "content": content,
+        "weight_at": NOW - timedelta(days=1),
+        "created_at": NOW - timedelta(days=1),
+        "sources": (f"msg-{id}",),
+        "belief": Belief(first_seen=NOW - timedelta(days=1)),
+    }
+    if type is NodeType.EMOTIONAL_NOTE:
+        values["valence"] = Valence.NEGATIVE
+    if type is NodeType.HYPOTHESIS:
+        values["is_inference"] = True
+    return Node.model_validate(values | fields)
+
+
+def scored(id: str, score: float) -> ScoredMemory:
+    return ScoredMemory(id=id, score=score, similarity=score, recency=1.0, effective_weight=1.0)
+
+
+def link(source: str, target: str, type: EdgeType = EdgeType.CAUSED_BY) -> Edge:
+    return Edge(source_id=source, target_id=target, type=type, created_at=NOW)
+
+
+def assemble(
+    nodes: list[tuple[Node, float]],
+    neighbours: list[Node] | None = None,
+    edges: list[Edge] | None = None,
+    language: str = "en",
+    budget: int | None = None,
+) -> AssembledContext:
+    return assemble_context(
+        [scored(n.id, s) for n, s in nodes],
+        [n for n, _ in nodes],
+        neighbours or [],
+        edges or [],
+        language=language,
+        now=NOW,
+        budget_tokens=budget,
+    )
+
+
+# --- token estimate ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "at_least"),
+    [
+        ("", 0),
+        ("Hello", 2),  # one word, 1.3 tokens
+        ("The user works at DataInc as a designer.", 10),  # ~9 real tokens
+        ("Пользователь работает дизайнером в DataInc.", 15),  # ~12 with a multilingual vocab
+        ("今日は仕事が忙しい", 9),
+    ],
+)
+def test_token_estimate_errs_on_the_high_side(text: str, at_least: int) -> None:
+    assert count_tokens(text) >= at_least
+
+
+@given(st.text(max_size=300), st.text(max_size=300))
+def test_token_estimate_never_grows_faster_than_its_parts(a: str, b: str) -> None:
+    # What makes `prose_budget` safe: instruction + prose never costs more than both apart.
+    assert count_tokens(a + b) <= count_tokens(a) + count_tokens(b)
+    assert count_tokens(a) >= len(a.split())
+
+
+# --- layout -----------------------------------------------------------------------------------
+
+
+def test_the_context_opens_with_the_instruction_in_the_users_language() -> None:
+    fact = node("f", "Работает в DataInc.")
+    context = assemble([(fact, 0.9)], language="ru")
+    first, _, body = context.text.partition("\n")
+    assert first == instruction_line("ru") and "не цитируй" in first
+    assert "- Работает в DataInc." in body
+    assert (context.language, context.template_language, context.language_fallback) == (
+        "ru",
+        "ru",
+        False,
+    )
+    assert context.tokens == count_tokens(context.text)
+
+
+def test_without_a_template_it_falls_back_to_english_and_says_so() -> None:
+    context = assemble([(node("f", "Arbeitet bei DataInc."), 0.9)], language="de")
+    assert context.text.startswith(instruction_line("en"))
+    assert (context.language, context.template_language, context.language_fallback) == (
+        "de",
+        "en",
+        True,
+    )
+
+
+def test_a_causal_chain_reads_as_one_line() -> None:
+    mood = node("a", "Is in a bad mood.", NodeType.EMOTIONAL_NOTE)
+    interview = node("b", "Failed the interview.", NodeType.EVENT)
+    prep = node("c", "Had no time to prepare.", NodeType.EVENT)
+    unrelated = node("d", "Lives in Tallinn.")
+    context = assemble(
+        [(mood, 0.9), (prep, 0.5), (unrelated, 0.4)],
+        neighbours=[interview],
+        edges=[link("a", "b"), link("b", "c"), link("b", "a", EdgeType.FOLLOWED_BY)],
+    )
+    assert (
+        "- Is in a bad mood. -> caused by Failed the interview. -> caused by Had no time to "
+        "prepare." in context.text
+    )
+    assert context.text.count("Failed the interview.") == 1
+    assert "Known:\n- Lives in Tallinn." in context.text
+
+
+def test_followed_by_reads_as_after_in_russian() -> None:
+    context = assemble(
+        [(node("a", "Уволился."), 0.9), (node("b", "Поругался с начальником."), 0.8)],
+        edges=[link("a", "b", EdgeType.FOLLOWED_BY)],
+        language="ru",
+    )
+    assert "- Уволился. -> после Поругался с начальником." in context.text
+
+
+def test_people_open_loops_and_hypotheses_have_their_own_sections() -> None:
+    context = assemble(
+        [
+            (node("p", "Anna is the user's sister.", NodeType.PERSON), 0.9),
+            (node("o", "Has not decided whether to accept the offer.", NodeType.OPEN_LOOP), 0.8),
+            (node("h", "May be burning out.", NodeType.HYPOTHESIS), 0.7),
+        ]
+    )
+    assert "People:\n- Anna is the user's sister." in context.text
+    assert "Unresolved:\n- Has not decided whether to accept the offer." in context.text
+    assert "Tentative, unconfirmed:\n- May be burning out." in context.text
+    assert context.open_loop_questions == (
+        "Any news on this: Has not decided whether to accept the offer?",
+    )
+
+
+def test_a_hypothesis_inside_a_chain_is_marked_tentative() -> None:
+    context = assemble(
+        [
+            (node("a", "Sleeps badly.", NodeType.EVENT), 0.9),
+            (node("h", "Stress.", NodeType.HYPOTHESIS), 0.8),
+        ],
+        edges=[link("a", "h")],
+    )
+    assert "Sleeps badly. -> caused by Stress. (tentative)" in context.text
+
+
+def test_memories_used_carry_scores_and_sources_best_first() -> None:
+    strong, weak = node("s", "Strong."), node("w", "Weak.")
+    neighbour = node("n", "Neighbour.")
+    context = assemble([(weak, 0.3), (strong, 0.9)], neighbours=[neighbour], edges=[link("s", "n")])
+    assert [(m.id, m.score) for m in context.memories_used] == [
+        ("s", 0.9),
+        ("n", 0.45),
+        ("w", 0.3),
+    ]
+    assert context.memories_used[0].sources == ("msg-s",)
+
+
+def test_forgotten_but_unpruned_memories_stay_out() -> None:
+    gone = node("g", "Gone.", expires_at=NOW - timedelta(hours=1))
+    context = assemble([(gone, 0.9), (node("k", "Kept."), 0.1)])
+    assert [m.id for m in context.memories_used] == ["k"]
+
+
+def test_the_budget_drops_the_weakest_memories_first() -> None:
+    memories = [(node(f"m{i}", f"Memory number {i} is here."), 1 - i / 100) for i in range(50)]
+    context = assemble(memories, budget=80)
+    kept = [m.id for m in context.memories_used]
+    assert 0 < len(kept) < 50 and kept == [f"m{i}" for i in range(len(kept))]
+    assert context.tokens <= 80
+
+
+def test_when_nothing_fits_the_context_is_empty() -> None:
+    context = assemble([(node("f", "A fact."), 0.9)], budget=5)
+    assert (context.text, context.tokens, context.memories_used) == ("", 0, ())
+
+
+# --- properties -------------------------------------------------------------------------------
+
+contents = st.text(
+    alphabet=st.sampled_from("abcxyz абвгд 漢字 .,-!?\n0123"), min_size=1, max_size=120
+).filter(str.strip)
+graphs = st.lists(
+    st.tuples(st.sampled_from(list(NodeType)), contents, st.floats(0, 1)), max_size=25
+)
+edge_lists = st.lists(
+    st.tuples(st.integers(0, 30), st.integers(0, 30), st.sampled_from(list(EdgeType))),
+    max_size=30,
+)
+
+
+def random_context(
+    graph: list[tuple[NodeType, str, float]],
+    pairs: list[tuple[int, int, EdgeType]],
+    budget: int,
+    language: str,
+) -> AssembledContext:
+    nodes = [
+        (node(f"n{i}", content, kind), score) for i, (kind, content, score) in enumerate(graph)
+    ]
+    half = len(nodes) // 2
+    edges = [link(f"n{a}", f"n{b}", t) for a, b, t in pairs if a != b]
+    return assemble(
+        nodes[:half],
+        neighbours=[n for n, _ in nodes[half:]],
+        edges=edges,
+        language=language,
+        budget=budget,
+    )
+
+
+@settings(max_examples=40, deadline=None)
+@given(graphs, edge_lists, st.integers(1, 500), st.sampled_from(["en", "ru", "uk", "de", "und"]))
+def test_the_context_never_exceeds_its_budget_and_is_deterministic(
+    graph: list[tuple[NodeType, str, float]],
+    pairs: list[tuple[int, int, EdgeType]],
+    budget: int,
+    language: str,
+) -> None:
+    context = random_context(graph, pairs, budget, language)
+    assert context.tokens == count_tokens(context.text) <= budget
+    assert context == random_context(graph, pairs, budget, language)
+    ids = [m.id for m in context.memories_used]
+    assert len(ids) == len(set(ids))
+
+
+# --- prose mode -------------------------------------------------------------------------------
+
+
+def test_a_prose_summary_that_fits_replaces_the_text() -> None:
+    extractive = assemble([(node("f", "Works at DataInc."), 0.9)], language="ru")
+    prose = prose_context(extractive, "Работает в DataInc, доволен работой.", budget_tokens=100)
+    assert prose is not None
+    assert prose.text == f"{instruction_line('ru')}\nРаботает в DataInc, доволен работой."
+    assert prose.memories_used == extractive.memories_used
+    assert prose.tokens == count_tokens(prose.text) <= 100
+
+
+def test_a_prose_summary_over_budget_or_empty_is_refused() -> None:
+    extractive = assemble([(node("f", "Works at DataInc."), 0.9)])
+    assert prose_context(extractive, "word " * 200, budget_tokens=100) is None
+    assert prose_context(extractive, "   ", budget_tokens=100) is None
+
+
+def test_the_prose_budget_leaves_room_for_the_instruction() -> None:
+    room = prose_budget("en", 400)
+    assert 0 < room < 400
+    assert count_tokens(f"{instruction_line('en')}\n" + "x" * (room * 4)) <= 400
