@@ -1,1 +1,0 @@
-"""Shared pytest wiring. Service-backed fixtures live in tests/integration/conftest.py."""
