@@ -1,24 +1,55 @@
-"""FastAPI application factory. Routes for memories arrive with the API issue; this holds the
-operational endpoints every deployment needs from day one."""
+"""FastAPI application factory: routes, error handling, size limits, shared clients."""
 
 from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Response
 from fastapi.responses import JSONResponse
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 import selfimprint
+from api.errors import install_error_handlers
 from api.health import check_all
+from api.limits import BodySizeLimit
+from api.resources import Resources
+from api.routes import messages, users
 from selfimprint.config import Settings
+from selfimprint.logging import get_logger
+
+log = get_logger(__name__)
+
+# 2 MiB: a full batch of long messages fits; a 1 MB single message is refused by the message
+# model (32k characters) with a 422 that names the field, bigger bodies by this limit (413).
+MAX_BODY_BYTES = 2 * 1024 * 1024
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        resources = Resources.open(settings)
+        try:
+            report = await resources.graph.migrate()
+            log.info("neo4j.schema", applied=report.applied)
+        except Exception as exc:  # serve /healthz and /readyz even when Neo4j is down
+            log.error("neo4j.migrate_failed", error=str(exc))
+        app.state.resources = resources
+        yield
+        await resources.close()
+
     app = FastAPI(
         title="SelfImprint",
         version=selfimprint.__version__,
         description="Long-term memory for conversational assistants.",
+        lifespan=lifespan,
     )
+    install_error_handlers(app)
+    app.add_middleware(BodySizeLimit, max_bytes=MAX_BODY_BYTES)
+    app.include_router(users.router)
+    app.include_router(messages.router)
 
     @app.get("/healthz", tags=["operations"])
     async def healthz() -> dict[str, str]:

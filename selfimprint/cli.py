@@ -9,6 +9,8 @@ from datetime import timedelta
 
 import typer
 
+from selfimprint.cli_db import db_app
+from selfimprint.cli_tenants import tenants_app
 from selfimprint.config import Settings
 from selfimprint.devstack import stack
 from selfimprint.devstack.process import ServiceStartError, tail
@@ -17,6 +19,8 @@ from selfimprint.logging import configure_logging
 app = typer.Typer(no_args_is_help=True, help="SelfImprint: long-term memory for assistants.")
 dev = typer.Typer(no_args_is_help=True, help="The local stack on real services (loopback only).")
 app.add_typer(dev, name="dev")
+app.add_typer(db_app, name="db")
+app.add_typer(tenants_app, name="tenants")
 
 
 def _settings() -> Settings:

@@ -43,3 +43,272 @@ class LLM(Protocol):
     ) -> AnswerT: ...
 
     async def healthy(self) -> bool: ...
+
+
+# --- graph store ----------------------------------------------------------------------------------
+# The graph store is bound to one (tenant, user) scope when it is created (`GraphStore.for_user`);
+# no operation takes a scope from its caller, so one user's request cannot read another's graph.
+# The value types below are the store's contract; the Neo4j adapter implements it.
+
+from datetime import datetime, timedelta  # noqa: E402
+from typing import Annotated, Self  # noqa: E402
+
+from pydantic import ConfigDict, Field, model_validator  # noqa: E402
+
+from selfimprint.domain.compaction import CompactionPlan  # noqa: E402
+from selfimprint.domain.decay import ReinforcementTally  # noqa: E402
+from selfimprint.domain.ingestion import Downweight as Downweight  # noqa: E402 - re-exported
+from selfimprint.domain.models import (  # noqa: E402
+    AwareDatetime,
+    Content,
+    Edge,
+    EdgeType,
+    Hypothesis,
+    HypothesisStatus,
+    MemoryId,
+    Node,
+    NodeType,
+    Tension,
+    TensionStatus,
+)
+
+MAX_BATCH_IDS = 10_000
+
+
+class _GraphValue(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class RetrievalQuery(_GraphValue):
+    """Candidates for context assembly: the `limit` most similar active memories (spec §3.4)."""
+
+    embedding: Annotated[tuple[float, ...], Field(min_length=1)]
+    embedding_model: Annotated[str, Field(min_length=1, max_length=200)]
+    now: AwareDatetime
+    limit: Annotated[int, Field(ge=1, le=200)] = 20
+
+
+class RetrievedMemory(_GraphValue):
+    node: Node  # without its vector: the read path never needs it
+    similarity: float
+
+
+class RetrievalResult(_GraphValue):
+    """Candidates by similarity descending, plus their one-hop neighbourhood (spec §3.4 step 3):
+    active neighbours that are not candidates themselves, and every edge that touches a candidate.
+    """
+
+    candidates: tuple[RetrievedMemory, ...]
+    neighbours: tuple[Node, ...]
+    edges: tuple[Edge, ...]
+
+
+class HypothesisRecord(_GraphValue):
+    """A hypothesis node and its lifecycle data, stored together."""
+
+    node: Node
+    hypothesis: Hypothesis
+
+    @model_validator(mode="after")
+    def _same_node(self) -> Self:
+        if self.node.type is not NodeType.HYPOTHESIS or self.node.id != self.hypothesis.node_id:
+            raise ValueError("a hypothesis record needs a hypothesis node with the same id")
+        return self
+
+
+class Reinforcement(_GraphValue):
+    """The outcome of `domain.decay.reinforce_node`, written back. `source_ids` (the messages that
+    mentioned the memory) join the node's sources. `expected_weight_at` is the weight_at the
+    caller read; a node changed since is not overwritten (optimistic concurrency)."""
+
+    node_id: MemoryId
+    weight: Annotated[float, Field(ge=0.0, le=1.0)]
+    weight_at: AwareDatetime
+    last_reinforced_at: AwareDatetime
+    expires_at: AwareDatetime | None
+    tally: ReinforcementTally
+    source_ids: Annotated[tuple[MemoryId, ...], Field(max_length=MAX_BATCH_IDS)] = ()
+    expected_weight_at: AwareDatetime | None = None
+
+
+class Contradiction(_GraphValue):
+    """A contradicts edge together with the tension that keeps it open (epistemic article)."""
+
+    edge: Edge
+    tension: Tension
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Self:
+        if self.edge.type is not EdgeType.CONTRADICTS:
+            raise ValueError("a contradiction is written as a contradicts edge")
+        if {self.edge.source_id, self.edge.target_id} != {self.tension.node_a, self.tension.node_b}:
+            raise ValueError("the tension must join the two nodes of the contradicts edge")
+        return self
+
+
+class CompactionOutcome(_GraphValue):
+    edges_deleted: int
+    nodes_merged: int
+    edges_rewritten: int
+    nodes_deleted: int
+
+
+class GraphSnapshot(_GraphValue):
+    """A user's whole graph, as exported for the warm and cold tiers."""
+
+    format_version: int = 1
+    user_id: MemoryId
+    exported_at: AwareDatetime
+    nodes: tuple[Node, ...]
+    edges: tuple[Edge, ...]
+    hypotheses: tuple[Hypothesis, ...]
+    tensions: tuple[Tension, ...]
+
+
+class TopicSelector(_GraphValue):
+    """What to forget: memories whose content contains `text` (case-insensitive), and/or the
+    memories with the given ids."""
+
+    text: Content | None = None
+    node_ids: Annotated[tuple[MemoryId, ...], Field(max_length=MAX_BATCH_IDS)] = ()
+
+    @model_validator(mode="after")
+    def _something(self) -> Self:
+        if self.text is None and not self.node_ids:
+            raise ValueError("a topic needs a text or node ids")
+        return self
+
+
+class ForgottenMemory(_GraphValue):
+    id: MemoryId
+    type: NodeType
+    content: str
+
+
+class ForgetReport(_GraphValue):
+    """What a forget removed or, on a dry run, would remove."""
+
+    dry_run: bool
+    memories: tuple[ForgottenMemory, ...]
+    edges: int
+
+
+class CauseStep(_GraphValue):
+    node: Node
+    depth: int
+
+
+class UserGraphStore(Protocol):
+    """One user's graph. Writes are idempotent: a retried call leaves the same graph."""
+
+    @property
+    def user_id(self) -> str: ...
+
+    async def upsert(self, nodes: Sequence[Node], edges: Sequence[Edge] = ()) -> None: ...
+
+    async def get_nodes(self, node_ids: Sequence[str]) -> list[Node]: ...
+
+    async def reinforce(self, reinforcement: Reinforcement) -> bool: ...
+
+    async def downweight(self, change: Downweight) -> bool: ...
+
+    async def recent(self, limit: int) -> list[Node]: ...
+
+    async def record_contradiction(self, contradiction: Contradiction) -> None: ...
+
+    async def tensions(self, status: TensionStatus | None = None) -> list[Tension]: ...
+
+    async def upsert_hypotheses(self, records: Sequence[HypothesisRecord]) -> None: ...
+
+    async def hypotheses(
+        self, statuses: Sequence[HypothesisStatus] = ()
+    ) -> list[HypothesisRecord]: ...
+
+    async def retrieve(self, query: RetrievalQuery) -> RetrievalResult: ...
+
+    async def causal_chains(
+        self, min_length: int = 3, max_length: int = 10, limit: int = 100
+    ) -> list[list[Node]]: ...
+
+    async def causes_of(self, node_id: str, max_depth: int = 3) -> list[CauseStep]: ...
+
+    async def followed_within(
+        self, node_id: str, window: timedelta, max_depth: int = 5
+    ) -> list[Node]: ...
+
+    async def prune_expired(self, now: datetime) -> list[str]: ...
+
+    async def apply_compaction(self, plan: CompactionPlan) -> CompactionOutcome: ...
+
+    async def export_graph(self, now: datetime) -> GraphSnapshot: ...
+
+    async def import_graph(self, snapshot: GraphSnapshot) -> None: ...
+
+    async def forget_topic(self, topic: TopicSelector, *, dry_run: bool) -> ForgetReport: ...
+
+    async def delete_graph(self) -> int: ...
+
+
+class GraphStore(Protocol):
+    """Hands out stores bound to one (tenant, user) scope."""
+
+    def for_user(self, tenant_id: str, user_id: str) -> UserGraphStore: ...
+
+
+# --- keys for encryption at rest (SYNX and keys, issue 7) -----------------------------------------
+# Every user's graph exports are encrypted with that user's 256-bit data key; data keys are stored
+# only wrapped by a key-encryption key (KEK). `selfimprint.adapters.crypto` implements both.
+
+from dataclasses import dataclass, field  # noqa: E402
+
+DATA_KEY_BYTES = 32
+
+
+@dataclass(frozen=True)
+class DataKey:
+    """A user's unwrapped data key. Never logged or persisted in the clear (repr hides it)."""
+
+    tenant_id: str
+    user_id: str
+    version: int
+    material: bytes = field(repr=False)
+
+    def __post_init__(self) -> None:
+        if len(self.material) != DATA_KEY_BYTES:
+            raise ValueError(f"a data key has {DATA_KEY_BYTES} bytes")
+        if self.version < 1:
+            raise ValueError("data key versions start at 1")
+
+
+@dataclass(frozen=True)
+class WrapContext:
+    """What a wrapped data key is bound to: unwrapping it under any other context fails."""
+
+    tenant_id: str
+    user_id: str
+    key_version: int
+
+
+class KeyEncryptionKey(Protocol):
+    """Wraps and unwraps data keys (a local AES key, or a KMS key). `key_id` names the KEK so a
+    store knows which one wrapped each record (rotation)."""
+
+    @property
+    def key_id(self) -> str: ...
+
+    def wrap(self, data_key: bytes, context: WrapContext) -> bytes: ...
+
+    def unwrap(self, wrapped: bytes, context: WrapContext) -> bytes: ...
+
+
+class DataKeyStore(Protocol):
+    """Where wrapped data keys live. Destroying a key crypto-shreds every copy of the user's
+    exports; rotating the KEK rewraps keys without touching the data they encrypt."""
+
+    def get_or_create(self, tenant_id: str, user_id: str) -> DataKey: ...
+
+    def get(self, tenant_id: str, user_id: str) -> DataKey: ...
+
+    def destroy(self, tenant_id: str, user_id: str) -> bool: ...
+
+    def rewrap_all(self, old_kek: KeyEncryptionKey, new_kek: KeyEncryptionKey) -> int: ...

@@ -6,8 +6,10 @@ import asyncio
 
 from temporalio.client import Client
 
+from activities.ingestion import ExtractionActivities
 from activities.probe import ProbeActivities
 from selfimprint.adapters.embedders import build_embedder
+from selfimprint.adapters.llm import build_llm
 from selfimprint.config import Settings
 from workers.runner import Registrations, run_worker
 
@@ -15,9 +17,11 @@ from workers.runner import Registrations, run_worker
 MAX_CONCURRENT_MODEL_CALLS = 4
 
 
-def build(settings: Settings, client: Client) -> Registrations:
-    probe = ProbeActivities(build_embedder(settings))
-    return [], [probe.embed]
+async def build(settings: Settings, client: Client) -> Registrations:
+    embedder = build_embedder(settings)
+    probe = ProbeActivities(embedder)
+    extraction = ExtractionActivities(build_llm(settings), embedder)
+    return [], [probe.embed, extraction.extract]
 
 
 def main() -> None:

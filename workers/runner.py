@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from typing import Any
@@ -24,14 +24,14 @@ Registrations = tuple[Sequence[type], Sequence[Callable[..., Any]]]
 
 async def run_worker(
     task_queue_of: Callable[[Settings], str],
-    build: Callable[[Settings, Client], Registrations],
+    build: Callable[[Settings, Client], Awaitable[Registrations]],
     *,
     max_concurrent_activities: int | None = None,
 ) -> None:
     settings = Settings()
     configure_logging(settings.log_level, settings.log_format)
     client = await connect(settings)
-    workflows, activities = build(settings, client)
+    workflows, activities = await build(settings, client)
     task_queue = task_queue_of(settings)
     with ThreadPoolExecutor(max_workers=max_concurrent_activities or 8) as pool:
         worker = Worker(

@@ -6,11 +6,13 @@ Set SELFIMPRINT_TEST_KEEP_STACK=1 to leave it running after the session (for deb
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
+from neo4j import AsyncDriver
 
+from selfimprint.adapters.neo4j import Neo4jGraphStore, migrate, open_driver
 from selfimprint.config import Settings
 from selfimprint.devstack import stack
 from selfimprint.devstack.ports import isolated_port_settings
@@ -28,3 +30,20 @@ def stack_settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Setting
     yield settings
     if not os.environ.get("SELFIMPRINT_TEST_KEEP_STACK"):
         stack.down(settings)
+
+
+# --- graph store (Neo4j adapter) -----------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+async def graph_driver(stack_settings: Settings) -> AsyncIterator[AsyncDriver]:
+    """One async driver for the session, on a migrated database."""
+    driver = open_driver(stack_settings)
+    await migrate(driver, stack_settings.neo4j_database)
+    yield driver
+    await driver.close()
+
+
+@pytest.fixture(scope="session")
+def graph_store(graph_driver: AsyncDriver, stack_settings: Settings) -> Neo4jGraphStore:
+    return Neo4jGraphStore(graph_driver, stack_settings.neo4j_database)

@@ -1,0 +1,211 @@
+"""Ingestion activities: load a batch of stored messages, extract memories with the LLM and embed
+them (gpu queue), and apply the domain's ingestion plan to the user's graph (cpu queue).
+
+Every write is idempotent: node ids are derived from the messages they came from, reinforcement
+and down-weighting are conditional on the weight the plan read, so a retried activity leaves the
+same graph.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+
+from pydantic import BaseModel, Field
+from temporalio import activity
+from temporalio.exceptions import ApplicationError
+
+from selfimprint.adapters.llm import LLMAnswerInvalidError
+from selfimprint.adapters.neo4j import Neo4jGraphStore
+from selfimprint.adapters.neo4j.message_log import ExtractionState, MessageLogs
+from selfimprint.adapters.neo4j.records import UserScope
+from selfimprint.domain.ingestion import RecentMemory, plan_ingestion
+from selfimprint.domain.language import detect_language
+from selfimprint.domain.messages import Message, Role
+from selfimprint.logging import get_logger
+from selfimprint.ports import LLM, Contradiction, Embedder, Reinforcement, RetrievalQuery
+from selfimprint.prompts.extraction import ExtractionAnswer, extraction_messages
+
+log = get_logger(__name__)
+
+# How many of the user's recent memories the extractor sees (to link and to spot contradictions).
+RECENT_MEMORIES = 12
+# Existing memories compared with each candidate for reinforcement.
+NEAREST_PER_CANDIDATE = 3
+EXTRACTION_MAX_TOKENS = 700
+
+
+class PendingInput(BaseModel):
+    tenant_id: str
+    user_id: str
+
+
+class LoadBatchInput(BaseModel):
+    tenant_id: str
+    user_id: str
+    message_ids: list[str]
+
+
+class ExtractionBatch(BaseModel):
+    tenant_id: str
+    user_id: str
+    messages: list[Message]
+    recent: list[RecentMemory] = Field(default_factory=list)
+    language: str
+    now: datetime
+
+
+class ExtractInput(BaseModel):
+    batch: ExtractionBatch
+
+
+class ExtractedBatch(BaseModel):
+    answer: ExtractionAnswer
+    embeddings: dict[str, list[float]]
+    embedding_model: str
+
+
+class ApplyInput(BaseModel):
+    batch: ExtractionBatch
+    extracted: ExtractedBatch
+
+
+class ApplyOutcome(BaseModel):
+    created: int
+    reinforced: int
+    edges: int
+    contradictions: int
+    rejected: int
+
+
+class MarkFailedInput(BaseModel):
+    tenant_id: str
+    user_id: str
+    message_ids: list[str]
+    reason: str
+
+
+class IngestionActivities:
+    """Graph and message-log side (cpu queue)."""
+
+    def __init__(self, graph: Neo4jGraphStore, message_logs: MessageLogs) -> None:
+        self._graph = graph
+        self._logs = message_logs
+
+    @activity.defn(name="ingestion.pending_messages")
+    async def pending_messages(self, data: PendingInput) -> list[str]:
+        return await self._logs.for_user(UserScope(data.tenant_id, data.user_id)).pending()
+
+    @activity.defn(name="ingestion.load_batch")
+    async def load_batch(self, data: LoadBatchInput) -> ExtractionBatch:
+        scope = UserScope(data.tenant_id, data.user_id)
+        message_log = self._logs.for_user(scope)
+        pending = set(await message_log.pending(limit=100_000))
+        messages = [m for m in await message_log.get(data.message_ids) if m.id in pending]
+        recent_nodes = await self._graph.for_user(data.tenant_id, data.user_id).recent(
+            RECENT_MEMORIES
+        )
+        user_text = " ".join(m.text for m in messages if m.role is Role.USER)
+        return ExtractionBatch(
+            tenant_id=data.tenant_id,
+            user_id=data.user_id,
+            messages=messages,
+            recent=[RecentMemory.from_node(n) for n in recent_nodes],
+            language=detect_language(user_text or " ".join(m.text for m in messages)),
+            now=datetime.now(UTC),
+        )
+
+    @activity.defn(name="ingestion.apply_extraction")
+    async def apply_extraction(self, data: ApplyInput) -> ApplyOutcome:
+        batch, extracted = data.batch, data.extracted
+        store = self._graph.for_user(batch.tenant_id, batch.user_id)
+        nearest = {}
+        for ref, vector in extracted.embeddings.items():
+            found = await store.retrieve(
+                RetrievalQuery(
+                    embedding=tuple(vector),
+                    embedding_model=extracted.embedding_model,
+                    now=batch.now,
+                    limit=NEAREST_PER_CANDIDATE,
+                )
+            )
+            nearest[ref] = [(c.node, c.similarity) for c in found.candidates]
+        recent = await store.get_nodes([r.id for r in batch.recent])
+        plan = plan_ingestion(
+            extracted.answer,
+            batch.messages,
+            user_id=batch.user_id,
+            now=batch.now,
+            embeddings=extracted.embeddings,
+            embedding_model=extracted.embedding_model,
+            nearest=nearest,
+            recent=recent,
+        )
+        await store.upsert(plan.nodes)
+        for r in plan.reinforcements:
+            await store.reinforce(
+                Reinforcement(
+                    node_id=r.node.id,
+                    weight=r.node.weight,
+                    weight_at=r.node.weight_at,
+                    last_reinforced_at=r.node.last_reinforced_at or batch.now,
+                    expires_at=r.node.expires_at,
+                    tally=r.result.tally,
+                    source_ids=r.added_sources,
+                    expected_weight_at=r.expected_weight_at,
+                )
+            )
+        await store.upsert((), plan.edges)
+        for c in plan.contradictions:
+            await store.record_contradiction(Contradiction(edge=c.edge, tension=c.tension))
+        for d in plan.downweights:
+            await store.downweight(d)
+        await self._logs.for_user(UserScope(batch.tenant_id, batch.user_id)).set_state(
+            [m.id for m in batch.messages], ExtractionState.EXTRACTED
+        )
+        outcome = ApplyOutcome(
+            created=len(plan.nodes),
+            reinforced=len(plan.reinforcements),
+            edges=len(plan.edges),
+            contradictions=len(plan.contradictions),
+            rejected=len(plan.rejected),
+        )
+        log.info("ingestion.applied", user_id=batch.user_id, **outcome.model_dump())
+        return outcome
+
+    @activity.defn(name="ingestion.mark_failed")
+    async def mark_failed(self, data: MarkFailedInput) -> None:
+        log.warning("ingestion.failed", user_id=data.user_id, reason=data.reason)
+        await self._logs.for_user(UserScope(data.tenant_id, data.user_id)).set_state(
+            data.message_ids, ExtractionState.FAILED
+        )
+
+
+class ExtractionActivities:
+    """Model side (gpu queue): one LLM call and one embedding call per batch."""
+
+    def __init__(self, llm: LLM, embedder: Embedder) -> None:
+        self._llm = llm
+        self._embedder = embedder
+
+    @activity.defn(name="ingestion.extract")
+    async def extract(self, data: ExtractInput) -> ExtractedBatch:
+        batch = data.batch
+        prompt = extraction_messages(batch.messages, batch.recent, batch.language, batch.now)
+        try:
+            answer = await self._llm.complete_json(
+                prompt, ExtractionAnswer, max_tokens=EXTRACTION_MAX_TOKENS
+            )
+        except LLMAnswerInvalidError as exc:
+            # Retrying a deterministic (temperature 0) call would give the same answer.
+            raise ApplicationError(
+                str(exc), type="LLMAnswerInvalidError", non_retryable=True
+            ) from exc
+        refs = [c.ref for c in answer.candidates]
+        texts = [c.content for c in answer.candidates]
+        vectors = await asyncio.to_thread(self._embedder.embed_passages, texts) if refs else []
+        return ExtractedBatch(
+            answer=answer,
+            embeddings=dict(zip(refs, vectors, strict=True)),
+            embedding_model=self._embedder.model_id,
+        )

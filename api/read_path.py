@@ -1,0 +1,127 @@
+"""The read path (DESIGN §5): embed the message, retrieve candidates with their one-hop
+neighbourhood in one round trip, rank, and assemble a context within the token budget. Not
+through Temporal: this is on the latency-critical path before every reply.
+
+The extractive context is always produced; prose mode asks the LLM to rewrite it and falls back to
+the extractive one (saying why) when the LLM is down, slow, or over budget.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from enum import StrEnum
+
+from api.resources import Resources
+from selfimprint.adapters.neo4j.records import UserScope
+from selfimprint.domain.context import AssembledContext, assemble_context, prose_context
+from selfimprint.domain.decay import node_effective_weight
+from selfimprint.domain.language import detect_language
+from selfimprint.domain.scoring import Candidate, rank
+from selfimprint.logging import get_logger
+from selfimprint.ports import RetrievalQuery
+from selfimprint.prompts.context_summary import ProseSummary, context_summary_messages
+
+log = get_logger(__name__)
+
+PROSE_TIMEOUT_S = 20.0
+PROSE_MAX_TOKENS = 600
+
+
+class ContextMode(StrEnum):
+    FAST = "fast"
+    PROSE = "prose"
+
+
+@dataclass
+class ContextOutcome:
+    context: AssembledContext
+    mode: ContextMode
+    fallback_reason: str | None = None
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+
+async def build_context(
+    resources: Resources,
+    scope: UserScope,
+    message: str,
+    budget_tokens: int,
+    mode: ContextMode,
+) -> ContextOutcome:
+    timings: dict[str, float] = {}
+    started = time.perf_counter()
+    now = datetime.now(UTC)
+    language = detect_language(message)
+
+    mark = time.perf_counter()
+    vector = (await asyncio.to_thread(resources.embedder.embed_queries, [message]))[0]
+    timings["embed"] = (time.perf_counter() - mark) * 1000
+
+    mark = time.perf_counter()
+    store = resources.graph.for_user(scope.tenant_id, scope.user_id)
+    found = await store.retrieve(
+        RetrievalQuery(
+            embedding=tuple(vector), embedding_model=resources.embedder.model_id, now=now
+        )
+    )
+    timings["retrieve"] = (time.perf_counter() - mark) * 1000
+
+    mark = time.perf_counter()
+    nodes = [c.node for c in found.candidates]
+    ranked = rank(
+        (
+            Candidate.from_node(
+                c.node, similarity=c.similarity, effective_weight=node_effective_weight(c.node, now)
+            )
+            for c in found.candidates
+        ),
+        now,
+    )
+    context = assemble_context(
+        ranked,
+        nodes,
+        found.neighbours,
+        found.edges,
+        language=language,
+        now=now,
+        budget_tokens=budget_tokens,
+    )
+    timings["assemble"] = (time.perf_counter() - mark) * 1000
+
+    outcome = ContextOutcome(context=context, mode=ContextMode.FAST, timings_ms=timings)
+    if mode is ContextMode.PROSE:
+        await _try_prose(resources, outcome, message, budget_tokens)
+    timings["total"] = (time.perf_counter() - started) * 1000
+    return outcome
+
+
+async def _try_prose(
+    resources: Resources, outcome: ContextOutcome, message: str, budget_tokens: int
+) -> None:
+    if not outcome.context.text:
+        outcome.fallback_reason = "no memories to summarise"
+        return
+    mark = time.perf_counter()
+    try:
+        summary = await asyncio.wait_for(
+            resources.llm.complete_json(
+                context_summary_messages(outcome.context, message, budget_tokens=budget_tokens),
+                ProseSummary,
+                max_tokens=PROSE_MAX_TOKENS,
+            ),
+            PROSE_TIMEOUT_S,
+        )
+    except Exception as exc:  # any LLM failure degrades to the extractive context
+        outcome.fallback_reason = f"LLM unavailable: {type(exc).__name__}"
+        log.warning("context.prose_fallback", error=str(exc)[:200])
+        return
+    finally:
+        outcome.timings_ms["llm"] = (time.perf_counter() - mark) * 1000
+    prose = prose_context(outcome.context, summary.text, budget_tokens=budget_tokens)
+    if prose is None:
+        outcome.fallback_reason = "the LLM summary was empty or over the budget"
+        return
+    outcome.context = prose
+    outcome.mode = ContextMode.PROSE

@@ -1,0 +1,56 @@
+"""The process-wide clients the API shares: one Neo4j driver, one Temporal client (connected
+lazily, so the read path keeps serving while Temporal is down), the embedder and the LLM."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+
+from neo4j import AsyncDriver
+from temporalio.client import Client
+
+from selfimprint.adapters.embedders import build_embedder
+from selfimprint.adapters.llm import OpenAICompatibleLLM, build_llm
+from selfimprint.adapters.neo4j import Neo4jGraphStore, open_driver
+from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
+from selfimprint.adapters.neo4j.message_log import Neo4jMessageLog
+from selfimprint.adapters.neo4j.records import UserScope
+from selfimprint.adapters.temporal import connect
+from selfimprint.config import Settings
+from selfimprint.ports import Embedder
+
+
+@dataclass
+class Resources:
+    settings: Settings
+    driver: AsyncDriver
+    graph: Neo4jGraphStore
+    accounts: Neo4jAccounts
+    embedder: Embedder
+    llm: OpenAICompatibleLLM
+    _temporal: Client | None = None
+    _temporal_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    @staticmethod
+    def open(settings: Settings) -> Resources:
+        driver = open_driver(settings)
+        return Resources(
+            settings=settings,
+            driver=driver,
+            graph=Neo4jGraphStore(driver, settings.neo4j_database),
+            accounts=Neo4jAccounts(driver, settings.neo4j_database),
+            embedder=build_embedder(settings),
+            llm=build_llm(settings),
+        )
+
+    def messages(self, scope: UserScope) -> Neo4jMessageLog:
+        return Neo4jMessageLog(self.driver, self.settings.neo4j_database, scope)
+
+    async def temporal(self) -> Client:
+        async with self._temporal_lock:
+            if self._temporal is None:
+                self._temporal = await connect(self.settings)
+            return self._temporal
+
+    async def close(self) -> None:
+        await self.driver.close()

@@ -1,0 +1,72 @@
+"""POST /context: what the assistant should know about this user before replying."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Request
+from pydantic import BaseModel, Field
+
+from api.auth import Caller
+from api.read_path import ContextMode, build_context
+from api.routes.common import UserId, known_user, resources_of, scope_of
+from selfimprint.domain.messages import MessageText
+from selfimprint.domain.models import NodeType
+
+router = APIRouter(prefix="/v1/users", tags=["context"])
+
+
+class ContextRequest(BaseModel):
+    message: MessageText = Field(description="The user's latest message.")
+    budget_tokens: Annotated[int, Field(ge=50, le=4000)] = 400
+    mode: ContextMode = ContextMode.FAST
+
+
+class MemoryUsed(BaseModel):
+    id: str
+    type: NodeType
+    content: str
+    score: float
+    sources: list[str]
+
+
+class ContextResponse(BaseModel):
+    context: str = Field(description="Text for the main model's system prompt (use, don't quote).")
+    language: str
+    mode: ContextMode = Field(description="The mode actually used.")
+    fallback_reason: str | None = Field(
+        None, description="Why prose mode fell back to the extractive context."
+    )
+    tokens: int
+    memories: list[MemoryUsed]
+    collective_hints: list[str] = Field(
+        default_factory=list, description="CollectiveImprint hints (none until it exists)."
+    )
+    open_loop_questions: list[str]
+    timings_ms: dict[str, float]
+
+
+@router.post("/{user_id}/context", response_model=ContextResponse)
+async def post_context(
+    user_id: UserId, body: ContextRequest, who: Caller, request: Request
+) -> ContextResponse:
+    resources = resources_of(request)
+    scope = scope_of(who, user_id)
+    await known_user(resources, scope)
+    outcome = await build_context(resources, scope, body.message, body.budget_tokens, body.mode)
+    ctx = outcome.context
+    return ContextResponse(
+        context=ctx.text,
+        language=ctx.language,
+        mode=outcome.mode,
+        fallback_reason=outcome.fallback_reason,
+        tokens=ctx.tokens,
+        memories=[
+            MemoryUsed(
+                id=m.id, type=m.type, content=m.content, score=m.score, sources=list(m.sources)
+            )
+            for m in ctx.memories_used
+        ],
+        open_loop_questions=list(ctx.open_loop_questions),
+        timings_ms={k: round(v, 2) for k, v in outcome.timings_ms.items()},
+    )

@@ -1,0 +1,135 @@
+"""Tenants, their API keys and user profiles.
+
+API keys look like `si_<tenant>_<secret>`; only SHA-256 of the whole key is stored. A key has
+~190 bits of randomness, so a fast hash is enough (slow hashes protect low-entropy passwords).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+
+from neo4j import AsyncDriver
+
+from selfimprint.adapters.neo4j.records import UserScope
+from selfimprint.domain.sleep_policy import Plan
+from selfimprint.domain.users import UserProfile
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who is calling: a tenant, and whether the key may use operator endpoints."""
+
+    tenant_id: str
+    admin: bool
+    key_id: str
+
+
+@dataclass(frozen=True)
+class IssuedKey:
+    tenant_id: str
+    key_id: str
+    api_key: str  # shown once, never stored
+
+
+def hash_key(api_key: str) -> str:
+    return hashlib.sha256(api_key.encode("utf-8")).hexdigest()
+
+
+_CREATE_TENANT = """
+MERGE (t:Tenant {id: $tenant_id})
+  ON CREATE SET t.name = $name, t.created_at = datetime()
+WITH t
+CREATE (k:ApiKey {hash: $hash, key_id: $key_id, admin: $admin, created_at: datetime()})
+CREATE (t)-[:HAS_KEY]->(k)
+"""
+
+_RESOLVE = """
+MATCH (t:Tenant)-[:HAS_KEY]->(k:ApiKey {hash: $hash})
+WHERE k.revoked_at IS NULL
+RETURN t.id AS tenant_id, k.admin AS admin, k.key_id AS key_id
+"""
+
+_REVOKE = "MATCH (k:ApiKey {key_id: $key_id}) SET k.revoked_at = datetime() RETURN count(k) AS n"
+
+_PUT_PROFILE = """
+MERGE (p:UserProfile {scope: $scope})
+  ON CREATE SET p.created_at = datetime()
+SET p.plan = $plan, p.time_zone = $time_zone, p.language = $language,
+    p.medical_deployment = $medical, p.updated_at = datetime()
+"""
+
+_GET_PROFILE = """
+MATCH (p:UserProfile {scope: $scope})
+RETURN p.plan AS plan, p.time_zone AS time_zone, p.language AS language,
+       p.medical_deployment AS medical
+"""
+
+_DELETE_PROFILE = "MATCH (p:UserProfile {scope: $scope}) DELETE p RETURN count(p) AS n"
+
+
+class Neo4jAccounts:
+    def __init__(self, driver: AsyncDriver, database: str) -> None:
+        self._driver = driver
+        self._database = database
+
+    async def issue_key(self, tenant_id: str, name: str, *, admin: bool = False) -> IssuedKey:
+        """Create the tenant if needed and issue a new key for it."""
+        UserScope(tenant_id, "probe")  # validates the tenant id with the same rules as scopes
+        key_id = secrets.token_hex(6)
+        api_key = f"si_{tenant_id}_{secrets.token_urlsafe(24)}"
+        async with self._driver.session(database=self._database) as session:
+            await (
+                await session.run(
+                    _CREATE_TENANT,
+                    tenant_id=tenant_id,
+                    name=name,
+                    hash=hash_key(api_key),
+                    key_id=key_id,
+                    admin=admin,
+                )
+            ).consume()
+        return IssuedKey(tenant_id, key_id, api_key)
+
+    async def resolve(self, api_key: str) -> Principal | None:
+        async with self._driver.session(database=self._database) as session:
+            record = await (await session.run(_RESOLVE, hash=hash_key(api_key))).single()
+        if record is None:
+            return None
+        return Principal(record["tenant_id"], bool(record["admin"]), record["key_id"])
+
+    async def revoke(self, key_id: str) -> bool:
+        async with self._driver.session(database=self._database) as session:
+            record = await (await session.run(_REVOKE, key_id=key_id)).single()
+        return bool(record and record["n"])
+
+    async def put_profile(self, scope: UserScope, profile: UserProfile) -> None:
+        async with self._driver.session(database=self._database) as session:
+            await (
+                await session.run(
+                    _PUT_PROFILE,
+                    scope=scope.key,
+                    plan=profile.plan.value,
+                    time_zone=profile.time_zone,
+                    language=profile.language,
+                    medical=profile.medical_deployment,
+                )
+            ).consume()
+
+    async def get_profile(self, scope: UserScope) -> UserProfile | None:
+        async with self._driver.session(database=self._database) as session:
+            record = await (await session.run(_GET_PROFILE, scope=scope.key)).single()
+        if record is None:
+            return None
+        return UserProfile(
+            plan=Plan(record["plan"]),
+            time_zone=record["time_zone"],
+            language=record["language"],
+            medical_deployment=bool(record["medical"]),
+        )
+
+    async def delete_profile(self, scope: UserScope) -> bool:
+        async with self._driver.session(database=self._database) as session:
+            record = await (await session.run(_DELETE_PROFILE, scope=scope.key)).single()
+        return bool(record and record["n"])

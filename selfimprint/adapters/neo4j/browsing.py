@@ -1,0 +1,110 @@
+"""What a user (through the app) sees of their memory: lists with filters, one memory with the
+edges that explain it, the most recent memories, and the status a correction sets."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from neo4j import AsyncManagedTransaction
+
+from selfimprint.adapters.neo4j.records import (
+    EDGE_PROJECTION,
+    UserScope,
+    edge_from_record,
+    node_from_record,
+    node_projection,
+)
+from selfimprint.domain.models import Edge, HypothesisStatus, Node, NodeType
+
+# Statuses that take a memory out of retrieval; a user's "this is wrong" sets `refuted` on any
+# memory, the hypothesis lifecycle sets the others.
+ARCHIVED = [
+    HypothesisStatus.REFUTED.value,
+    HypothesisStatus.ARCHIVED_UNRESOLVED.value,
+    HypothesisStatus.ARCHIVED_STUCK.value,
+]
+
+_RECENT = f"""
+MATCH (n:Memory {{scope: $scope}})
+WHERE n.type <> 'hypothesis' AND NOT coalesce(n.hypothesis_status, 'active') IN $archived
+RETURN {node_projection("n")} AS node
+ORDER BY coalesce(n.last_reinforced_at, n.created_at) DESC, n.id
+LIMIT $limit
+"""
+
+_LIST = f"""
+MATCH (n:Memory {{scope: $scope}})
+WHERE ($type IS NULL OR n.type = $type)
+  AND ($status IS NULL OR coalesce(n.hypothesis_status, 'active') = $status)
+  AND ($archived IS NULL OR (coalesce(n.hypothesis_status, 'active') IN $archived_set) = $archived)
+RETURN {node_projection("n")} AS node, coalesce(n.hypothesis_status, 'active') AS status
+ORDER BY n.created_at DESC, n.id
+SKIP $offset LIMIT $limit
+"""
+
+_EDGES_OF = f"""
+MATCH (n:Memory {{scope: $scope, id: $id}})-[r]-(m:Memory {{scope: $scope}})
+RETURN {EDGE_PROJECTION} AS edge
+ORDER BY edge.source_id, edge.target_id, edge.type
+"""
+
+_STATUS_OF = """
+MATCH (n:Memory {scope: $scope, id: $id})
+RETURN coalesce(n.hypothesis_status, 'active') AS status
+"""
+
+_SET_STATUS = """
+MATCH (n:Memory {scope: $scope, id: $id})
+SET n.hypothesis_status = $status
+RETURN count(n) AS written
+"""
+
+
+async def recent(tx: AsyncManagedTransaction, scope: UserScope, limit: int) -> list[Node]:
+    result = await tx.run(_RECENT, scope=scope.key, limit=limit, archived=ARCHIVED)
+    return [node_from_record(r["node"]) async for r in result]
+
+
+async def list_memories(
+    tx: AsyncManagedTransaction,
+    scope: UserScope,
+    *,
+    type_: NodeType | None,
+    status: HypothesisStatus | None,
+    archived: bool | None,
+    offset: int,
+    limit: int,
+) -> list[tuple[Node, HypothesisStatus]]:
+    result = await tx.run(
+        _LIST,
+        scope=scope.key,
+        type=type_.value if type_ else None,
+        status=status.value if status else None,
+        archived=archived,
+        archived_set=ARCHIVED,
+        offset=offset,
+        limit=limit,
+    )
+    return [(node_from_record(r["node"]), HypothesisStatus(r["status"])) async for r in result]
+
+
+async def edges_of(tx: AsyncManagedTransaction, scope: UserScope, node_id: str) -> list[Edge]:
+    result = await tx.run(_EDGES_OF, scope=scope.key, id=node_id)
+    return [edge_from_record(r["edge"]) async for r in result]
+
+
+async def status_of(
+    tx: AsyncManagedTransaction, scope: UserScope, node_ids: Sequence[str]
+) -> HypothesisStatus | None:
+    (node_id,) = node_ids
+    record = await (await tx.run(_STATUS_OF, scope=scope.key, id=node_id)).single()
+    return None if record is None else HypothesisStatus(record["status"])
+
+
+async def set_status(
+    tx: AsyncManagedTransaction, scope: UserScope, node_id: str, status: HypothesisStatus
+) -> bool:
+    record = await (
+        await tx.run(_SET_STATUS, scope=scope.key, id=node_id, status=status.value)
+    ).single(strict=True)
+    return bool(record["written"])

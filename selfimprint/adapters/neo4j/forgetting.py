@@ -1,0 +1,137 @@
+"""Removing memories: expired ones (decay), a topic the user asked to forget, a whole graph.
+
+Tensions name their two memories by id (they are not edges, so compaction's edge budget never
+drops them); whoever deletes a memory deletes the tensions that name it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from neo4j import AsyncManagedTransaction
+
+from selfimprint.adapters.neo4j.records import UserScope
+from selfimprint.ports import ForgetReport, ForgottenMemory, TopicSelector
+
+DELETE_BATCH = 5_000
+
+_DELETE_NODES = """
+UNWIND $ids AS id
+MATCH (n:Memory {scope: $scope, id: id})
+DETACH DELETE n
+RETURN count(*) AS deleted
+"""
+
+_DELETE_TENSIONS_OF = """
+MATCH (t:Tension {scope: $scope})
+WHERE t.node_a IN $ids OR t.node_b IN $ids
+DELETE t
+"""
+
+
+async def delete_nodes(tx: AsyncManagedTransaction, scope: UserScope, ids: Sequence[str]) -> int:
+    if not ids:
+        return 0
+    await tx.run(_DELETE_TENSIONS_OF, scope=scope.key, ids=list(ids))
+    result = await tx.run(_DELETE_NODES, scope=scope.key, ids=list(ids))
+    record = await result.single(strict=True)
+    return int(record["deleted"])
+
+
+# A range seek on (scope, expires_at): rows read = expired nodes, whatever the graph's size.
+# The hint stops the planner from preferring the plain scope index (a scan of the whole graph).
+_EXPIRED = """
+MATCH (n:Memory)
+USING INDEX n:Memory(scope, expires_at)
+WHERE n.scope = $scope AND n.expires_at <= $now AND NOT n.is_pinned
+WITH n LIMIT $batch
+RETURN collect(n.id) AS ids
+"""
+
+
+async def prune_expired_batch(
+    tx: AsyncManagedTransaction, scope: UserScope, now: datetime, batch: int = DELETE_BATCH
+) -> list[str]:
+    """One bounded batch; the store loops until a batch comes back short. Idempotent: a retried
+    batch finds the nodes already gone and deletes nothing twice."""
+    result = await tx.run(_EXPIRED, scope=scope.key, now=now, batch=batch)
+    ids: list[str] = (await result.single(strict=True))["ids"]
+    await delete_nodes(tx, scope, ids)
+    return ids
+
+
+async def expired_scan_db_hits(
+    tx: AsyncManagedTransaction, scope: UserScope, now: datetime, batch: int = DELETE_BATCH
+) -> int:
+    """Diagnostics (benchmarks): database hits of the expired-node selection, from PROFILE."""
+    result = await tx.run("PROFILE " + _EXPIRED, scope=scope.key, now=now, batch=batch)
+    summary = await result.consume()
+
+    def hits(plan: dict[str, object]) -> int:
+        children = plan.get("children") or []
+        assert isinstance(children, list)
+        own = plan.get("dbHits", 0)
+        return int(own if isinstance(own, int) else 0) + sum(hits(c) for c in children)
+
+    return hits(summary.profile or {})
+
+
+_TOPIC = """
+MATCH (n:Memory {scope: $scope})
+WHERE n.id IN $ids OR ($text IS NOT NULL AND toLower(n.content) CONTAINS toLower($text))
+OPTIONAL MATCH (n)-[r]-()
+WITH n, count(r) AS degree
+RETURN n.id AS id, n.type AS type, n.content AS content, degree
+ORDER BY id
+"""
+
+
+async def forget_topic(
+    tx: AsyncManagedTransaction, scope: UserScope, topic: TopicSelector, *, dry_run: bool
+) -> ForgetReport:
+    result = await tx.run(_TOPIC, scope=scope.key, ids=list(topic.node_ids), text=topic.text)
+    rows = [r async for r in result]
+    memories = tuple(
+        ForgottenMemory(id=r["id"], type=r["type"], content=r["content"]) for r in rows
+    )
+    ids = {m.id for m in memories}
+    # An edge between two forgotten memories is counted from both ends.
+    edges = sum(int(r["degree"]) for r in rows) - await _edges_within(tx, scope, ids)
+    if not dry_run:
+        await delete_nodes(tx, scope, sorted(ids))
+    return ForgetReport(dry_run=dry_run, memories=memories, edges=edges)
+
+
+_EDGES_WITHIN = """
+MATCH (a:Memory {scope: $scope})-[r]->(b:Memory {scope: $scope})
+WHERE a.id IN $ids AND b.id IN $ids
+RETURN count(r) AS within
+"""
+
+
+async def _edges_within(tx: AsyncManagedTransaction, scope: UserScope, ids: set[str]) -> int:
+    if len(ids) < 2:
+        return 0
+    result = await tx.run(_EDGES_WITHIN, scope=scope.key, ids=sorted(ids))
+    return int((await result.single(strict=True))["within"])
+
+
+_DELETE_GRAPH_BATCH = """
+CALL () {
+  MATCH (n:Memory {scope: $scope}) WITH n LIMIT $batch DETACH DELETE n RETURN count(*) AS memories
+}
+CALL () {
+  MATCH (t:Tension {scope: $scope}) WITH t LIMIT $batch DELETE t RETURN count(*) AS tensions
+}
+RETURN memories, tensions
+"""
+
+
+async def delete_graph_batch(
+    tx: AsyncManagedTransaction, scope: UserScope, batch: int = DELETE_BATCH
+) -> tuple[int, int]:
+    """Bounded so a large graph never needs one huge transaction; repeat until (0, 0)."""
+    result = await tx.run(_DELETE_GRAPH_BATCH, scope=scope.key, batch=batch)
+    record = await result.single(strict=True)
+    return int(record["memories"]), int(record["tensions"])

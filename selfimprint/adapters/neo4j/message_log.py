@@ -1,0 +1,174 @@
+"""The raw message log: every accepted message, stored before the API answers 202.
+
+Idempotent on the client's message id: the same id with the same content is a no-op, the same id
+with different content is a conflict, and a batch with any conflict writes nothing (one
+transaction). Each message records its extraction state, so the lifecycle workflow can tell what
+it still owes after any crash.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from neo4j import AsyncDriver, AsyncManagedTransaction
+
+from selfimprint.adapters.neo4j.records import UserScope
+from selfimprint.domain.messages import Message, Role
+
+
+class ExtractionState(StrEnum):
+    PENDING = "pending"
+    EXTRACTED = "extracted"
+    FAILED = "failed"
+
+
+class MessageConflictError(ValueError):
+    """Message ids already stored with different content; nothing of the batch was written."""
+
+    def __init__(self, ids: Sequence[str]) -> None:
+        super().__init__(f"message ids already used with different content: {', '.join(ids)}")
+        self.ids = list(ids)
+
+
+@dataclass(frozen=True)
+class AppendOutcome:
+    new_ids: list[str]
+    duplicate_ids: list[str]
+
+
+_EXISTING = """
+UNWIND $ids AS id
+MATCH (m:RawMessage {scope: $scope, id: id})
+RETURN m.id AS id, m.hash AS hash
+"""
+
+_APPEND = """
+UNWIND $rows AS row
+MERGE (m:RawMessage {scope: $scope, id: row.id})
+  ON CREATE SET m.role = row.role, m.text = row.text, m.sent_at = row.sent_at,
+                m.hash = row.hash, m.received_at = datetime(),
+                m.extraction_state = 'pending'
+"""
+
+_GET = """
+UNWIND $ids AS id
+MATCH (m:RawMessage {scope: $scope, id: id})
+RETURN m.id AS id, m.role AS role, m.text AS text, m.sent_at AS sent_at
+ORDER BY m.sent_at, m.id
+"""
+
+_SET_STATE = """
+UNWIND $ids AS id
+MATCH (m:RawMessage {scope: $scope, id: id})
+SET m.extraction_state = $state
+"""
+
+_PENDING = """
+MATCH (m:RawMessage {scope: $scope, extraction_state: 'pending'})
+RETURN m.id AS id ORDER BY m.sent_at, m.id LIMIT $limit
+"""
+
+_COUNT = "MATCH (m:RawMessage {scope: $scope}) RETURN count(m) AS n"
+
+_DELETE_ALL = """
+MATCH (m:RawMessage {scope: $scope})
+WITH m LIMIT 10000
+DETACH DELETE m
+RETURN count(*) AS n
+"""
+
+
+class Neo4jMessageLog:
+    """One user's raw messages; bound to its scope when made."""
+
+    def __init__(self, driver: AsyncDriver, database: str, scope: UserScope) -> None:
+        self._driver = driver
+        self._database = database
+        self._scope = scope
+
+    async def append(self, messages: Sequence[Message]) -> AppendOutcome:
+        by_id: dict[str, Message] = {}
+        clashing = set()
+        for message in messages:
+            seen = by_id.setdefault(message.id, message)
+            if seen.content_hash() != message.content_hash():
+                clashing.add(message.id)  # one batch, one id, two contents
+        if clashing:
+            raise MessageConflictError(sorted(clashing))
+
+        async def work(tx: AsyncManagedTransaction) -> AppendOutcome:
+            result = await tx.run(_EXISTING, scope=self._scope.key, ids=list(by_id))
+            stored = {r["id"]: r["hash"] async for r in result}
+            conflicts = sorted(i for i, h in stored.items() if h != by_id[i].content_hash())
+            if conflicts:
+                raise MessageConflictError(conflicts)
+            rows = [_row(m) for i, m in by_id.items() if i not in stored]
+            if rows:
+                await (await tx.run(_APPEND, scope=self._scope.key, rows=rows)).consume()
+            return AppendOutcome([str(r["id"]) for r in rows], sorted(stored))
+
+        async with self._driver.session(database=self._database) as session:
+            return await session.execute_write(work)
+
+    async def get(self, ids: Sequence[str]) -> list[Message]:
+        async with self._driver.session(database=self._database) as session:
+            result = await session.run(_GET, scope=self._scope.key, ids=list(ids))
+            return [
+                Message(
+                    id=r["id"],
+                    role=Role(r["role"]),
+                    text=r["text"],
+                    sent_at=r["sent_at"].to_native(),
+                )
+                async for r in result
+            ]
+
+    async def set_state(self, ids: Sequence[str], state: ExtractionState) -> None:
+        async with self._driver.session(database=self._database) as session:
+            await (
+                await session.run(_SET_STATE, scope=self._scope.key, ids=list(ids), state=state)
+            ).consume()
+
+    async def pending(self, limit: int = 1000) -> list[str]:
+        async with self._driver.session(database=self._database) as session:
+            result = await session.run(_PENDING, scope=self._scope.key, limit=limit)
+            return [r["id"] async for r in result]
+
+    async def count(self) -> int:
+        async with self._driver.session(database=self._database) as session:
+            record = await (await session.run(_COUNT, scope=self._scope.key)).single()
+            return int(record["n"]) if record else 0
+
+    async def delete_all(self) -> int:
+        """Erase the user's raw messages, in bounded transactions."""
+        total = 0
+        async with self._driver.session(database=self._database) as session:
+            while True:
+                record = await (await session.run(_DELETE_ALL, scope=self._scope.key)).single()
+                removed = int(record["n"]) if record else 0
+                total += removed
+                if removed == 0:
+                    return total
+
+
+def _row(message: Message) -> dict[str, object]:
+    return {
+        "id": message.id,
+        "role": message.role.value,
+        "text": message.text,
+        "sent_at": message.sent_at,
+        "hash": message.content_hash(),
+    }
+
+
+class MessageLogs:
+    """Hands out message logs bound to one user, like the graph store hands out graphs."""
+
+    def __init__(self, driver: AsyncDriver, database: str) -> None:
+        self._driver = driver
+        self._database = database
+
+    def for_user(self, scope: UserScope) -> Neo4jMessageLog:
+        return Neo4jMessageLog(self._driver, self._database, scope)

@@ -1,0 +1,172 @@
+"""Retrieval candidates and their one-hop neighbourhood in one round trip (spec §3.4).
+
+Two ways to find a user's most similar memories, chosen per query (docs/decisions.md, "Graph
+store: vector search strategy"):
+- exact: cosine over the user's own nodes, reached through the scope index. Perfect recall and
+  isolation by construction; cost grows with the user's node count (~20 µs per node here).
+- index: the shared HNSW vector index, over-fetched and then filtered to the user. Cost grows
+  with the over-fetch, which is K × (all indexed nodes / the user's nodes): cheap when the user
+  owns a large share of the index, hopeless when they own 1/1000 of it.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+from neo4j import AsyncManagedTransaction
+
+from selfimprint.adapters.neo4j.records import (
+    EDGE_PROJECTION,
+    UserScope,
+    edge_from_record,
+    node_from_record,
+    node_projection,
+    vector_index,
+    vector_property,
+)
+from selfimprint.domain.models import Edge, Node
+from selfimprint.ports import RetrievalQuery, RetrievalResult, RetrievedMemory
+
+
+def active(var: str) -> str:
+    """Cypher condition: not expired, and not a refuted or archived hypothesis."""
+    return (
+        f"({var}.expires_at IS NULL OR {var}.expires_at > $now) AND "
+        f"coalesce({var}.hypothesis_status, 'active') IN ['active', 'confirmed']"
+    )
+
+
+_EXPAND = f"""
+CALL (n) {{
+  OPTIONAL MATCH (n)-[r]-(m:Memory {{scope: $scope}})
+  WHERE {active("m")}
+  RETURN collect(CASE WHEN r IS NULL THEN null
+                      ELSE {{edge: {EDGE_PROJECTION}, node: {node_projection("m")}}} END) AS hood
+}}
+RETURN {node_projection("n")} AS node, score, hood
+"""
+
+_BY_INDEX = f"""
+CALL db.index.vector.queryNodes($index, $fetch, $embedding) YIELD node AS n, score
+WHERE n.scope = $scope AND n.embedding_model = $model AND {active("n")}
+WITH n, score ORDER BY score DESC LIMIT $limit
+{_EXPAND}
+"""
+
+_EXACT = f"""
+MATCH (n:Memory {{scope: $scope}})
+WHERE n.embedding_model = $model AND {active("n")}
+WITH n, vector.similarity.cosine(n[$property], $embedding) AS score
+WHERE score IS NOT NULL
+WITH n, score ORDER BY score DESC LIMIT $limit
+{_EXPAND}
+"""
+
+_SIZES = """
+CALL () { MATCH (n:Memory) RETURN count(n) AS total }
+CALL () { MATCH (n:Memory {scope: $scope}) RETURN count(n) AS mine }
+RETURN total, mine
+"""
+
+
+@dataclass(frozen=True)
+class VectorSearchConfig:
+    """Routing thresholds, from the measurements in docs/decisions.md."""
+
+    # Up to this many memories an exact scan is as fast as the index and has perfect recall.
+    exact_scan_max_nodes: int = 2_000
+    # The largest over-fetch worth asking the index for; beyond it, the exact scan wins.
+    max_index_fetch: int = 1_000
+    # Head-room for users whose vectors are not spread evenly through the index.
+    overfetch_safety: float = 2.0
+    # Graph sizes change slowly; routing may use a count this old.
+    size_ttl_s: float = 60.0
+    size_cache_entries: int = 10_000
+
+
+def index_fetch(limit: int, mine: int, total: int, config: VectorSearchConfig) -> int | None:
+    """How many index hits to fetch so that ~`limit` survive the user filter; None = scan."""
+    if mine <= config.exact_scan_max_nodes:
+        return None
+    fetch = math.ceil(limit * config.overfetch_safety * total / mine)
+    return max(fetch, limit) if fetch <= config.max_index_fetch else None
+
+
+class GraphSizes:
+    """(user's memories, all memories) per scope, cached briefly: routing needs an estimate,
+    and counting on every read would cost as much as the exact scan it is meant to avoid."""
+
+    def __init__(self, config: VectorSearchConfig) -> None:
+        self._config = config
+        self._cache: OrderedDict[str, tuple[float, int, int]] = OrderedDict()
+
+    async def get(self, tx: AsyncManagedTransaction, scope: UserScope) -> tuple[int, int]:
+        now = time.monotonic()
+        hit = self._cache.get(scope.key)
+        if hit is not None and now - hit[0] < self._config.size_ttl_s:
+            return hit[1], hit[2]
+        result = await tx.run(_SIZES, scope=scope.key)
+        record = await result.single(strict=True)
+        mine, total = int(record["mine"]), int(record["total"])
+        self._cache[scope.key] = (now, mine, total)
+        self._cache.move_to_end(scope.key)
+        while len(self._cache) > self._config.size_cache_entries:
+            self._cache.popitem(last=False)
+        return mine, total
+
+    def forget(self, scope: UserScope) -> None:
+        self._cache.pop(scope.key, None)
+
+
+async def retrieve(
+    tx: AsyncManagedTransaction,
+    scope: UserScope,
+    query: RetrievalQuery,
+    sizes: GraphSizes,
+    config: VectorSearchConfig,
+) -> RetrievalResult:
+    dimension = len(query.embedding)
+    params: dict[str, Any] = {
+        "scope": scope.key,
+        "model": query.embedding_model,
+        "embedding": list(query.embedding),
+        "now": query.now,
+        "limit": query.limit,
+    }
+    mine, total = await sizes.get(tx, scope)
+    fetch = index_fetch(query.limit, mine, total, config)
+    rows: list[Any] = []
+    if fetch is not None:
+        result = await tx.run(_BY_INDEX, params, index=vector_index(dimension), fetch=fetch)
+        rows = [r async for r in result]
+    # Too few survivors (the user's vectors cluster away from the query's neighbourhood, or
+    # many are inactive): the exact scan is always right.
+    if fetch is None or len(rows) < min(query.limit, mine):
+        result = await tx.run(_EXACT, params, property=vector_property(dimension))
+        rows = [r async for r in result]
+    return _assemble(rows)
+
+
+def _assemble(rows: list[Any]) -> RetrievalResult:
+    rows = sorted(rows, key=lambda r: (-r["score"], r["node"]["id"]))
+    candidates = tuple(
+        RetrievedMemory(node=node_from_record(r["node"]), similarity=float(r["score"]))
+        for r in rows
+    )
+    found = {c.node.id for c in candidates}
+    neighbours: dict[str, Node] = {}
+    edges: dict[tuple[str, str, str], Edge] = {}
+    for row in rows:
+        for item in row["hood"]:
+            edge = edge_from_record(item["edge"])
+            edges[(edge.source_id, edge.target_id, edge.type)] = edge
+            other = item["node"]
+            if other["id"] not in found and other["id"] not in neighbours:
+                neighbours[other["id"]] = node_from_record(other)
+    return RetrievalResult(
+        candidates=candidates, neighbours=tuple(neighbours.values()), edges=tuple(edges.values())
+    )

@@ -1,0 +1,292 @@
+"""The graph store: a factory that hands out stores bound to one (tenant, user) scope.
+
+Tenancy by construction: `Neo4jGraphStore.for_user` is the only way to a `Neo4jUserGraph`, the
+scope is fixed when it is made, and every query takes it as the `$scope` parameter. Each call is
+one managed transaction (execute_read/execute_write), which the driver retries on transient
+errors; the writes are idempotent, so those retries are safe.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import datetime, timedelta
+from typing import TypeVar
+
+from neo4j import AsyncDriver, AsyncManagedTransaction
+
+from selfimprint.adapters.neo4j import (
+    browsing,
+    compaction,
+    forgetting,
+    lookups,
+    paths,
+    retrieval,
+    snapshot,
+    writes,
+)
+from selfimprint.adapters.neo4j.migrations import MigrationReport, migrate
+from selfimprint.adapters.neo4j.records import UserScope
+from selfimprint.domain.compaction import CompactionPlan
+from selfimprint.domain.models import Edge, HypothesisStatus, Node, NodeType, Tension, TensionStatus
+from selfimprint.logging import get_logger
+from selfimprint.ports import (
+    CauseStep,
+    CompactionOutcome,
+    Contradiction,
+    Downweight,
+    ForgetReport,
+    GraphSnapshot,
+    HypothesisRecord,
+    Reinforcement,
+    RetrievalQuery,
+    RetrievalResult,
+    TopicSelector,
+)
+
+log = get_logger(__name__)
+T = TypeVar("T")
+
+
+def user_database_name(scope: UserScope) -> str:
+    """Database-per-user mode: a valid Neo4j database name (lowercase, <= 63 chars) that is the
+    same for the same scope and never shared by two scopes."""
+    return "u-" + hashlib.sha256(scope.key.encode()).hexdigest()[:40]
+
+
+class Neo4jGraphStore:
+    """Implements `ports.GraphStore`.
+
+    database_per_user (Neo4j Enterprise only): each user's graph lives in its own database,
+    created on first use by `prepare_user`; the scope property is still written and filtered
+    on, so a misrouted query would still see nothing.
+    """
+
+    def __init__(
+        self,
+        driver: AsyncDriver,
+        database: str = "neo4j",
+        *,
+        database_per_user: bool = False,
+        search: retrieval.VectorSearchConfig | None = None,
+    ) -> None:
+        self._driver = driver
+        self._database = database
+        self._per_user = database_per_user
+        self._search = search or retrieval.VectorSearchConfig()
+        self._sizes = retrieval.GraphSizes(self._search)
+
+    def for_user(self, tenant_id: str, user_id: str) -> Neo4jUserGraph:
+        scope = UserScope(tenant_id, user_id)
+        database = user_database_name(scope) if self._per_user else self._database
+        return Neo4jUserGraph(self._driver, database, scope, self._sizes, self._search)
+
+    async def migrate(self) -> MigrationReport:
+        return await migrate(self._driver, self._database)
+
+    async def prepare_user(self, tenant_id: str, user_id: str) -> None:
+        """Database-per-user mode: create the user's database and its schema (idempotent)."""
+        if not self._per_user:
+            return
+        name = user_database_name(UserScope(tenant_id, user_id))
+        async with self._driver.session(database="system") as session:
+            await (
+                await session.run("CREATE DATABASE $name IF NOT EXISTS WAIT", name=name)
+            ).consume()
+        await migrate(self._driver, name)
+
+
+class Neo4jUserGraph:
+    """Implements `ports.UserGraphStore` for one scope; made by `Neo4jGraphStore.for_user`."""
+
+    def __init__(
+        self,
+        driver: AsyncDriver,
+        database: str,
+        scope: UserScope,
+        sizes: retrieval.GraphSizes,
+        search: retrieval.VectorSearchConfig,
+    ) -> None:
+        self._driver = driver
+        self._database = database
+        self._scope = scope
+        self._sizes = sizes
+        self._search = search
+        self._log = log.bind(tenant_id=scope.tenant_id, user_id=scope.user_id)
+
+    @property
+    def user_id(self) -> str:
+        return self._scope.user_id
+
+    async def _read(self, work: Callable[[AsyncManagedTransaction], Awaitable[T]]) -> T:
+        async with self._driver.session(database=self._database) as session:
+            return await session.execute_read(work)
+
+    async def _write(self, work: Callable[[AsyncManagedTransaction], Awaitable[T]]) -> T:
+        async with self._driver.session(database=self._database) as session:
+            return await session.execute_write(work)
+
+    # --- writes -----------------------------------------------------------------------------
+
+    async def upsert(self, nodes: Sequence[Node], edges: Sequence[Edge] = ()) -> None:
+        """Nodes and edges in one transaction; sources accumulate as a set."""
+        writes.check_scope(self._scope, nodes)
+
+        async def work(tx: AsyncManagedTransaction) -> None:
+            await writes.upsert_nodes(tx, self._scope, nodes)
+            await writes.upsert_edges(tx, self._scope, edges)
+
+        await self._write(work)
+        self._log.debug("graph.upserted", nodes=len(nodes), edges=len(edges))
+
+    async def reinforce(self, reinforcement: Reinforcement) -> bool:
+        return await self._write(lambda tx: writes.reinforce(tx, self._scope, reinforcement))
+
+    async def downweight(self, change: Downweight) -> bool:
+        return await self._write(lambda tx: writes.downweight(tx, self._scope, change))
+
+    async def set_status(self, node_id: str, status: HypothesisStatus) -> bool:
+        """A user's correction ("this is wrong" -> refuted) or a lifecycle outcome."""
+        return await self._write(lambda tx: browsing.set_status(tx, self._scope, node_id, status))
+
+    async def record_contradiction(self, contradiction: Contradiction) -> None:
+        async def work(tx: AsyncManagedTransaction) -> None:
+            await writes.upsert_edges(tx, self._scope, [contradiction.edge])
+            await writes.upsert_tensions(tx, self._scope, [contradiction.tension])
+
+        await self._write(work)
+
+    async def set_tensions(self, tensions: Sequence[Tension]) -> None:
+        """Store tensions as given (e.g. one marked resolved)."""
+        await self._write(lambda tx: writes.upsert_tensions(tx, self._scope, tensions))
+
+    async def upsert_hypotheses(self, records: Sequence[HypothesisRecord]) -> None:
+        nodes = [r.node for r in records]
+        writes.check_scope(self._scope, nodes)
+
+        async def work(tx: AsyncManagedTransaction) -> None:
+            await writes.upsert_nodes(tx, self._scope, nodes)
+            await writes.set_hypotheses(tx, self._scope, [r.hypothesis for r in records])
+
+        await self._write(work)
+
+    # --- reads ------------------------------------------------------------------------------
+
+    async def get_nodes(self, node_ids: Sequence[str]) -> list[Node]:
+        return await self._read(lambda tx: lookups.get_nodes(tx, self._scope, node_ids))
+
+    async def recent(self, limit: int) -> list[Node]:
+        """The most recently created or reinforced active memories (hypotheses left out)."""
+        return await self._read(lambda tx: browsing.recent(tx, self._scope, limit))
+
+    async def list_memories(
+        self,
+        *,
+        type_: NodeType | None = None,
+        status: HypothesisStatus | None = None,
+        archived: bool | None = None,
+        offset: int = 0,
+        limit: int = 50,
+    ) -> list[tuple[Node, HypothesisStatus]]:
+        return await self._read(
+            lambda tx: browsing.list_memories(
+                tx,
+                self._scope,
+                type_=type_,
+                status=status,
+                archived=archived,
+                offset=offset,
+                limit=limit,
+            )
+        )
+
+    async def edges_of(self, node_id: str) -> list[Edge]:
+        return await self._read(lambda tx: browsing.edges_of(tx, self._scope, node_id))
+
+    async def status_of(self, node_id: str) -> HypothesisStatus | None:
+        return await self._read(lambda tx: browsing.status_of(tx, self._scope, [node_id]))
+
+    async def tensions(self, status: TensionStatus | None = None) -> list[Tension]:
+        return await self._read(lambda tx: lookups.tensions(tx, self._scope, status))
+
+    async def hypotheses(self, statuses: Sequence[HypothesisStatus] = ()) -> list[HypothesisRecord]:
+        return await self._read(lambda tx: lookups.hypotheses(tx, self._scope, statuses))
+
+    async def retrieve(self, query: RetrievalQuery) -> RetrievalResult:
+        return await self._read(
+            lambda tx: retrieval.retrieve(tx, self._scope, query, self._sizes, self._search)
+        )
+
+    async def causal_chains(
+        self, min_length: int = 3, max_length: int = 10, limit: int = 100
+    ) -> list[list[Node]]:
+        return await self._read(
+            lambda tx: paths.causal_chains(tx, self._scope, min_length, max_length, limit)
+        )
+
+    async def causes_of(self, node_id: str, max_depth: int = 3) -> list[CauseStep]:
+        return await self._read(lambda tx: paths.causes_of(tx, self._scope, node_id, max_depth))
+
+    async def followed_within(
+        self, node_id: str, window: timedelta, max_depth: int = 5
+    ) -> list[Node]:
+        return await self._read(
+            lambda tx: paths.followed_within(tx, self._scope, node_id, window, max_depth)
+        )
+
+    # --- forgetting and compaction ------------------------------------------------------------
+
+    async def prune_expired(self, now: datetime) -> list[str]:
+        """Delete every unpinned memory whose expires_at has passed; returns their ids."""
+        pruned: list[str] = []
+        while True:
+            batch = await self._write(
+                lambda tx: forgetting.prune_expired_batch(tx, self._scope, now)
+            )
+            pruned += batch
+            if len(batch) < forgetting.DELETE_BATCH:
+                break
+        self._log.info("graph.pruned", nodes=len(pruned))
+        return pruned
+
+    async def prune_cost(self, now: datetime) -> int:
+        """Diagnostics: database hits that selecting this user's expired memories costs."""
+        return await self._read(lambda tx: forgetting.expired_scan_db_hits(tx, self._scope, now))
+
+    async def apply_compaction(self, plan: CompactionPlan) -> CompactionOutcome:
+        outcome = await self._write(lambda tx: compaction.apply_plan(tx, self._scope, plan))
+        self._log.info("graph.compacted", **outcome.model_dump())
+        return outcome
+
+    async def forget_topic(self, topic: TopicSelector, *, dry_run: bool) -> ForgetReport:
+        def work(tx: AsyncManagedTransaction) -> Awaitable[ForgetReport]:
+            return forgetting.forget_topic(tx, self._scope, topic, dry_run=dry_run)
+
+        report = await (self._read(work) if dry_run else self._write(work))
+        self._log.info("graph.topic_forgotten", dry_run=dry_run, memories=len(report.memories))
+        return report
+
+    async def delete_graph(self) -> int:
+        """Delete every memory and tension of this user, in bounded batches; returns how many
+        memories went. Safe to repeat after a crash."""
+        deleted = 0
+        while True:
+            memories, tensions = await self._write(
+                lambda tx: forgetting.delete_graph_batch(tx, self._scope)
+            )
+            deleted += memories
+            if memories == 0 and tensions == 0:
+                break
+        self._sizes.forget(self._scope)
+        self._log.info("graph.deleted", memories=deleted)
+        return deleted
+
+    # --- tiers --------------------------------------------------------------------------------
+
+    async def export_graph(self, now: datetime) -> GraphSnapshot:
+        return await self._read(lambda tx: snapshot.export_graph(tx, self._scope, now))
+
+    async def import_graph(self, graph: GraphSnapshot) -> None:
+        await self._write(lambda tx: snapshot.import_graph(tx, self._scope, graph))
+        self._sizes.forget(self._scope)
+        self._log.info("graph.imported", nodes=len(graph.nodes), edges=len(graph.edges))

@@ -1,0 +1,207 @@
+"""Idempotent writes: batched node/edge upserts, reinforcement, contradictions, hypotheses.
+
+Every statement MERGEs on (scope, id) and SETs absolute values (sources are united as a set), so
+a managed transaction that the driver retries, or an activity that Temporal retries, leaves the
+same graph as a single successful run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from neo4j import AsyncManagedTransaction
+
+from selfimprint.adapters.neo4j.records import (
+    TYPE_LABELS,
+    UserScope,
+    chunked,
+    edge_row,
+    hypothesis_row,
+    node_row,
+    tension_row,
+)
+from selfimprint.domain.models import Edge, Hypothesis, Node, NodeType, Tension
+from selfimprint.ports import Downweight, Reinforcement
+
+BATCH = 1_000
+
+
+class ScopeViolationError(ValueError):
+    """A node of another user was handed to a store bound to this one."""
+
+
+class MissingNodesError(LookupError):
+    def __init__(self, node_ids: Sequence[str]) -> None:
+        super().__init__(f"unknown memory ids in this user's graph: {sorted(node_ids)[:20]}")
+        self.node_ids = tuple(node_ids)
+
+
+def _upsert_nodes_query(label: str) -> str:
+    # One query per type label: a static label is set twice as fast as `SET n:$(row.label)`.
+    others = ":".join(other for other in TYPE_LABELS.values() if other != label)
+    return f"""
+UNWIND $rows AS row
+MERGE (n:Memory {{scope: $scope, id: row.id}})
+  ON CREATE SET n.tenant_id = $tenant_id, n.sources = []
+SET n += row.props, n:{label}
+REMOVE n:{others}
+SET n.sources = n.sources + [s IN row.sources WHERE NOT s IN n.sources]
+WITH n, row
+CALL (n, row) {{
+  WITH n, row WHERE row.embedding IS NOT NULL
+  CALL db.create.setNodeVectorProperty(n, row.vector_property, row.embedding)
+}}
+"""
+
+
+_UPSERT_NODES = {node_type: _upsert_nodes_query(label) for node_type, label in TYPE_LABELS.items()}
+
+_MISSING_NODES = """
+UNWIND $ids AS id
+OPTIONAL MATCH (n:Memory {scope: $scope, id: id})
+WITH id WHERE n IS NULL
+RETURN collect(id) AS missing
+"""
+
+_UPSERT_EDGES = """
+UNWIND $rows AS row
+MATCH (a:Memory {scope: $scope, id: row.source_id})
+MATCH (b:Memory {scope: $scope, id: row.target_id})
+MERGE (a)-[r:$(row.type)]->(b)
+SET r += row.props
+"""
+
+
+def check_scope(scope: UserScope, nodes: Sequence[Node]) -> None:
+    strangers = sorted({n.user_id for n in nodes if n.user_id != scope.user_id})
+    if strangers:
+        raise ScopeViolationError(
+            f"store bound to user {scope.user_id!r} was given nodes of {strangers[:5]}"
+        )
+
+
+async def missing_ids(tx: AsyncManagedTransaction, scope: UserScope, ids: set[str]) -> list[str]:
+    missing: list[str] = []
+    for chunk in chunked(sorted(ids), BATCH):
+        result = await tx.run(_MISSING_NODES, scope=scope.key, ids=list(chunk))
+        missing += (await result.single(strict=True))["missing"]
+    return missing
+
+
+async def _require_nodes(tx: AsyncManagedTransaction, scope: UserScope, ids: set[str]) -> None:
+    missing = await missing_ids(tx, scope, ids)
+    if missing:
+        raise MissingNodesError(missing)
+
+
+async def upsert_nodes(
+    tx: AsyncManagedTransaction, scope: UserScope, nodes: Sequence[Node]
+) -> None:
+    by_type: dict[NodeType, list[Node]] = {}
+    for node in nodes:
+        by_type.setdefault(node.type, []).append(node)
+    for node_type, typed in by_type.items():
+        for chunk in chunked(typed, BATCH):
+            await tx.run(
+                _UPSERT_NODES[node_type],
+                scope=scope.key,
+                tenant_id=scope.tenant_id,
+                rows=[node_row(n) for n in chunk],
+            )
+
+
+async def upsert_edges(
+    tx: AsyncManagedTransaction, scope: UserScope, edges: Sequence[Edge]
+) -> None:
+    """Edges only ever join two nodes of the same scope; an unknown endpoint fails the whole
+    transaction instead of silently dropping the edge."""
+    await _require_nodes(tx, scope, {i for e in edges for i in (e.source_id, e.target_id)})
+    for chunk in chunked(edges, BATCH):
+        await tx.run(_UPSERT_EDGES, scope=scope.key, rows=[edge_row(e) for e in chunk])
+
+
+_REINFORCE = """
+MATCH (n:Memory {scope: $scope, id: $id})
+WITH n, n.weight_at = $weight_at AS already
+WHERE already OR $expected_weight_at IS NULL OR n.weight_at = $expected_weight_at
+SET n.weight = $weight, n.weight_at = $weight_at, n.last_reinforced_at = $last_reinforced_at,
+    n.expires_at = $expires_at, n.reinforcement_day = $day,
+    n.reinforcements_applied = $applied, n.reinforcements_ignored = $ignored,
+    n.sources = n.sources + [s IN $source_ids WHERE NOT s IN n.sources]
+RETURN count(n) AS written
+"""
+
+_DOWNWEIGHT = """
+MATCH (n:Memory {scope: $scope, id: $id})
+WHERE n.weight_at = $weight_at OR n.weight_at = $expected_weight_at
+SET n.weight = $weight, n.weight_at = $weight_at, n.expires_at = $expires_at
+RETURN count(n) AS written
+"""
+
+
+async def downweight(tx: AsyncManagedTransaction, scope: UserScope, change: Downweight) -> bool:
+    """Conditional like `reinforce`: a retry that already landed counts as written."""
+    result = await tx.run(
+        _DOWNWEIGHT,
+        scope=scope.key,
+        id=change.node_id,
+        weight=change.weight,
+        weight_at=change.weight_at,
+        expires_at=change.expires_at,
+        expected_weight_at=change.expected_weight_at,
+    )
+    record = await result.single(strict=True)
+    return bool(record["written"])
+
+
+async def reinforce(tx: AsyncManagedTransaction, scope: UserScope, change: Reinforcement) -> bool:
+    """True when written. False when the node is gone or changed since the caller read it; a
+    retry of a write that already landed (same weight_at) counts as written."""
+    result = await tx.run(
+        _REINFORCE,
+        scope=scope.key,
+        id=change.node_id,
+        weight=change.weight,
+        weight_at=change.weight_at,
+        last_reinforced_at=change.last_reinforced_at,
+        expires_at=change.expires_at,
+        day=change.tally.day,
+        applied=change.tally.applied,
+        ignored=change.tally.ignored,
+        source_ids=list(change.source_ids),
+        expected_weight_at=change.expected_weight_at,
+    )
+    record = await result.single(strict=True)
+    return bool(record["written"])
+
+
+_UPSERT_TENSIONS = """
+UNWIND $rows AS row
+MERGE (t:Tension {scope: $scope, id: row.id})
+SET t += row.props
+"""
+
+
+async def upsert_tensions(
+    tx: AsyncManagedTransaction, scope: UserScope, tensions: Sequence[Tension]
+) -> None:
+    await _require_nodes(tx, scope, {i for t in tensions for i in (t.node_a, t.node_b)})
+    for chunk in chunked(tensions, BATCH):
+        await tx.run(_UPSERT_TENSIONS, scope=scope.key, rows=[tension_row(t) for t in chunk])
+
+
+_SET_HYPOTHESES = """
+UNWIND $rows AS row
+MATCH (n:Memory:Hypothesis {scope: $scope, id: row.id})
+SET n += row.props
+RETURN count(n) AS written
+"""
+
+
+async def set_hypotheses(
+    tx: AsyncManagedTransaction, scope: UserScope, hypotheses: Sequence[Hypothesis]
+) -> None:
+    ids = {h.node_id for h in hypotheses}
+    await _require_nodes(tx, scope, ids)
+    for chunk in chunked(hypotheses, BATCH):
+        await tx.run(_SET_HYPOTHESES, scope=scope.key, rows=[hypothesis_row(h) for h in chunk])

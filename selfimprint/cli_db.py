@@ -1,0 +1,69 @@
+"""`selfimprint db ...`: the graph database's schema (wired into the main CLI as `db`)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import typer
+
+from selfimprint.adapters.neo4j import MigrationError, MigrationReport, migrate, open_driver
+from selfimprint.adapters.neo4j.migrations import applied_versions, load_migrations
+from selfimprint.config import Settings
+from selfimprint.logging import configure_logging
+
+db_app = typer.Typer(no_args_is_help=True, help="The Neo4j graph database: schema migrations.")
+
+
+async def _migrate(settings: Settings) -> MigrationReport:
+    driver = open_driver(settings)
+    try:
+        return await migrate(driver, settings.neo4j_database)
+    finally:
+        await driver.close()
+
+
+@db_app.command("migrate")
+def db_migrate() -> None:
+    """Apply the schema migrations in infra/neo4j/schema/ that are not yet applied."""
+    settings = Settings()
+    configure_logging(settings.log_level, settings.log_format)
+    try:
+        report = asyncio.run(_migrate(settings))
+    except MigrationError as exc:
+        typer.echo(f"migration refused: {exc}", err=True)
+        raise typer.Exit(1) from exc
+    applied = ", ".join(f"{v:04d}" for v in report.applied) or "none"
+    typer.echo(
+        f"database {report.database}: applied {applied}; "
+        f"{len(report.already_applied)} already applied"
+    )
+
+
+async def _applied(settings: Settings) -> dict[int, str]:
+    driver = open_driver(settings)
+    try:
+        return await applied_versions(driver, settings.neo4j_database)
+    finally:
+        await driver.close()
+
+
+@db_app.command("status")
+def db_status() -> None:
+    """List each migration file as applied, pending, or changed since it was applied."""
+    settings = Settings()
+    configure_logging(settings.log_level, settings.log_format)
+    applied = asyncio.run(_applied(settings))
+    pending = False
+    for migration in load_migrations():
+        recorded = applied.get(migration.version)
+        state = (
+            "pending"
+            if recorded is None
+            else "applied"
+            if recorded == migration.checksum
+            else "CHANGED"
+        )
+        pending |= state != "applied"
+        typer.echo(f"  {migration.version:04d}_{migration.name:<28} {state}")
+    if pending:
+        raise typer.Exit(1)

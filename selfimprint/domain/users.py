@@ -1,0 +1,38 @@
+"""A user's profile as the app backend sets it: plan, time zone, language, deployment flags."""
+
+from __future__ import annotations
+
+from typing import Annotated
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from selfimprint.domain.sleep_policy import Plan
+
+
+def _known_zone(name: str) -> str:
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise ValueError(f"unknown IANA time zone {name!r}") from exc
+    return name
+
+
+TimeZoneName = Annotated[str, Field(min_length=1, max_length=64), AfterValidator(_known_zone)]
+
+
+class UserProfile(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    plan: Plan = Plan.FREE
+    time_zone: TimeZoneName = "UTC"
+    language: Annotated[str, Field(pattern=r"^[a-z]{2,3}$")] | None = Field(
+        None, description="Preferred language (ISO 639); the context follows the latest message."
+    )
+    medical_deployment: bool = Field(
+        False, description="Deployed in a medical setting: health inferences are allowed there."
+    )
+
+    @property
+    def zone(self) -> ZoneInfo:
+        return ZoneInfo(self.time_zone)
