@@ -10,18 +10,19 @@ from __future__ import annotations
 
 import asyncio
 from datetime import UTC, datetime
+from enum import StrEnum
 
 from pydantic import BaseModel, Field
 from temporalio import activity
-from temporalio.exceptions import ApplicationError
 
 from selfimprint.adapters.llm import LLMAnswerInvalidError
 from selfimprint.adapters.neo4j import Neo4jGraphStore
 from selfimprint.adapters.neo4j.message_log import ExtractionState, MessageLogs
 from selfimprint.adapters.neo4j.records import UserScope
-from selfimprint.domain.ingestion import RecentMemory, plan_ingestion
+from selfimprint.domain.ingestion import Extraction, RecentMemory, plan_ingestion
 from selfimprint.domain.language import detect_language
 from selfimprint.domain.messages import Message, Role
+from selfimprint.domain.verbatim_extraction import verbatim_extraction
 from selfimprint.logging import get_logger
 from selfimprint.ports import LLM, Contradiction, Embedder, Reinforcement, RetrievalQuery
 from selfimprint.prompts.extraction import ExtractionAnswer, extraction_messages
@@ -32,7 +33,7 @@ log = get_logger(__name__)
 RECENT_MEMORIES = 12
 # Existing memories compared with each candidate for reinforcement.
 NEAREST_PER_CANDIDATE = 3
-EXTRACTION_MAX_TOKENS = 700
+EXTRACTION_MAX_TOKENS = 1400
 
 
 class PendingInput(BaseModel):
@@ -59,8 +60,15 @@ class ExtractInput(BaseModel):
     batch: ExtractionBatch
 
 
+class ExtractionMode(StrEnum):
+    LLM = "llm"
+    VERBATIM = "verbatim"  # the LLM's answer was unusable: one memory per user message
+
+
 class ExtractedBatch(BaseModel):
-    answer: ExtractionAnswer
+    answer: Extraction
+    mode: ExtractionMode = ExtractionMode.LLM
+    llm_error: str | None = None
     embeddings: dict[str, list[float]]
     embedding_model: str
 
@@ -71,6 +79,7 @@ class ApplyInput(BaseModel):
 
 
 class ApplyOutcome(BaseModel):
+    mode: ExtractionMode
     created: int
     reinforced: int
     edges: int
@@ -164,6 +173,7 @@ class IngestionActivities:
             [m.id for m in batch.messages], ExtractionState.EXTRACTED
         )
         outcome = ApplyOutcome(
+            mode=extracted.mode,
             created=len(plan.nodes),
             reinforced=len(plan.reinforcements),
             edges=len(plan.edges),
@@ -192,20 +202,25 @@ class ExtractionActivities:
     async def extract(self, data: ExtractInput) -> ExtractedBatch:
         batch = data.batch
         prompt = extraction_messages(batch.messages, batch.recent, batch.language, batch.now)
+        mode, error = ExtractionMode.LLM, None
+        answer: Extraction
         try:
             answer = await self._llm.complete_json(
                 prompt, ExtractionAnswer, max_tokens=EXTRACTION_MAX_TOKENS
             )
         except LLMAnswerInvalidError as exc:
-            # Retrying a deterministic (temperature 0) call would give the same answer.
-            raise ApplicationError(
-                str(exc), type="LLMAnswerInvalidError", non_retryable=True
-            ) from exc
+            # Retrying a deterministic (temperature 0) call would give the same answer; keep
+            # the user's own words instead of remembering nothing.
+            mode, error = ExtractionMode.VERBATIM, str(exc)[:500]
+            answer = verbatim_extraction(batch.messages)
+            log.warning("ingestion.verbatim_fallback", user_id=batch.user_id, error=error)
         refs = [c.ref for c in answer.candidates]
         texts = [c.content for c in answer.candidates]
         vectors = await asyncio.to_thread(self._embedder.embed_passages, texts) if refs else []
         return ExtractedBatch(
             answer=answer,
+            mode=mode,
+            llm_error=error,
             embeddings=dict(zip(refs, vectors, strict=True)),
             embedding_model=self._embedder.model_id,
         )

@@ -14,7 +14,7 @@ from api.errors import install_error_handlers
 from api.health import check_all
 from api.limits import BodySizeLimit
 from api.resources import Resources
-from api.routes import messages, users
+from api.routes import context, messages, users
 from selfimprint.config import Settings
 from selfimprint.logging import get_logger
 
@@ -50,6 +50,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(BodySizeLimit, max_bytes=MAX_BODY_BYTES)
     app.include_router(users.router)
     app.include_router(messages.router)
+    app.include_router(context.router)
 
     @app.get("/healthz", tags=["operations"])
     async def healthz() -> dict[str, str]:

