@@ -7,7 +7,7 @@ import asyncio
 import typer
 
 from selfimprint.adapters.neo4j import Neo4jGraphStore, open_driver
-from selfimprint.adapters.neo4j.accounts import IssuedKey, Neo4jAccounts
+from selfimprint.adapters.neo4j.accounts import TENANT_ID, IssuedKey, Neo4jAccounts
 from selfimprint.config import Settings
 
 tenants_app = typer.Typer(no_args_is_help=True, help="Tenants and their API keys.")
@@ -20,9 +20,7 @@ def create(
     admin: bool = typer.Option(False, help="The key may use operator endpoints."),
 ) -> None:
     """Create the tenant if needed and print a new API key (shown once)."""
-    import re
-
-    if not re.fullmatch(r"[a-z0-9_]{1,40}", tenant_id):
+    if not TENANT_ID.fullmatch(tenant_id):
         typer.echo("tenant ids are 1-40 of: lowercase letters, digits, _", err=True)
         raise typer.Exit(2)
     settings = Settings()

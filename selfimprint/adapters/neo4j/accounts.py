@@ -7,6 +7,7 @@ API keys look like `si_<tenant>_<secret>`; only SHA-256 of the whole key is stor
 from __future__ import annotations
 
 import hashlib
+import re
 import secrets
 from dataclasses import dataclass
 
@@ -31,6 +32,10 @@ class IssuedKey:
     tenant_id: str
     key_id: str
     api_key: str  # shown once, never stored
+
+
+# No '-': workflow ids are `user-{tenant}-{user}`, and the first '-' must separate the two.
+TENANT_ID = re.compile(r"[a-z0-9_]{1,40}")
 
 
 def hash_key(api_key: str) -> str:
@@ -76,7 +81,8 @@ class Neo4jAccounts:
 
     async def issue_key(self, tenant_id: str, name: str, *, admin: bool = False) -> IssuedKey:
         """Create the tenant if needed and issue a new key for it."""
-        UserScope(tenant_id, "probe")  # validates the tenant id with the same rules as scopes
+        if not TENANT_ID.fullmatch(tenant_id):
+            raise ValueError("tenant ids are 1-40 of: lowercase letters, digits, _")
         key_id = secrets.token_hex(6)
         api_key = f"si_{tenant_id}_{secrets.token_urlsafe(24)}"
         async with self._driver.session(database=self._database) as session:

@@ -1,4 +1,6 @@
-"""One real local stack per test session, started by the same code as `selfimprint dev up`,
+"""Fixtures shared by the integration and e2e suites.
+
+One real local stack per test session, started by the same code as `selfimprint dev up`,
 on free ports and a temporary data dir so it never touches a developer's running stack.
 
 Set SELFIMPRINT_TEST_KEEP_STACK=1 to leave it running after the session (for debugging)."""
@@ -47,3 +49,26 @@ async def graph_driver(stack_settings: Settings) -> AsyncIterator[AsyncDriver]:
 @pytest.fixture(scope="session")
 def graph_store(graph_driver: AsyncDriver, stack_settings: Settings) -> Neo4jGraphStore:
     return Neo4jGraphStore(graph_driver, stack_settings.neo4j_database)
+
+
+# --- the HTTP API (e2e) --------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def tenant_key(stack_settings: Settings) -> str:
+    """A fresh tenant and API key, issued with the operator CLI's code path."""
+    import asyncio
+    import uuid
+
+    from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
+
+    async def issue() -> str:
+        driver = open_driver(stack_settings)
+        try:
+            accounts = Neo4jAccounts(driver, stack_settings.neo4j_database)
+            issued = await accounts.issue_key(f"t{uuid.uuid4().hex[:10]}", "e2e tenant")
+            return issued.api_key
+        finally:
+            await driver.close()
+
+    return asyncio.run(issue())
