@@ -194,9 +194,10 @@ class IngestionActivities:
 class ExtractionActivities:
     """Model side (gpu queue): one LLM call and one embedding call per batch."""
 
-    def __init__(self, llm: LLM, embedder: Embedder) -> None:
+    def __init__(self, llm: LLM, embedder: Embedder, *, use_llm: bool = True) -> None:
         self._llm = llm
         self._embedder = embedder
+        self._use_llm = use_llm
 
     @activity.defn(name="ingestion.extract")
     async def extract(self, data: ExtractInput) -> ExtractedBatch:
@@ -204,6 +205,9 @@ class ExtractionActivities:
         prompt = extraction_messages(batch.messages, batch.recent, batch.language, batch.now)
         mode, error = ExtractionMode.LLM, None
         answer: Extraction
+        if not self._use_llm:
+            mode, answer = ExtractionMode.VERBATIM, verbatim_extraction(batch.messages)
+            return await self._embedded(answer, mode, None)
         try:
             answer = await self._llm.complete_json(
                 prompt, ExtractionAnswer, max_tokens=EXTRACTION_MAX_TOKENS
@@ -214,6 +218,11 @@ class ExtractionActivities:
             mode, error = ExtractionMode.VERBATIM, str(exc)[:500]
             answer = verbatim_extraction(batch.messages)
             log.warning("ingestion.verbatim_fallback", user_id=batch.user_id, error=error)
+        return await self._embedded(answer, mode, error)
+
+    async def _embedded(
+        self, answer: Extraction, mode: ExtractionMode, error: str | None
+    ) -> ExtractedBatch:
         refs = [c.ref for c in answer.candidates]
         texts = [c.content for c in answer.candidates]
         vectors = await asyncio.to_thread(self._embedder.embed_passages, texts) if refs else []

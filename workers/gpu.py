@@ -20,7 +20,9 @@ MAX_CONCURRENT_MODEL_CALLS = 4
 async def build(settings: Settings, client: Client) -> Registrations:
     embedder = build_embedder(settings)
     probe = ProbeActivities(embedder)
-    extraction = ExtractionActivities(build_llm(settings), embedder)
+    extraction = ExtractionActivities(
+        build_llm(settings), embedder, use_llm=settings.extraction == "llm"
+    )
     return [], [probe.embed, extraction.extract]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Annotated
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -16,6 +17,14 @@ def _known_zone(name: str) -> str:
     except (ZoneInfoNotFoundError, ValueError) as exc:
         raise ValueError(f"unknown IANA time zone {name!r}") from exc
     return name
+
+
+class Tier(StrEnum):
+    """Where a user's graph lives (spec §3.8.1): Neo4j, or an encrypted SYNX object in S3."""
+
+    HOT = "hot"
+    WARM = "warm"
+    COLD = "cold"
 
 
 TimeZoneName = Annotated[str, Field(min_length=1, max_length=64), AfterValidator(_known_zone)]

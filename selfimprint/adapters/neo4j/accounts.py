@@ -15,7 +15,7 @@ from neo4j import AsyncDriver
 
 from selfimprint.adapters.neo4j.records import UserScope
 from selfimprint.domain.sleep_policy import Plan
-from selfimprint.domain.users import UserProfile
+from selfimprint.domain.users import Tier, UserProfile
 
 
 @dataclass(frozen=True)
@@ -70,6 +70,14 @@ MATCH (p:UserProfile {scope: $scope})
 RETURN p.plan AS plan, p.time_zone AS time_zone, p.language AS language,
        p.medical_deployment AS medical
 """
+
+_SET_TIER = """
+MATCH (p:UserProfile {scope: $scope})
+SET p.tier = $tier, p.tier_changed_at = datetime()
+RETURN count(p) AS n
+"""
+
+_GET_TIER = "MATCH (p:UserProfile {scope: $scope}) RETURN coalesce(p.tier, 'hot') AS tier"
 
 _DELETE_PROFILE = "MATCH (p:UserProfile {scope: $scope}) DELETE p RETURN count(p) AS n"
 
@@ -134,6 +142,18 @@ class Neo4jAccounts:
             language=record["language"],
             medical_deployment=bool(record["medical"]),
         )
+
+    async def set_tier(self, scope: UserScope, tier: Tier) -> bool:
+        """Record where the user's graph lives; the read path checks it before retrieval."""
+        async with self._driver.session(database=self._database) as session:
+            record = await (await session.run(_SET_TIER, scope=scope.key, tier=tier.value)).single()
+        return bool(record and record["n"])
+
+    async def get_tier(self, scope: UserScope) -> Tier | None:
+        """None for an unknown user; users start hot."""
+        async with self._driver.session(database=self._database) as session:
+            record = await (await session.run(_GET_TIER, scope=scope.key)).single()
+        return None if record is None else Tier(record["tier"])
 
     async def delete_profile(self, scope: UserScope) -> bool:
         async with self._driver.session(database=self._database) as session:
