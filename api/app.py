@@ -13,8 +13,9 @@ import selfimprint
 from api.errors import install_error_handlers
 from api.health import check_all
 from api.limits import BodySizeLimit
+from api.metrics import RequestMetrics
 from api.resources import Resources
-from api.routes import context, messages, users
+from api.routes import context, memories, messages, users
 from selfimprint.config import Settings
 from selfimprint.logging import get_logger
 
@@ -48,9 +49,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     install_error_handlers(app)
     app.add_middleware(BodySizeLimit, max_bytes=MAX_BODY_BYTES)
+    app.add_middleware(RequestMetrics)
     app.include_router(users.router)
     app.include_router(messages.router)
     app.include_router(context.router)
+    app.include_router(memories.router)
 
     @app.get("/healthz", tags=["operations"])
     async def healthz() -> dict[str, str]:

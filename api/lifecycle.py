@@ -9,6 +9,7 @@ from temporalio.common import WorkflowIDConflictPolicy
 
 from api.resources import Resources
 from selfimprint.adapters.neo4j.records import UserScope
+from selfimprint.logging import get_logger
 from workflows.user_lifecycle import (
     LifecycleInput,
     LifecycleState,
@@ -18,6 +19,8 @@ from workflows.user_lifecycle import (
     UserLifecycleWorkflow,
     workflow_id,
 )
+
+log = get_logger(__name__)
 
 
 def _initial(resources: Resources, scope: UserScope) -> LifecycleInput:
@@ -57,3 +60,14 @@ async def signal_profile(resources: Resources, scope: UserScope, change: Profile
         start_signal="profile_changed",
         start_signal_args=[change],
     )
+
+
+async def request_rehydration(resources: Resources, scope: UserScope) -> None:
+    """Ask the lifecycle workflow to bring a warm or cold graph back (best effort: the caller
+    answers a degraded context either way)."""
+    try:
+        client = await resources.temporal()
+        handle = client.get_workflow_handle(workflow_id(scope.tenant_id, scope.user_id))
+        await handle.signal("context_requested")
+    except Exception as exc:
+        log.warning("lifecycle.rehydrate_signal_failed", user_id=scope.user_id, error=str(exc))

@@ -8,10 +8,13 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
 from api.auth import Caller
+from api.lifecycle import request_rehydration
 from api.read_path import ContextMode, build_context
-from api.routes.common import UserId, known_user, resources_of, scope_of
+from api.routes.common import UserId, resources_of, scope_of, unknown_user
+from selfimprint.domain.language import detect_language
 from selfimprint.domain.messages import MessageText
 from selfimprint.domain.models import NodeType
+from selfimprint.domain.users import Tier
 
 router = APIRouter(prefix="/v1/users", tags=["context"])
 
@@ -43,6 +46,12 @@ class ContextResponse(BaseModel):
         default_factory=list, description="CollectiveImprint hints (none until it exists)."
     )
     open_loop_questions: list[str]
+    tier: Tier = Field(description="Where the user's graph lives now.")
+    rehydrating: bool = Field(
+        False,
+        description="The graph is in warm/cold storage and is being brought back: this answer "
+        "has no memories; ask again in a few seconds.",
+    )
     timings_ms: dict[str, float]
 
 
@@ -52,7 +61,23 @@ async def post_context(
 ) -> ContextResponse:
     resources = resources_of(request)
     scope = scope_of(who, user_id)
-    await known_user(resources, scope)
+    tier = await resources.accounts.get_tier(scope)
+    if tier is None:
+        raise unknown_user(scope)
+    if tier is not Tier.HOT:
+        await request_rehydration(resources, scope)
+        return ContextResponse(
+            context="",
+            language=detect_language(body.message),
+            mode=ContextMode.FAST,
+            fallback_reason=f"the user's memory is in {tier.value} storage",
+            tokens=0,
+            memories=[],
+            open_loop_questions=[],
+            tier=tier,
+            rehydrating=True,
+            timings_ms={},
+        )
     outcome = await build_context(resources, scope, body.message, body.budget_tokens, body.mode)
     ctx = outcome.context
     return ContextResponse(
@@ -68,5 +93,6 @@ async def post_context(
             for m in ctx.memories_used
         ],
         open_loop_questions=list(ctx.open_loop_questions),
+        tier=Tier.HOT,
         timings_ms={k: round(v, 2) for k, v in outcome.timings_ms.items()},
     )

@@ -1,0 +1,243 @@
+"""What the system believes about a user, for the user (through the app): browse, see why a
+memory exists, correct it, pin it, mark it wrong, read the portrait ("mirror")."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Query, Request
+from fastapi.responses import PlainTextResponse
+from pydantic import BaseModel, Field
+
+from api.auth import Caller
+from api.errors import ApiError
+from api.routes.common import UserId, known_user, resources_of, scope_of
+from selfimprint.domain.belief import effective_confidence
+from selfimprint.domain.corrections import MemoryCorrection, apply_correction
+from selfimprint.domain.decay import node_effective_weight
+from selfimprint.domain.models import (
+    MAX_ID_CHARS,
+    EdgeType,
+    EvidenceKind,
+    HypothesisStatus,
+    Node,
+    NodeType,
+    Permanence,
+)
+from selfimprint.domain.portrait import PortraitEntry, render_portrait, render_tensions
+
+router = APIRouter(prefix="/v1/users", tags=["memories"])
+
+MemoryId = Annotated[
+    str, Path(min_length=1, max_length=MAX_ID_CHARS, pattern=r"^[A-Za-z0-9_.:\-]+$")
+]
+
+
+class MemoryOut(BaseModel):
+    id: str
+    type: NodeType
+    content: str
+    status: HypothesisStatus = Field(description="active for ordinary memories")
+    weight: float = Field(description="Effective (decayed) weight now.")
+    confidence: float = Field(description="Effective (dormancy-decayed) confidence now.")
+    permanence: Permanence
+    evidence_kind: EvidenceKind
+    is_inference: bool
+    is_pinned: bool
+    created_at: datetime
+    last_reinforced_at: datetime | None
+    sources: list[str] = Field(description="Ids of the messages this memory came from.")
+
+    @staticmethod
+    def of(node: Node, status: HypothesisStatus, now: datetime) -> MemoryOut:
+        return MemoryOut(
+            id=node.id,
+            type=node.type,
+            content=node.content,
+            status=status,
+            weight=round(node_effective_weight(node, now), 4),
+            confidence=round(effective_confidence(node.belief, now), 4),
+            permanence=node.belief.permanence,
+            evidence_kind=node.belief.evidence_kind,
+            is_inference=node.is_inference,
+            is_pinned=node.is_pinned,
+            created_at=node.created_at,
+            last_reinforced_at=node.last_reinforced_at,
+            sources=list(node.sources),
+        )
+
+
+class MemoryList(BaseModel):
+    memories: list[MemoryOut]
+    next_offset: int | None
+
+
+class SourceMessage(BaseModel):
+    id: str
+    sent_at: datetime
+    excerpt: str
+
+
+class EdgeOut(BaseModel):
+    type: EdgeType
+    direction: str = Field(description="out: this memory -> other; in: other -> this memory")
+    other_id: str
+    other_content: str | None
+    confidence: float
+    is_inferred: bool
+
+
+class MemoryDetail(BaseModel):
+    memory: MemoryOut
+    why: list[SourceMessage] = Field(description="The messages this memory came from.")
+    edges: list[EdgeOut]
+
+
+@router.get("/{user_id}/memories", response_model=MemoryList)
+async def list_memories(
+    user_id: UserId,
+    who: Caller,
+    request: Request,
+    type: NodeType | None = None,  # noqa: A002 - the API's field name
+    status: HypothesisStatus | None = None,
+    archived: bool | None = None,
+    offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
+    limit: Annotated[int, Query(ge=1, le=500)] = 50,
+) -> MemoryList:
+    resources = resources_of(request)
+    scope = scope_of(who, user_id)
+    await known_user(resources, scope)
+    store = resources.graph.for_user(scope.tenant_id, scope.user_id)
+    rows = await store.list_memories(
+        type_=type, status=status, archived=archived, offset=offset, limit=limit + 1
+    )
+    now = datetime.now(UTC)
+    return MemoryList(
+        memories=[MemoryOut.of(n, s, now) for n, s in rows[:limit]],
+        next_offset=offset + limit if len(rows) > limit else None,
+    )
+
+
+async def _memory(request: Request, who: Caller, user_id: str, memory_id: str) -> Node:
+    resources = resources_of(request)
+    scope = scope_of(who, user_id)
+    await known_user(resources, scope)
+    found = await resources.graph.for_user(scope.tenant_id, scope.user_id).get_nodes([memory_id])
+    if not found:
+        raise ApiError(404, "unknown_memory", f"memory {memory_id!r} does not exist")
+    return found[0]
+
+
+@router.get("/{user_id}/memories/{memory_id}", response_model=MemoryDetail)
+async def get_memory(
+    user_id: UserId, memory_id: MemoryId, who: Caller, request: Request
+) -> MemoryDetail:
+    """One memory with why it exists: its source messages and its edges."""
+    node = await _memory(request, who, user_id, memory_id)
+    resources = resources_of(request)
+    scope = scope_of(who, user_id)
+    store = resources.graph.for_user(scope.tenant_id, scope.user_id)
+    status, edges, messages = await asyncio.gather(
+        store.status_of(memory_id),
+        store.edges_of(memory_id),
+        resources.messages(scope).get(list(node.sources)),
+    )
+    others = {
+        n.id: n
+        for n in await store.get_nodes(
+            [e.target_id if e.source_id == memory_id else e.source_id for e in edges]
+        )
+    }
+    edges_out = []
+    for edge in edges:
+        outgoing = edge.source_id == memory_id
+        other_id = edge.target_id if outgoing else edge.source_id
+        other = others.get(other_id)
+        edges_out.append(
+            EdgeOut(
+                type=edge.type,
+                direction="out" if outgoing else "in",
+                other_id=other_id,
+                other_content=other.content if other else None,
+                confidence=edge.confidence,
+                is_inferred=edge.is_inferred,
+            )
+        )
+    return MemoryDetail(
+        memory=MemoryOut.of(node, status or HypothesisStatus.ACTIVE, datetime.now(UTC)),
+        why=[SourceMessage(id=m.id, sent_at=m.sent_at, excerpt=m.text[:280]) for m in messages],
+        edges=edges_out,
+    )
+
+
+@router.patch("/{user_id}/memories/{memory_id}", response_model=MemoryOut)
+async def patch_memory(
+    user_id: UserId,
+    memory_id: MemoryId,
+    correction: MemoryCorrection,
+    who: Caller,
+    request: Request,
+) -> MemoryOut:
+    """Correct the content, pin or unpin, or mark the memory wrong (-> refuted, out of context)."""
+    if correction.content is None and correction.pinned is None and correction.wrong is None:
+        raise ApiError(422, "empty_correction", "give at least one of content, pinned, wrong")
+    if correction.wrong is False:
+        raise ApiError(422, "invalid_request", "wrong can only be set to true")
+    node = await _memory(request, who, user_id, memory_id)
+    resources = resources_of(request)
+    scope = scope_of(who, user_id)
+    now = datetime.now(UTC)
+    embedding = None
+    if correction.content is not None and correction.content != node.content:
+        vector = await asyncio.to_thread(resources.embedder.embed_passages, [correction.content])
+        embedding = tuple(vector[0])
+    fixed = apply_correction(
+        node,
+        correction,
+        now,
+        embedding=embedding,
+        embedding_model=resources.embedder.model_id if embedding else None,
+    )
+    store = resources.graph.for_user(scope.tenant_id, scope.user_id)
+    await store.upsert([fixed])
+    if correction.wrong:
+        await store.set_status(memory_id, HypothesisStatus.REFUTED)
+    status = await store.status_of(memory_id) or HypothesisStatus.ACTIVE
+    return MemoryOut.of(fixed, status, now)
+
+
+def _title(node: Node) -> str:
+    words = " ".join(node.content.split())
+    short = words if len(words) <= 60 else words[:57].rsplit(" ", 1)[0] + "…"
+    return f"{node.type.value.replace('_', ' ').capitalize()}: {short}"
+
+
+@router.get("/{user_id}/portrait", response_class=PlainTextResponse)
+async def portrait(user_id: UserId, who: Caller, request: Request) -> str:
+    """The user's memory portrait ("mirror") in the epistemic-memory block format, with the
+    tensions log: what the system believes, how sure it is, and since when."""
+    resources = resources_of(request)
+    scope = scope_of(who, user_id)
+    profile = await known_user(resources, scope)
+    store = resources.graph.for_user(scope.tenant_id, scope.user_id)
+    rows = await store.list_memories(archived=False, limit=200)
+    now = datetime.now(UTC)
+    entries = [
+        PortraitEntry.from_belief(
+            _title(node),
+            node.content,
+            node.belief,
+            confidence=effective_confidence(node.belief, now),
+            tz=profile.zone,
+        )
+        for node, _ in rows
+        if node.type is not NodeType.EVENT
+    ]
+    tensions = await store.tensions()
+    contents = {n.id: n.content for n, _ in rows}
+    body = render_portrait(entries)
+    if tensions:
+        body += "\n\n# Tensions\n\n" + render_tensions(tensions, contents, tz=profile.zone)
+    return body
