@@ -37,5 +37,9 @@ async def known_user(resources: Resources, scope: UserScope) -> UserProfile:
     """The user's profile; a user another tenant owns is simply unknown here (404)."""
     profile = await resources.accounts.get_profile(scope)
     if profile is None:
-        raise ApiError(404, "unknown_user", f"user {scope.user_id!r} does not exist: PUT it first")
+        raise unknown_user(scope)
     return profile
+
+
+def unknown_user(scope: UserScope) -> ApiError:
+    return ApiError(404, "unknown_user", f"user {scope.user_id!r} does not exist: PUT it first")
