@@ -33,7 +33,7 @@ log = get_logger(__name__)
 RECENT_MEMORIES = 12
 # Existing memories compared with each candidate for reinforcement.
 NEAREST_PER_CANDIDATE = 3
-EXTRACTION_MAX_TOKENS = 1400
+EXTRACTION_MAX_TOKENS = 800
 
 
 class PendingInput(BaseModel):

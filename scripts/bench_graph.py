@@ -25,6 +25,7 @@ from selfimprint.adapters.neo4j import Neo4jGraphStore, VectorSearchConfig, open
 from selfimprint.config import Settings
 from selfimprint.devstack.ports import free_ports
 from selfimprint.devstack.process import ManagedProcess
+from selfimprint.devstack.report import replace_section
 from selfimprint.devstack.secrets import ensure_local_secrets
 from selfimprint.devstack.services import Neo4jLocal
 from selfimprint.domain.models import Belief, Node, NodeType
@@ -35,7 +36,6 @@ log = get_logger("bench_graph")
 DIM = 384
 MODEL = "bench-model"
 NOW = datetime(2026, 3, 1, tzinfo=UTC)
-BENCHMARKS = Path(__file__).resolve().parents[1] / "BENCHMARKS.md"
 EXACT = VectorSearchConfig(exact_scan_max_nodes=10**9)
 INDEX = VectorSearchConfig(exact_scan_max_nodes=0, max_index_fetch=10**6)
 
@@ -205,14 +205,7 @@ def write_section(lines: list[str], command: str, heap: str) -> None:
             "",
         ]
     )
-    text = BENCHMARKS.read_text() if BENCHMARKS.exists() else "# Benchmarks\n\n"
-    start = text.find("## Graph store")
-    if start >= 0:
-        end = text.find("\n## ", start + 1)
-        text = text[:start] + section + (text[end + 1 :] if end >= 0 else "")
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    BENCHMARKS.write_text(text)
+    replace_section(section)
 
 
 def main() -> None:

@@ -21,18 +21,17 @@ import tracemalloc
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import TypeVar
 
 import numpy as np
 import zstandard
 
 from selfimprint.adapters.synx import DEFAULT_ZSTD_LEVEL, read_synx, write_synx
+from selfimprint.devstack.report import replace_section
 from selfimprint.domain.models import Belief, Edge, EdgeType, Node, NodeType, Valence
 from selfimprint.logging import configure_logging
 from selfimprint.ports import DataKey, GraphSnapshot
 
-BENCHMARKS = Path(__file__).resolve().parents[1] / "BENCHMARKS.md"
 SECTION = "## SYNX"
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 _TYPES = (NodeType.FACT, NodeType.FACT, NodeType.EVENT, NodeType.PERSON, NodeType.EMOTIONAL_NOTE)
@@ -206,14 +205,7 @@ def section(speed: list[str], memory: list[str], command: str) -> str:
 
 
 def write_section(text_section: str) -> None:
-    text = BENCHMARKS.read_text() if BENCHMARKS.exists() else "# Benchmarks\n\n"
-    start = text.find(SECTION + "\n")
-    if start >= 0:
-        end = text.find("\n## ", start + 1)
-        text = text[:start] + text_section + (text[end + 1 :] if end >= 0 else "")
-    else:
-        text = text.rstrip("\n") + "\n\n" + text_section
-    BENCHMARKS.write_text(text)
+    replace_section(text_section)
 
 
 def main() -> None:

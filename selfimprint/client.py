@@ -53,6 +53,8 @@ class Context(BaseModel):
     memories: list[UsedMemory]
     collective_hints: list[str]
     open_loop_questions: list[str]
+    tier: str = "hot"
+    rehydrating: bool = False
     timings_ms: dict[str, float]
 
 

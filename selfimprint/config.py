@@ -90,7 +90,7 @@ class Settings(BaseSettings):
     )
     llm_port: int = Field(8081, ge=1, le=65535, description="Local llama.cpp server port.")
     llm_ctx: int = Field(4096, ge=256, description="Context window of the local server.")
-    llm_timeout_s: float = Field(60.0, gt=0, description="Per-request timeout, no retries.")
+    llm_timeout_s: float = Field(120.0, gt=0, description="Per-request timeout, no retries.")
 
     extraction: Literal["llm", "verbatim"] = Field(
         "llm",

@@ -70,8 +70,8 @@ from selfimprint.domain.models import (
 # may generate for one batch (project choice, sized for a batch of a few chat turns).
 MAX_REF_CHARS: Final = 16
 MAX_CANDIDATE_CHARS: Final = 400
-MAX_CANDIDATES: Final = 8  # per batch of a few messages; also bounds a weak model's output
-MAX_EXTRACTED_EDGES: Final = 12
+MAX_CANDIDATES: Final = 6  # per batch of a few messages; also bounds a weak model's output
+MAX_EXTRACTED_EDGES: Final = 8
 MAX_CANDIDATE_SOURCES: Final = 20
 MAX_MENTIONS: Final = 5
 MAX_NAME_CHARS: Final = 80

@@ -72,6 +72,10 @@ RETURN m.id AS id ORDER BY m.sent_at, m.id LIMIT $limit
 
 _COUNT = "MATCH (m:RawMessage {scope: $scope}) RETURN count(m) AS n"
 
+_COUNT_STATE = """
+MATCH (m:RawMessage {scope: $scope, extraction_state: $state}) RETURN count(m) AS n
+"""
+
 _DELETE_ALL = """
 MATCH (m:RawMessage {scope: $scope})
 WITH m LIMIT 10000
@@ -139,6 +143,13 @@ class Neo4jMessageLog:
     async def count(self) -> int:
         async with self._driver.session(database=self._database) as session:
             record = await (await session.run(_COUNT, scope=self._scope.key)).single()
+            return int(record["n"]) if record else 0
+
+    async def count_in_state(self, state: ExtractionState) -> int:
+        async with self._driver.session(database=self._database) as session:
+            record = await (
+                await session.run(_COUNT_STATE, scope=self._scope.key, state=state.value)
+            ).single()
             return int(record["n"]) if record else 0
 
     async def delete_all(self) -> int:

@@ -1,0 +1,273 @@
+"""API benchmark: context latency for a user with 10,000 memories (end to end over HTTP, query
+embedding included), message acceptance latency, and ingestion throughput with the local LLM and
+without it (verbatim extraction), on a throw-away local stack.
+
+    .venv/bin/python scripts/bench_api.py [--memories 10000] [--requests 300] [--no-write]
+
+Prints the figures and replaces the `## API` section of BENCHMARKS.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import httpx
+
+from selfimprint.adapters.embedders import build_embedder
+from selfimprint.adapters.neo4j import Neo4jGraphStore, open_driver
+from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
+from selfimprint.adapters.neo4j.message_log import ExtractionState, MessageLogs
+from selfimprint.adapters.neo4j.records import UserScope
+from selfimprint.config import Settings
+from selfimprint.devstack import stack
+from selfimprint.devstack.ports import isolated_port_settings
+from selfimprint.devstack.report import replace_section
+from selfimprint.devstack.services import PythonProcess
+from selfimprint.domain.decay import coefficient_for, expires_at
+from selfimprint.domain.models import Belief, Node, NodeType, Valence
+
+SUBJECTS = ["my sister", "my manager", "the dentist", "our landlord", "my running club", "Marta"]
+VERBS = ["talked about", "worried about", "planned", "finished", "postponed", "enjoyed"]
+OBJECTS = [
+    "the quarterly report", "a trip to Porto", "the job interview", "learning Rust",
+    "the marathon training", "moving flats", "the new espresso machine", "a book on Stoicism",
+    "the visa paperwork", "a birthday party", "the garden", "a piano lesson",
+]  # fmt: skip
+
+
+def say(text: str) -> None:
+    sys.stderr.write(text + "\n")
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def synthetic_sentences(n: int, rng: random.Random) -> list[str]:
+    return [
+        f"{rng.choice(SUBJECTS).capitalize()} {rng.choice(VERBS)} {rng.choice(OBJECTS)} "
+        f"on day {i % 365} ({i})."
+        for i in range(n)
+    ]
+
+
+async def load_memories(settings: Settings, scope: UserScope, n: int) -> float:
+    """Write n memories with real embeddings straight into the store; returns seconds."""
+    rng = random.Random(7)
+    embedder = build_embedder(settings)
+    texts = synthetic_sentences(n, rng)
+    now = datetime.now(UTC)
+    started = time.perf_counter()
+    vectors: list[list[float]] = []
+    for i in range(0, n, 256):
+        vectors += embedder.embed_passages(texts[i : i + 256])
+    types = [NodeType.FACT, NodeType.EVENT, NodeType.PERSON, NodeType.OPEN_LOOP]
+    nodes = []
+    for i, (text, vector) in enumerate(zip(texts, vectors, strict=True)):
+        node_type = types[i % len(types)] if i % 9 else NodeType.EMOTIONAL_NOTE
+        valence = Valence.NEGATIVE if node_type is NodeType.EMOTIONAL_NOTE else None
+        created = now - timedelta(days=rng.uniform(0, 60))
+        coefficient = coefficient_for(node_type, valence=valence)
+        nodes.append(
+            Node(
+                id=f"bench-{i}",
+                user_id=scope.user_id,
+                type=node_type,
+                valence=valence,
+                content=text,
+                weight=1.0,
+                weight_at=created,
+                created_at=created,
+                decay_coefficient=coefficient,
+                expires_at=expires_at(1.0, created, coefficient),
+                sources=(f"msg-{i}",),
+                belief=Belief(first_seen=created),
+                embedding=tuple(vector),
+                embedding_model=embedder.model_id,
+            )
+        )
+    driver = open_driver(settings)
+    try:
+        store = Neo4jGraphStore(driver, settings.neo4j_database).for_user(
+            scope.tenant_id, scope.user_id
+        )
+        for i in range(0, n, 1000):
+            await store.upsert(nodes[i : i + 1000])
+    finally:
+        await driver.close()
+    return time.perf_counter() - started
+
+
+async def issue_key(settings: Settings) -> tuple[str, str]:
+    driver = open_driver(settings)
+    try:
+        tenant = f"bench{uuid.uuid4().hex[:6]}"
+        issued = await Neo4jAccounts(driver, settings.neo4j_database).issue_key(tenant, "bench")
+        return tenant, issued.api_key
+    finally:
+        await driver.close()
+
+
+def time_requests(
+    http: httpx.Client, method: str, path: str, bodies: list[dict[str, object]], status: int
+) -> list[float]:
+    latencies = []
+    for body in bodies:
+        started = time.perf_counter()
+        answer = http.request(method, path, json=body)
+        latencies.append((time.perf_counter() - started) * 1000)
+        if answer.status_code != status:
+            raise RuntimeError(f"{path}: {answer.status_code} {answer.text[:200]}")
+    return latencies
+
+
+async def wait_extracted(settings: Settings, scope: UserScope, total: int) -> float:
+    driver = open_driver(settings)
+    started = time.perf_counter()
+    try:
+        log = MessageLogs(driver, settings.neo4j_database).for_user(scope)
+        while await log.count_in_state(ExtractionState.PENDING) > 0:
+            await asyncio.sleep(0.5)
+        return time.perf_counter() - started
+    finally:
+        await driver.close()
+
+
+def ingest(
+    http: httpx.Client, settings: Settings, tenant: str, messages: int, label: str
+) -> tuple[float, int]:
+    """Send `messages` messages in batches of 4 and wait until all are extracted."""
+    user = f"ingest-{label}-{uuid.uuid4().hex[:6]}"
+    http.put(f"/v1/users/{user}", json={}).raise_for_status()
+    texts = synthetic_sentences(messages, random.Random(11))
+    started = time.perf_counter()
+    now = datetime.now(UTC)
+    for i in range(0, messages, 4):
+        rows = [
+            {"id": f"m{j}", "role": "user", "text": f"I {t.lower()}", "sent_at": now.isoformat()}
+            for j, t in enumerate(texts[i : i + 4], start=i)
+        ]
+        http.post(f"/v1/users/{user}/messages", json={"messages": rows}).raise_for_status()
+    asyncio.run(wait_extracted(settings, UserScope(tenant, user), messages))
+    return time.perf_counter() - started, messages
+
+
+def restart_gpu_worker(settings: Settings) -> None:
+    worker = PythonProcess("worker-gpu", "workers.gpu", "task_queue_gpu")
+    process = stack.process_for(worker, settings)
+    process.stop()
+    worker.start(settings, process)
+    process.wait_ready(lambda: worker.ready(settings), 120)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--memories", type=int, default=10_000)
+    parser.add_argument("--requests", type=int, default=300)
+    parser.add_argument("--llm-messages", type=int, default=12)
+    parser.add_argument("--verbatim-messages", type=int, default=200)
+    parser.add_argument("--no-write", action="store_true")
+    args = parser.parse_args()
+
+    root = Path(tempfile.mkdtemp(prefix="si-bench-api-"))
+    settings = Settings(data_dir=root, neo4j_heap="2g", **isolated_port_settings())  # type: ignore[arg-type]
+    say("starting an isolated stack ...")
+    stack.up(settings)
+    try:
+        tenant, key = asyncio.run(issue_key(settings))
+        http = httpx.Client(
+            base_url=settings.api_url, headers={"Authorization": f"Bearer {key}"}, timeout=300
+        )
+        user = "big-user"
+        http.put(f"/v1/users/{user}", json={}).raise_for_status()
+        say(f"loading {args.memories} memories with real embeddings ...")
+        load_s = asyncio.run(load_memories(settings, UserScope(tenant, user), args.memories))
+
+        questions = [f"What do you remember about {o}?" for o in OBJECTS] + [
+            f"How is {s} doing?" for s in SUBJECTS
+        ]
+        bodies: list[dict[str, object]] = [
+            {"message": questions[i % len(questions)], "mode": "fast"} for i in range(args.requests)
+        ]
+        time_requests(http, "POST", f"/v1/users/{user}/context", bodies[:20], 200)  # warm-up
+        say("timing context requests ...")
+        context_ms = time_requests(http, "POST", f"/v1/users/{user}/context", bodies, 200)
+
+        acceptor = "accept-user"
+        http.put(f"/v1/users/{acceptor}", json={}).raise_for_status()
+        now = datetime.now(UTC).isoformat()
+        accept_bodies: list[dict[str, object]] = [
+            {"messages": [{"id": f"a{i}", "role": "user", "text": "ok, noted.", "sent_at": now}]}
+            for i in range(args.requests)
+        ]
+        say("timing message acceptance ...")
+        accept_ms = time_requests(
+            http, "POST", f"/v1/users/{acceptor}/messages", accept_bodies, 202
+        )
+        asyncio.run(wait_extracted(settings, UserScope(tenant, acceptor), args.requests))
+
+        say(f"ingesting {args.llm_messages} messages with the local LLM ...")
+        llm_s, llm_n = ingest(http, settings, tenant, args.llm_messages, "llm")
+        restart_gpu_worker(settings.model_copy(update={"extraction": "verbatim"}))
+        say(f"ingesting {args.verbatim_messages} messages without the LLM ...")
+        verbatim_s, verbatim_n = ingest(http, settings, tenant, args.verbatim_messages, "verbatim")
+    finally:
+        stack.down(settings)
+        shutil.rmtree(root, ignore_errors=True)
+
+    command = "  ".join(sys.argv[1:])
+    rows = [
+        (
+            f"context, fast mode, {args.memories:,} memories, over HTTP incl. query embedding",
+            f"p50 {statistics.median(context_ms):.1f} ms, p95 {pct(context_ms, 0.95):.1f} ms",
+            "target p95 <= 100 ms",
+        ),
+        (
+            "message acceptance (1 message, stored durably + workflow signalled)",
+            f"p50 {statistics.median(accept_ms):.1f} ms, p95 {pct(accept_ms, 0.95):.1f} ms",
+            "target p95 <= 20 ms",
+        ),
+        (
+            "ingestion with the local LLM (SmolLM2-135M, llama.cpp, 2 cores)",
+            f"{llm_n / llm_s:.2f} messages/s ({llm_n} in {llm_s:.0f} s)",
+            "batches of 4 messages",
+        ),
+        (
+            "ingestion without the LLM (verbatim extraction, embedding + graph writes)",
+            f"{verbatim_n / verbatim_s:.1f} messages/s ({verbatim_n} in {verbatim_s:.0f} s)",
+            "benchmark-only setting",
+        ),
+        (
+            f"loading {args.memories:,} memories (embedding + upsert)",
+            f"{load_s:.0f} s",
+            "set-up, not a target",
+        ),
+    ]
+    lines = [
+        "## API",
+        "",
+        f"Command: `.venv/bin/python scripts/bench_api.py {command}`. One throw-away local stack",
+        "(all services on this 2-core machine, client on the same machine, sequential requests).",
+        "",
+        "| measurement | result | note |",
+        "|---|---|---|",
+        *[f"| {a} | {b} | {c} |" for a, b, c in rows],
+    ]
+    sys.stdout.write("\n".join(lines) + "\n")
+    if not args.no_write:
+        replace_section("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,124 @@
+"""The whole stack through the API: remember a three-week conversation and answer what matters.
+
+The local LLM is SmolLM2-135M: weak, so these tests assert what the pipeline guarantees with
+any extractor (every memory can say which messages it came from; the context for a question
+finds the memories of the relevant events), not the wording a strong model would produce.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from selfimprint.adapters.neo4j import open_driver
+from selfimprint.adapters.neo4j.message_log import ExtractionState, MessageLogs
+from selfimprint.adapters.neo4j.records import UserScope
+from selfimprint.client import SelfImprintClient
+from selfimprint.config import Settings
+from selfimprint.devstack import stack
+from selfimprint.devstack.services import LlamaCppServer
+from selfimprint.domain.messages import Message, Role
+from selfimprint.domain.users import UserProfile
+from tests.e2e.helpers import scripted_conversation, wait_extracted
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture
+async def client(stack_settings: Settings, tenant_key: str) -> AsyncIterator[SelfImprintClient]:
+    async with SelfImprintClient(stack_settings.api_url, tenant_key, timeout_s=120) as si:
+        yield si
+
+
+@pytest.fixture
+async def logs(stack_settings: Settings) -> AsyncIterator[MessageLogs]:
+    driver = open_driver(stack_settings)
+    yield MessageLogs(driver, stack_settings.neo4j_database)
+    await driver.close()
+
+
+def scope(tenant_key: str, user_id: str) -> UserScope:
+    return UserScope(tenant_key.split("_")[1], user_id)
+
+
+async def test_a_three_week_conversation_is_remembered_with_sources(
+    client: SelfImprintClient, logs: MessageLogs, tenant_key: str
+) -> None:
+    user = f"alex-{uuid.uuid4().hex[:6]}"
+    await client.put_user(user, UserProfile(plan="paid", time_zone="Europe/Berlin"))
+    conversation = scripted_conversation()
+    by_week: dict[str, list[Message]] = {}
+    for message in conversation:
+        by_week.setdefault(message.id[:2], []).append(message)
+    for week in sorted(by_week):
+        accepted = await client.post_messages(user, by_week[week])
+        assert accepted.accepted == len(by_week[week]) and accepted.scheduled
+
+    states = await wait_extracted(logs, scope(tenant_key, user))
+    assert states == {"pending": 0, "extracted": len(conversation), "failed": 0}
+
+    memories = await client.memories(user, limit=500)
+    ids = {m.id for m in conversation}
+    assert memories, "nothing was remembered"
+    for memory in memories:
+        assert memory["sources"] and set(memory["sources"]) <= ids, memory
+
+    answer = await client.context(user, "How did the Globex interview go?")
+    assert answer.language == "en" and answer.tier == "hot"
+    assert answer.context.startswith("Background on the user")
+    assert answer.tokens <= 400
+    used_sources = {s for m in answer.memories for s in m.sources}
+    # The chain's evidence: the interview, the frustration after it, the underpreparation.
+    assert used_sources & {"w1-interview", "w3-interview-done"}, answer.memories
+    assert used_sources & {"w3-frustration", "w3-ru-frustration"}, answer.memories
+    assert used_sources & {"w2-underprep", "w2-ru-stress", "w1-busy"}, answer.memories
+    assert [m.score for m in answer.memories] == sorted(
+        (m.score for m in answer.memories), reverse=True
+    )
+
+    russian = await client.context(user, "Как прошло собеседование в Globex?")
+    assert russian.language == "ru"
+    # The instruction to the main model is in the language of the message.
+    assert any("\u0400" <= ch <= "\u04ff" for ch in russian.context.splitlines()[0])
+
+    # Every memory can say why it exists.
+    detail = await client.memory(user, answer.memories[0].id)
+    assert {m["id"] for m in detail["why"]} == set(answer.memories[0].sources)
+
+
+async def test_messages_survive_an_llm_outage_and_are_extracted_exactly_once(
+    stack_settings: Settings, client: SelfImprintClient, logs: MessageLogs, tenant_key: str
+) -> None:
+    user = f"outage-{uuid.uuid4().hex[:6]}"
+    await client.put_user(user, UserProfile())
+    llm = LlamaCppServer()
+    llm_process = stack.process_for(llm, stack_settings)
+    assert llm_process.stop()
+    try:
+        sent = datetime.now(UTC) - timedelta(minutes=5)
+        batch = [
+            Message(id="o1", role=Role.USER, text="I adopted a dog named Pixel.", sent_at=sent),
+            Message(id="o2", role=Role.USER, text="I run every morning at 6.", sent_at=sent),
+        ]
+        accepted = await client.post_messages(user, batch)
+        assert accepted.accepted == 2  # accepted although the LLM is down
+        await asyncio.sleep(5)
+        message_log = logs.for_user(scope(tenant_key, user))
+        assert await message_log.count_in_state(ExtractionState.PENDING) == 2
+        assert await client.memories(user) == []
+    finally:
+        llm.start(stack_settings, llm_process)
+        llm_process.wait_ready(lambda: llm.ready(stack_settings), 120)
+
+    states = await wait_extracted(logs, scope(tenant_key, user), timeout_s=300)
+    assert states["extracted"] == 2 and states["pending"] == 0
+    memories = await client.memories(user, limit=100)
+    assert memories
+    # Exactly once: a retried extraction would have written a second copy of each memory.
+    contents = [m["content"] for m in memories]
+    assert len(contents) == len(set(contents))
+    assert {s for m in memories for s in m["sources"]} <= {"o1", "o2"}
