@@ -5,4 +5,5 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 .venv/bin/selfimprint dev up
 .venv/bin/selfimprint dev smoke
+.venv/bin/selfimprint demo
 echo "The stack stays up: open the URLs above; stop it with .venv/bin/selfimprint dev down"

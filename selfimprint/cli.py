@@ -112,6 +112,14 @@ def dev_smoke() -> None:
     typer.echo(asyncio.run(probe()))
 
 
+@app.command("demo")
+def demo(timeout_s: float = typer.Option(900.0, help="How long to wait for extraction.")) -> None:
+    """The main job: send a scripted conversation through the API and show what is remembered."""
+    from selfimprint.devstack.demo import run_demo
+
+    asyncio.run(run_demo(_settings(), typer.echo, timeout_s))
+
+
 @app.command("version")
 def version() -> None:
     """Print the installed version."""
