@@ -312,3 +312,63 @@ class DataKeyStore(Protocol):
     def destroy(self, tenant_id: str, user_id: str) -> bool: ...
 
     def rewrap_all(self, old_kek: KeyEncryptionKey, new_kek: KeyEncryptionKey) -> int: ...
+
+
+# --- object storage for the warm and cold tiers (issue 7) -----------------------------------------
+# An S3-like store of whole objects. Keys are chosen by the caller (see `adapters.s3.ObjectLayout`);
+# every call is idempotent, so an activity that repeats one after a crash changes nothing more.
+
+from collections.abc import Iterator, Mapping  # noqa: E402
+from typing import IO  # noqa: E402
+
+
+class ObjectNotFoundError(LookupError):
+    """The object (or bucket) does not exist."""
+
+
+@dataclass(frozen=True)
+class StoredObject:
+    key: str
+    size: int
+    storage_class: str
+    metadata: Mapping[str, str]
+    version_id: str | None = None
+
+
+@dataclass(frozen=True)
+class ObjectVersion:
+    key: str
+    version_id: str | None  # None: the bucket does not version objects
+    is_delete_marker: bool = False
+
+
+class ObjectStore(Protocol):
+    def put(
+        self, key: str, body: IO[bytes], *, storage_class: str, metadata: Mapping[str, str]
+    ) -> StoredObject:
+        """Upload (multipart when large) and return what is stored; replaces the key's object."""
+        ...
+
+    def get(self, key: str) -> Iterator[bytes]:
+        """The object's bytes as a stream of blocks; raises ObjectNotFoundError."""
+        ...
+
+    def head(self, key: str) -> StoredObject | None: ...
+
+    def list_versions(self, prefix: str) -> list[ObjectVersion]:
+        """Every version and delete marker under `prefix` (plain objects if unversioned)."""
+        ...
+
+    def delete_versions(self, versions: Sequence[ObjectVersion]) -> int: ...
+
+    def delete_prefix(self, prefix: str) -> int:
+        """Delete every version of every object under `prefix` (which must end with '/')."""
+        ...
+
+    def delete_key(self, key: str) -> int:
+        """Delete every version of exactly this key."""
+        ...
+
+    def copy(self, source_key: str, target_key: str, *, storage_class: str) -> StoredObject:
+        """Server-side copy, keeping the metadata, into `storage_class`."""
+        ...

@@ -1,19 +1,33 @@
 """UserLifecycleWorkflow: one durable entity workflow per user, id `user-{tenant}-{user_id}`.
 
-This part runs ingestion: the API stores raw messages durably, then signals (signal-with-start)
-the ids here; the workflow extracts them in small batches: load (cpu queue) -> extract with the
-LLM and embed (gpu queue) -> apply to the graph (cpu queue). The lifecycle issue extends the same
-workflow with sleep scheduling; the state object is the one place both add to.
+Ingestion: the API stores raw messages durably, then signals (signal-with-start) their ids here;
+the workflow extracts them in small batches: load (cpu queue) -> extract with the LLM and embed
+(gpu queue) -> apply to the graph (cpu queue).
+
+Lifecycle (DESIGN §5): the state keeps tier, plan, activity log, decay clock and session counter;
+the next sleep comes from the domain policy (`sleep_policy.next_sleep_at`); the loop waits on a
+timer that new messages move, runs `SleepPhaseWorkflow` as a child and cancels it when the user
+writes, runs the weekly `CompactionWorkflow` after a 03:00 deep pass, hands tier moves to
+`TierMoveWorkflow` (hot -> warm after 7 idle days, warm -> cold after 30, back to hot before
+extraction or on `context_requested`), re-reads the message log for unsignalled messages at
+start and once a day while idle, and continues-as-new when suggested.
+
+Operators see tier, plan, next sleep and the last sleep's status as search attributes, and a
+one-line summary in the memo.
 """
 
 from __future__ import annotations
 
+import asyncio
 from datetime import datetime, timedelta
 
 from pydantic import BaseModel, Field
 from temporalio import workflow
-from temporalio.common import RetryPolicy
-from temporalio.exceptions import ActivityError, ApplicationError
+from temporalio.common import (
+    RetryPolicy,
+    SearchAttributeKey,
+)
+from temporalio.exceptions import ActivityError, ApplicationError, ChildWorkflowError
 
 with workflow.unsafe.imports_passed_through():
     from activities.ingestion import (
@@ -25,12 +39,32 @@ with workflow.unsafe.imports_passed_through():
         MarkFailedInput,
         PendingInput,
     )
-    from selfimprint.domain.users import UserProfile
+    from activities.sleep import FinishInput, SleepActivities, SleepScope
+    from selfimprint.domain.decay import ActivityTimeline
+    from selfimprint.domain.sleep_policy import (
+        ActivityLog,
+        Depth,
+        ScheduleState,
+        SleepKind,
+        next_sleep_at,
+    )
+    from selfimprint.domain.sleep_writes import SleepStatus
+    from selfimprint.domain.users import Tier, UserProfile
+    from workflows.compaction import CompactionInput, CompactionResult, CompactionWorkflow
+    from workflows.sleep_phase import SleepInput, SleepOutcome, SleepPhaseWorkflow
+    from workflows.tiers import TierMoveInput, TierMoveWorkflow, tier_workflow_id
 
 
 def workflow_id(tenant_id: str, user_id: str) -> str:
     """Tenant ids contain no '-', so the first '-' after the prefix separates the two."""
     return f"user-{tenant_id}-{user_id}"
+
+
+# Registered on the local dev server by selfimprint/devstack/services.py (SEARCH_ATTRIBUTES).
+TIER_KEY = SearchAttributeKey.for_keyword("SelfImprintTier")
+PLAN_KEY = SearchAttributeKey.for_keyword("SelfImprintPlan")
+NEXT_SLEEP_KEY = SearchAttributeKey.for_datetime("SelfImprintNextSleepAt")
+LAST_SLEEP_KEY = SearchAttributeKey.for_keyword("SelfImprintLastSleepStatus")
 
 
 class TaskQueues(BaseModel):
@@ -47,6 +81,35 @@ class IngestionStats(BaseModel):
     last_message_at: datetime | None = None
 
 
+class SleepCounts(BaseModel):
+    full: int = 0
+    light: int = 0
+    skipped: int = 0
+    cancelled: int = 0
+    failed: int = 0
+    llm_calls: int = 0
+    compactions: int = 0
+
+
+class NextSleepView(BaseModel):
+    """The policy's answer, as shown by the `state` query: when, what, and why."""
+
+    at: datetime | None
+    depth: Depth | None
+    kind: SleepKind | None
+    level: str
+    reason: str
+
+
+class LastSleep(BaseModel):
+    run_id: str
+    status: SleepStatus
+    depth: Depth
+    summary: str
+    started_at: datetime
+    finished_at: datetime
+
+
 class LifecycleState(BaseModel):
     """Everything the workflow knows; carried whole across continue-as-new."""
 
@@ -57,10 +120,33 @@ class LifecycleState(BaseModel):
     pending_message_ids: list[str] = Field(default_factory=list)
     ingestion: IngestionStats = Field(default_factory=IngestionStats)
     reconciled: bool = False
+    # --- lifecycle ---
+    tier: Tier = Tier.HOT
+    paused: bool = False
+    activity: ActivityLog = Field(default_factory=ActivityLog)  # sleep policy: messages per day
+    timeline: ActivityTimeline = Field(default_factory=ActivityTimeline)  # decay clock
+    tracking_since: datetime | None = None
+    last_active_at: datetime | None = None  # last message or context request: the tier clock
+    session_count: int = 0
+    messages_since_sleep: int = 0
+    last_sleep_at: datetime | None = None
+    next_sleep: NextSleepView | None = None
+    last_sleep: LastSleep | None = None
+    sleeps: SleepCounts = Field(default_factory=SleepCounts)
+    sleep_seq: int = 0
+    sleep_requested: Depth | None = None
+    rehydrate_requested: bool = False
+    last_compaction_at: datetime | None = None
+    last_entropy: float | None = None
+    last_reconcile_at: datetime | None = None
+    # Off only where the server has not registered the SelfImprint* attributes.
+    publish_search_attributes: bool = True
 
 
 class LifecycleInput(BaseModel):
     state: LifecycleState
+    # Tests: continue-as-new after this many loop iterations instead of waiting for the server.
+    continue_as_new_after: int | None = Field(None, ge=1)
 
 
 class MessagesReceived(BaseModel):
@@ -70,6 +156,36 @@ class MessagesReceived(BaseModel):
 
 class ProfileChanged(BaseModel):
     profile: UserProfile
+
+
+class ContextRequested(BaseModel):
+    """The API asked for this user's context; a graph outside Neo4j must come back."""
+
+    requested_at: datetime | None = None
+
+
+class SleepRequest(BaseModel):
+    depth: Depth = Depth.FULL
+    reason: str = Field("", max_length=200)
+
+
+class SleepRequestAck(BaseModel):
+    """The request is queued; the pass runs as soon as no message is pending. Watch
+    `state.last_sleep` (or the child workflow `sleep-...`) for its outcome."""
+
+    accepted: bool
+    depth: Depth
+    message: str
+
+
+class PauseRequest(BaseModel):
+    paused: bool
+    reason: str = Field("", max_length=200)
+
+
+class PauseResult(BaseModel):
+    paused: bool
+    changed: bool
 
 
 # Batches stay small: the local 135M model has a 2k-token context, and a failed batch is retried
@@ -90,6 +206,15 @@ CPU_RETRY = RetryPolicy(
     maximum_interval=timedelta(seconds=30),
     non_retryable_error_types=["BadBatchError"],
 )
+# Spec §3.5: a session ends after 30 minutes of silence (the same gap the sleep trigger waits).
+SESSION_GAP = timedelta(minutes=30)
+# Spec §3.8.1: hot -> warm after 7 idle days, warm -> cold after 30.
+WARM_AFTER = timedelta(days=7)
+COLD_AFTER = timedelta(days=30)
+# Spec §3.9: compaction runs weekly, in the deep pass.
+COMPACTION_EVERY = timedelta(days=7)
+# Messages stored while Temporal was unreachable are picked up at least this often.
+RECONCILE_EVERY = timedelta(days=1)
 
 
 @workflow.defn
@@ -97,45 +222,397 @@ class UserLifecycleWorkflow:
     @workflow.init
     def __init__(self, data: LifecycleInput) -> None:
         self._state = data.state
+        self._continue_after = data.continue_as_new_after
+        self._woken = False  # a handler changed something the loop must re-plan for
+        self._sleeping = False
+        self._published: tuple[object, ...] | None = None
+
+    # --- signals -----------------------------------------------------------------------------
 
     @workflow.signal
     def messages_received(self, signal: MessagesReceived) -> None:
-        queued = set(self._state.pending_message_ids)
+        state = self._state
+        queued = set(state.pending_message_ids)
         for message_id in signal.message_ids:
             if message_id not in queued:
-                self._state.pending_message_ids.append(message_id)
+                state.pending_message_ids.append(message_id)
                 queued.add(message_id)
-        stats = self._state.ingestion
+        stats = state.ingestion
         stats.messages_received += len(signal.message_ids)
         if stats.last_message_at is None or signal.last_sent_at > stats.last_message_at:
             stats.last_message_at = signal.last_sent_at
+        # Activity is timed by the workflow clock: deterministic, and immune to client clocks.
+        now = workflow.now()
+        if state.last_active_at is None or now - state.last_active_at >= SESSION_GAP:
+            state.session_count += 1
+        state.tracking_since = state.tracking_since or now
+        state.last_active_at = now
+        state.activity = state.activity.record(now, len(signal.message_ids))
+        state.timeline = state.timeline.record_activity(now)
+        state.messages_since_sleep += len(signal.message_ids)
 
     @workflow.signal
     def profile_changed(self, signal: ProfileChanged) -> None:
         self._state.profile = signal.profile
+        self._woken = True
+
+    @workflow.signal
+    def context_requested(self, signal: ContextRequested) -> None:
+        self._state.last_active_at = workflow.now()
+        if self._state.tier is not Tier.HOT:
+            self._state.rehydrate_requested = True
+        self._woken = True
+
+    # --- updates -----------------------------------------------------------------------------
+
+    @workflow.update
+    def request_sleep(self, request: SleepRequest) -> SleepRequestAck:
+        self._state.sleep_requested = request.depth
+        self._woken = True
+        workflow.logger.info("sleep requested", extra={"depth": request.depth.value})
+        return SleepRequestAck(
+            accepted=True,
+            depth=request.depth,
+            message="queued: runs once pending messages are extracted",
+        )
+
+    @request_sleep.validator
+    def _validate_sleep_request(self, request: SleepRequest) -> None:
+        if self._state.paused:
+            raise ValueError("the lifecycle is paused: resume it first (set_paused)")
+        if self._sleeping or self._state.sleep_requested is not None:
+            raise ValueError("a sleep is already running or queued")
+
+    @workflow.update
+    def set_paused(self, request: PauseRequest) -> PauseResult:
+        changed = self._state.paused != request.paused
+        self._state.paused = request.paused
+        self._woken = True
+        workflow.logger.info(
+            "lifecycle paused" if request.paused else "lifecycle resumed",
+            extra={"reason": request.reason},
+        )
+        return PauseResult(paused=request.paused, changed=changed)
+
+    @set_paused.validator
+    def _validate_pause(self, request: PauseRequest) -> None:
+        if request.paused and self._state.sleep_requested is not None:
+            raise ValueError("a sleep is queued: wait for it before pausing")
 
     @workflow.query
     def state(self) -> LifecycleState:
         return self._state
 
+    # --- the loop ----------------------------------------------------------------------------
+
     @workflow.run
     async def run(self, data: LifecycleInput) -> None:
-        if not self._state.reconciled:
+        state = self._state
+        self._plan(workflow.now())
+        self._publish()
+        if not state.reconciled:
             await self._reconcile()
+        loops = 0
         while True:
-            await workflow.wait_condition(
-                lambda: (
-                    bool(self._state.pending_message_ids)
-                    or workflow.info().is_continue_as_new_suggested()
-                )
-            )
-            if self._state.pending_message_ids:
-                batch = self._state.pending_message_ids[:EXTRACTION_BATCH]
-                await self._ingest(batch)
-                del self._state.pending_message_ids[: len(batch)]
-            if workflow.info().is_continue_as_new_suggested():
+            if self._should_continue_as_new(loops):
                 await workflow.wait_condition(workflow.all_handlers_finished)
-                workflow.continue_as_new(LifecycleInput(state=self._state))
+                workflow.continue_as_new(
+                    LifecycleInput(state=state, continue_as_new_after=self._continue_after)
+                )
+            loops += 1
+            self._woken = False
+            if state.tier is not Tier.HOT and (
+                state.pending_message_ids
+                or state.rehydrate_requested
+                or state.sleep_requested is not None
+            ):
+                await self._move_tier(Tier.HOT)  # before extraction: the graph must be in Neo4j
+                continue
+            if state.pending_message_ids:
+                batch = state.pending_message_ids[:EXTRACTION_BATCH]
+                await self._ingest(batch)
+                del state.pending_message_ids[: len(batch)]
+                continue
+            now = workflow.now()
+            if state.sleep_requested is not None:
+                depth, state.sleep_requested = state.sleep_requested, None
+                await self._sleep(depth, None, explicit=True)
+                continue
+            planned = self._plan(now)
+            tier_at, tier_target = self._tier_due()
+            reconcile_at = (state.last_reconcile_at or now) + RECONCILE_EVERY
+            if not state.paused and planned is not None and planned <= now:
+                view = state.next_sleep
+                assert view is not None and view.depth is not None
+                await self._sleep(view.depth, view.kind, explicit=False)
+                continue
+            if not state.paused and tier_at is not None and tier_at <= now:
+                assert tier_target is not None
+                await self._move_tier(tier_target)
+                continue
+            if reconcile_at <= now:
+                await self._reconcile()
+                continue
+            self._publish()
+            deadlines = [reconcile_at]
+            if not state.paused:
+                deadlines += [t for t in (planned, tier_at) if t is not None]
+            timeout = max(min(deadlines) - now, timedelta(seconds=1))
+            try:
+                await workflow.wait_condition(
+                    lambda: (
+                        self._woken
+                        or bool(state.pending_message_ids)
+                        or workflow.info().is_continue_as_new_suggested()
+                    ),
+                    timeout=timeout,
+                    timeout_summary="next sleep, tier move or reconcile",
+                )
+            except TimeoutError:
+                pass
+
+    def _should_continue_as_new(self, loops: int) -> bool:
+        if self._sleeping or self._state.pending_message_ids:
+            return False
+        if self._continue_after is not None and loops >= self._continue_after:
+            return True
+        return workflow.info().is_continue_as_new_suggested()
+
+    # --- planning and visibility -----------------------------------------------------------------
+
+    def _plan(self, now: datetime) -> datetime | None:
+        """Recompute the next sleep (kept in state for the query) and return when it is due."""
+        state = self._state
+        if state.tracking_since is None:
+            state.next_sleep = NextSleepView(
+                at=None, depth=None, kind=None, level="inactive", reason="off: no message yet"
+            )
+            return None
+        planned = next_sleep_at(
+            ScheduleState(
+                plan=state.profile.plan,
+                activity=state.activity,
+                last_sleep_at=state.last_sleep_at,
+                tracking_since=state.tracking_since,
+            ),
+            now,
+            state.profile.zone,
+        )
+        reason = planned.reason + ("; paused by an operator" if state.paused else "")
+        state.next_sleep = NextSleepView(
+            at=planned.at,
+            depth=planned.depth,
+            kind=planned.kind,
+            level=planned.level.value,
+            reason=reason,
+        )
+        return planned.at
+
+    def _tier_due(self) -> tuple[datetime | None, Tier | None]:
+        last = self._state.last_active_at
+        if last is None:
+            return None, None
+        if self._state.tier is Tier.HOT:
+            return last + WARM_AFTER, Tier.WARM
+        if self._state.tier is Tier.WARM:
+            return last + COLD_AFTER, Tier.COLD
+        return None, None
+
+    def _summary(self) -> str:
+        s = self._state
+        nxt = s.next_sleep
+        when = f"{nxt.at:%Y-%m-%d %H:%M}Z" if nxt is not None and nxt.at is not None else "off"
+        last = s.last_sleep.status.value if s.last_sleep is not None else "none"
+        return (
+            f"{s.profile.plan.value}/{s.tier.value}"
+            f"{' PAUSED' if s.paused else ''}: next sleep {when}, last {last}; "
+            f"{s.ingestion.messages_received} msgs, {s.session_count} sessions, "
+            f"sleeps {s.sleeps.full} full/{s.sleeps.light} light/{s.sleeps.skipped} skipped"
+        )
+
+    def _publish(self) -> None:
+        """Upsert search attributes and memo when they changed (history stays small)."""
+        state = self._state
+        nxt = state.next_sleep.at if state.next_sleep is not None else None
+        last = state.last_sleep.status.value if state.last_sleep is not None else "none"
+        summary = self._summary()
+        current = (state.tier, state.profile.plan, nxt, last, summary)
+        if current == self._published:
+            return
+        self._published = current
+        if state.publish_search_attributes:
+            workflow.upsert_search_attributes(
+                [
+                    TIER_KEY.value_set(state.tier.value),
+                    PLAN_KEY.value_set(state.profile.plan.value),
+                    NEXT_SLEEP_KEY.value_set(nxt)
+                    if nxt is not None
+                    else NEXT_SLEEP_KEY.value_unset(),
+                    LAST_SLEEP_KEY.value_set(last),
+                ]
+            )
+        workflow.upsert_memo({"summary": summary})
+
+    # --- sleep ---------------------------------------------------------------------------------
+
+    async def _sleep(self, depth: Depth, kind: SleepKind | None, *, explicit: bool) -> None:
+        state = self._state
+        started = workflow.now()
+        state.sleep_seq += 1
+        # The start time keeps ids unique across a reset of this workflow (fresh state).
+        run_id = (
+            f"sleep-{state.tenant_id}-{state.user_id}-{started:%Y%m%dT%H%M%S}-{state.sleep_seq}"
+        )
+        self._sleeping = True
+        try:
+            outcome = await self._run_sleep(run_id, depth, explicit, started)
+        finally:
+            self._sleeping = False
+        finished = workflow.now()
+        counts = state.sleeps
+        counts.llm_calls += outcome.llm_calls
+        if outcome.status is SleepStatus.CANCELLED:
+            counts.cancelled += 1  # not a sleep for the schedule: it runs after the next silence
+        else:
+            # A failed pass counts too: retrying at once would loop; operators retry by hand.
+            state.last_sleep_at = started
+            if outcome.status is SleepStatus.FAILED:
+                counts.failed += 1
+            else:
+                state.messages_since_sleep = 0
+                if outcome.status is SleepStatus.SKIPPED:
+                    counts.skipped += 1
+                elif depth is Depth.FULL:
+                    counts.full += 1
+                else:
+                    counts.light += 1
+        state.last_sleep = LastSleep(
+            run_id=run_id,
+            status=outcome.status,
+            depth=depth,
+            summary=outcome.summary,
+            started_at=started,
+            finished_at=finished,
+        )
+        workflow.logger.info(
+            "sleep outcome",
+            extra={"run_id": run_id, "status": outcome.status.value, "depth": depth.value},
+        )
+        if (
+            kind is SleepKind.DEEP
+            and outcome.status in (SleepStatus.COMPLETED, SleepStatus.SKIPPED)
+            and (
+                state.last_compaction_at is None
+                or started - state.last_compaction_at >= COMPACTION_EVERY
+            )
+        ):
+            await self._compact(started)
+        self._plan(workflow.now())
+        self._publish()
+
+    async def _run_sleep(
+        self, run_id: str, depth: Depth, explicit: bool, started: datetime
+    ) -> SleepOutcome:
+        state = self._state
+
+        def ended(status: SleepStatus, summary: str) -> SleepOutcome:
+            return SleepOutcome(run_id=run_id, depth=depth, status=status, summary=summary[:500])
+
+        if state.tier is not Tier.HOT:
+            return ended(SleepStatus.SKIPPED, f"Sleep skipped: the graph is {state.tier.value}.")
+        handle = await workflow.start_child_workflow(
+            SleepPhaseWorkflow.run,
+            SleepInput(
+                tenant_id=state.tenant_id,
+                user_id=state.user_id,
+                run_id=run_id,
+                depth=depth,
+                gpu_task_queue=state.queues.gpu,
+                time_zone=state.profile.time_zone,
+                since=state.last_sleep_at,
+                new_messages=state.messages_since_sleep,
+                skip_precheck=explicit,
+            ),
+            id=run_id,
+            task_queue=state.queues.cpu,
+            static_summary=f"{depth.value} sleep",
+        )
+        # A sleep never interrupts an active session (spec §3.5): the user's next message
+        # cancels it.
+        await workflow.wait_condition(lambda: handle.done() or bool(state.pending_message_ids))
+        interrupted = not handle.done()
+        if interrupted:
+            handle.cancel()
+        try:
+            return await handle
+        except (ChildWorkflowError, asyncio.CancelledError) as err:
+            if interrupted:
+                cancelled = ended(
+                    SleepStatus.CANCELLED, "Sleep cancelled: the user started writing."
+                )
+                await workflow.execute_activity_method(
+                    SleepActivities.finish,
+                    FinishInput(
+                        scope=SleepScope(
+                            tenant_id=state.tenant_id,
+                            user_id=state.user_id,
+                            run_id=run_id,
+                            now=workflow.now(),
+                            time_zone=state.profile.time_zone,
+                        ),
+                        depth=depth.value,
+                        status=SleepStatus.CANCELLED,
+                        summary=cancelled.summary,
+                        started_at=started,
+                    ),
+                    start_to_close_timeout=CPU_TIMEOUT,
+                    retry_policy=CPU_RETRY,
+                )
+                return cancelled
+            cause = err.cause if isinstance(err, ChildWorkflowError) else err
+            workflow.logger.warning("sleep failed", extra={"run_id": run_id, "error": str(cause)})
+            return ended(SleepStatus.FAILED, f"Sleep failed: {cause}")
+
+    async def _compact(self, now: datetime) -> None:
+        state = self._state
+        try:
+            result: CompactionResult = await workflow.execute_child_workflow(
+                CompactionWorkflow.run,
+                CompactionInput(tenant_id=state.tenant_id, user_id=state.user_id),
+                id=f"compaction-{state.tenant_id}-{state.user_id}-{now:%Y%m%dT%H%M%S}",
+                task_queue=state.queues.cpu,
+            )
+        except ChildWorkflowError as err:
+            workflow.logger.warning("compaction failed", extra={"error": str(err.cause)})
+            return
+        state.last_compaction_at = now
+        state.last_entropy = result.compaction.entropy.score
+        state.sleeps.compactions += 1
+
+    # --- tiers ---------------------------------------------------------------------------------
+
+    async def _move_tier(self, target: Tier) -> None:
+        state = self._state
+        try:
+            outcome = await workflow.execute_child_workflow(
+                TierMoveWorkflow.run,
+                TierMoveInput(tenant_id=state.tenant_id, user_id=state.user_id, target=target),
+                id=tier_workflow_id(state.tenant_id, state.user_id),
+                task_queue=state.queues.cpu,
+            )
+        except ChildWorkflowError as err:
+            # Retried on the next wake-up; ingestion waits for the graph to be back.
+            workflow.logger.warning(
+                "tier move failed", extra={"target": target.value, "error": str(err.cause)}
+            )
+            await workflow.sleep(timedelta(minutes=1))
+            return
+        state.tier = outcome.tier
+        if outcome.tier is Tier.HOT:
+            state.rehydrate_requested = False
+        self._publish()
+
+    # --- ingestion -----------------------------------------------------------------------------
 
     async def _reconcile(self) -> None:
         """Pick up messages stored but never signalled (e.g. Temporal was down at the time)."""
@@ -148,6 +625,7 @@ class UserLifecycleWorkflow:
         queued = set(self._state.pending_message_ids)
         self._state.pending_message_ids.extend(i for i in pending if i not in queued)
         self._state.reconciled = True
+        self._state.last_reconcile_at = workflow.now()
 
     async def _ingest(self, message_ids: list[str]) -> None:
         tenant_id, user_id = self._state.tenant_id, self._state.user_id

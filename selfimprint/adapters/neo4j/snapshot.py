@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 
 from neo4j import AsyncManagedTransaction
@@ -76,3 +77,31 @@ async def import_graph(
     await writes.upsert_edges(tx, scope, snapshot.edges)
     await writes.set_hypotheses(tx, scope, snapshot.hypotheses)
     await writes.upsert_tensions(tx, scope, snapshot.tensions)
+
+
+_COUNTS = """
+CALL () {
+  MATCH (n:Memory {scope: $scope})
+  RETURN count(n) AS nodes, count(n.hypothesis_status) AS hypotheses
+}
+CALL () { MATCH (:Memory {scope: $scope})-[r]->(:Memory {scope: $scope}) RETURN count(r) AS edges }
+CALL () { MATCH (t:Tension {scope: $scope}) RETURN count(t) AS tensions }
+RETURN nodes, edges, hypotheses, tensions
+"""
+
+
+@dataclass(frozen=True)
+class GraphCounts:
+    nodes: int
+    edges: int
+    hypotheses: int
+    tensions: int
+
+
+async def count_graph(tx: AsyncManagedTransaction, scope: UserScope) -> GraphCounts:
+    """What a snapshot of the user would hold, counted without reading it (tier checks)."""
+    record = await (await tx.run(_COUNTS, scope=scope.key)).single(strict=True)
+    return GraphCounts(
+        int(record["nodes"]), int(record["edges"]), int(record["hypotheses"]),
+        int(record["tensions"]),
+    )  # fmt: skip

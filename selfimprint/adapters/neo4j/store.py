@@ -22,6 +22,7 @@ from selfimprint.adapters.neo4j import (
     lookups,
     paths,
     retrieval,
+    sleep_results,
     snapshot,
     writes,
 )
@@ -29,6 +30,7 @@ from selfimprint.adapters.neo4j.migrations import MigrationReport, migrate
 from selfimprint.adapters.neo4j.records import UserScope
 from selfimprint.domain.compaction import CompactionPlan
 from selfimprint.domain.models import Edge, HypothesisStatus, Node, NodeType, Tension, TensionStatus
+from selfimprint.domain.sleep_writes import SleepRunRecord, SleepWrites
 from selfimprint.logging import get_logger
 from selfimprint.ports import (
     CauseStep,
@@ -290,3 +292,41 @@ class Neo4jUserGraph:
         await self._write(lambda tx: snapshot.import_graph(tx, self._scope, graph))
         self._sizes.forget(self._scope)
         self._log.info("graph.imported", nodes=len(graph.nodes), edges=len(graph.edges))
+
+    async def counts(self) -> snapshot.GraphCounts:
+        """Memories, edges, hypotheses and tensions of this user (cheap: no properties read)."""
+        return await self._read(lambda tx: snapshot.count_graph(tx, self._scope))
+
+    # --- sleep phase (issue 6) ----------------------------------------------------------------
+
+    async def apply_sleep_writes(self, run_id: str, operation: str, data: SleepWrites) -> bool:
+        """Commit one sleep operation's writes exactly once; False when already applied."""
+        applied = await self._write(
+            lambda tx: sleep_results.apply_writes(tx, self._scope, run_id, operation, data)
+        )
+        self._log.info("graph.sleep_written", run_id=run_id, operation=operation, applied=applied)
+        return applied
+
+    async def record_sleep_run(self, run: SleepRunRecord) -> None:
+        await self._write(lambda tx: sleep_results.record_run(tx, self._scope, run))
+
+    async def sleep_run(self, run_id: str) -> SleepRunRecord | None:
+        return await self._read(lambda tx: sleep_results.get_run(tx, self._scope, run_id))
+
+    async def active_pattern_node_ids(self) -> list[str]:
+        return await self._read(lambda tx: sleep_results.active_pattern_node_ids(tx, self._scope))
+
+    async def sleep_items(self, label: str) -> list[dict[str, object]]:
+        """Stored sleep results of one label (see `sleep_results.LABELS`)."""
+        return await self._read(lambda tx: sleep_results.items(tx, self._scope, label))
+
+    async def delete_sleep_results(self) -> int:
+        """Delete this user's sleep runs, patterns, triggers and questions (user deletion)."""
+        deleted = 0
+        while True:
+            batch = await self._write(
+                lambda tx: sleep_results.delete_all_batch(tx, self._scope, 1_000)
+            )
+            deleted += batch
+            if batch == 0:
+                return deleted

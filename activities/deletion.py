@@ -1,0 +1,153 @@
+"""Erasure activities (right to deletion, spec §4.3). Each removes one store's share of a user and
+is safe to repeat: a second call finds nothing and reports 0."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from neo4j import AsyncDriver
+from pydantic import BaseModel
+from temporalio import activity
+from temporalio.client import Client, WorkflowExecutionStatus
+from temporalio.service import RPCError, RPCStatusCode
+
+from activities.tiers import with_heartbeats
+from selfimprint.adapters.graph_archive import GraphArchive
+from selfimprint.adapters.neo4j import Neo4jGraphStore
+from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
+from selfimprint.adapters.neo4j.message_log import MessageLogs
+from selfimprint.adapters.neo4j.records import UserScope
+from selfimprint.config import Settings
+from selfimprint.logging import get_logger
+from selfimprint.ports import DataKeyStore
+
+log = get_logger(__name__)
+
+
+class DeletionInput(BaseModel):
+    tenant_id: str
+    user_id: str
+
+
+class DeletionReport(BaseModel):
+    tenant_id: str
+    user_id: str
+    workflows_terminated: list[str]
+    memories_deleted: int
+    objects_deleted: int  # object versions and delete markers under the user's prefix
+    messages_deleted: int
+    profile_deleted: bool
+    key_destroyed: bool
+    finished_at: datetime
+
+
+class StopWorkflowsInput(BaseModel):
+    workflow_ids: list[str]
+    reason: str
+
+
+class DeleteUserPartInput(BaseModel):
+    """Input of every per-store deletion activity."""
+
+    tenant_id: str
+    user_id: str
+
+
+class DeletionActivities:
+    """cpu queue."""
+
+    def __init__(
+        self,
+        client: Client,
+        graph: Neo4jGraphStore,
+        message_logs: MessageLogs,
+        accounts: Neo4jAccounts,
+        archive: GraphArchive,
+        keys: DataKeyStore,
+    ) -> None:
+        self._client = client
+        self._graph = graph
+        self._logs = message_logs
+        self._accounts = accounts
+        self._archive = archive
+        self._keys = keys
+
+    @activity.defn(name="deletion.stop_workflows")
+    async def stop_workflows(self, data: StopWorkflowsInput) -> list[str]:
+        """Terminate the user's running workflows (lifecycle, tier move) so nothing writes to
+        the stores while they are emptied. Returns the ids that were running."""
+        stopped = []
+        for workflow_id in data.workflow_ids:
+            handle = self._client.get_workflow_handle(workflow_id)
+            try:
+                described = await handle.describe()
+                if described.status is not WorkflowExecutionStatus.RUNNING:
+                    continue
+                await handle.terminate(reason=data.reason)
+            except RPCError as exc:
+                if exc.status is RPCStatusCode.NOT_FOUND:  # never started, or already closed
+                    continue
+                raise
+            stopped.append(workflow_id)
+        log.info("deletion.workflows_stopped", workflow_ids=stopped)
+        return stopped
+
+    @activity.defn(name="deletion.destroy_key")
+    async def destroy_key(self, data: DeleteUserPartInput) -> bool:
+        """Crypto-shredding: every SYNX copy of the user, wherever it went, becomes unreadable."""
+        return await asyncio.to_thread(self._keys.destroy, data.tenant_id, data.user_id)
+
+    @activity.defn(name="deletion.delete_objects")
+    async def delete_objects(self, data: DeleteUserPartInput) -> int:
+        return await with_heartbeats(
+            asyncio.to_thread(self._archive.delete_user, data.tenant_id, data.user_id)
+        )
+
+    @activity.defn(name="deletion.delete_graph")
+    async def delete_graph(self, data: DeleteUserPartInput) -> int:
+        """Bounded batches, one transaction each (the store loops until nothing is left)."""
+        return await with_heartbeats(
+            self._graph.for_user(data.tenant_id, data.user_id).delete_graph()
+        )
+
+    @activity.defn(name="deletion.delete_messages")
+    async def delete_messages(self, data: DeleteUserPartInput) -> int:
+        return await with_heartbeats(
+            self._logs.for_user(UserScope(data.tenant_id, data.user_id)).delete_all()
+        )
+
+    @activity.defn(name="deletion.delete_profile")
+    async def delete_profile(self, data: DeleteUserPartInput) -> bool:
+        return await self._accounts.delete_profile(UserScope(data.tenant_id, data.user_id))
+
+
+def deletion_registrations(
+    settings: Settings,
+    driver: AsyncDriver,
+    client: Client,
+    archive: GraphArchive,
+    keys: DataKeyStore,
+) -> tuple[list[type], list[Callable[..., Any]]]:
+    """Workflows and activities for the cpu worker; pass the same archive and key store as the
+    tier registrations (one boto3 client, one key store per process)."""
+    from workflows.deletion import DeletionWorkflow
+
+    acts = DeletionActivities(
+        client,
+        Neo4jGraphStore(driver, settings.neo4j_database),
+        MessageLogs(driver, settings.neo4j_database),
+        Neo4jAccounts(driver, settings.neo4j_database),
+        archive,
+        keys,
+    )
+    return [DeletionWorkflow], [
+        acts.stop_workflows,
+        acts.destroy_key,
+        acts.delete_objects,
+        acts.delete_graph,
+        acts.delete_messages,
+        acts.delete_profile,
+    ]

@@ -1,0 +1,231 @@
+"""Forget a topic (spec §4.3): remove every memory that mentions it (case-insensitive text match)
+or means it (embedding similarity to the topic above a threshold), with their edges, hypotheses
+and tensions, in Neo4j and in the warm/cold SYNX objects (rewritten without them).
+
+Matching is one pure function over nodes, used for both places, so a dry run in either tier
+previews exactly what a real run removes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterable, Sequence
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+import numpy as np
+from neo4j import AsyncDriver
+from pydantic import BaseModel, Field
+from temporalio import activity
+from temporalio.exceptions import ApplicationError
+
+from activities.tiers import PERMANENT, bad_data, with_heartbeats
+from selfimprint.adapters.graph_archive import GraphArchive, snapshot_fingerprint
+from selfimprint.adapters.neo4j import Neo4jGraphStore
+from selfimprint.config import Settings
+from selfimprint.domain.models import Node
+from selfimprint.domain.users import Tier
+from selfimprint.logging import get_logger
+from selfimprint.ports import (
+    MAX_BATCH_IDS,
+    Embedder,
+    ForgottenMemory,
+    GraphSnapshot,
+    TopicSelector,
+)
+
+log = get_logger(__name__)
+
+# multilingual-e5-small, query vs passage: related memories scored 0.845-0.91, unrelated <= 0.80
+# in a probe (docs/tiers.md). Model-specific: bge-m3 needs a lower value (~0.6); the dry run is
+# there to check.
+DEFAULT_MIN_SIMILARITY = 0.84
+
+
+class ForgetInput(BaseModel):
+    tenant_id: str
+    user_id: str
+    topic: Annotated[str, Field(min_length=1, max_length=500)]
+    dry_run: bool
+    min_similarity: Annotated[float, Field(gt=0.0, le=1.0)] | None = DEFAULT_MIN_SIMILARITY
+    # Queue of the embedding activity (the gpu worker's, where the embedder of the stored
+    # vectors lives); None: the workflow's own queue. None for min_similarity: text match only.
+    embed_task_queue: str | None = None
+
+
+class ForgetTopicReport(BaseModel):
+    dry_run: bool
+    memories: list[ForgottenMemory]  # removed, or on a dry run to be removed
+    edges: int
+    places: list[str]  # "neo4j" and/or the object keys that held matches
+
+
+class EmbedTopicInput(BaseModel):
+    text: str
+
+
+class TopicVector(BaseModel):
+    model: str
+    vector: list[float]
+
+
+class ForgetPlaceInput(BaseModel):
+    """One place to forget in: Neo4j (tier hot) or the tier's object."""
+
+    tenant_id: str
+    user_id: str
+    tier: Tier
+    text: str
+    vector: TopicVector | None
+    min_similarity: float | None
+    dry_run: bool
+
+
+class PlaceReport(BaseModel):
+    place: str
+    memories: list[ForgottenMemory]
+    edges: int
+
+
+# --- pure -----------------------------------------------------------------------------------------
+
+
+def topic_matches(
+    nodes: Iterable[Node], text: str, vector: TopicVector | None, min_similarity: float | None
+) -> list[Node]:
+    """Nodes whose content contains `text` (case-insensitive, as the Neo4j store matches), or
+    whose embedding (of the same model only) has cosine >= min_similarity to the topic."""
+    needle = text.lower()
+    query, model, threshold = None, "", 1.0
+    if vector is not None and min_similarity is not None:
+        query = np.asarray(vector.vector, dtype=np.float64)
+        query /= np.linalg.norm(query) or 1.0
+        model, threshold = vector.model, min_similarity
+    found = []
+    for node in nodes:
+        if needle in node.content.lower():
+            found.append(node)
+        elif query is not None and node.embedding and node.embedding_model == model:
+            emb = np.asarray(node.embedding, dtype=np.float64)
+            if float(emb @ query) / (float(np.linalg.norm(emb)) or 1.0) >= threshold:
+                found.append(node)
+    return found
+
+
+def without_nodes(snapshot: GraphSnapshot, ids: set[str]) -> tuple[GraphSnapshot, int]:
+    """The snapshot minus those memories, their edges, hypotheses and tensions, and their ids in
+    other hypotheses' evidence; and how many edges went."""
+    edges = tuple(e for e in snapshot.edges if e.source_id not in ids and e.target_id not in ids)
+    hypotheses = tuple(
+        h.model_copy(
+            update={
+                "supporting": tuple(i for i in h.supporting if i not in ids),
+                "contradicting": tuple(i for i in h.contradicting if i not in ids),
+            }
+        )
+        for h in snapshot.hypotheses
+        if h.node_id not in ids
+    )
+    pruned = snapshot.model_copy(
+        update={
+            "nodes": tuple(n for n in snapshot.nodes if n.id not in ids),
+            "edges": edges,
+            "hypotheses": hypotheses,
+            "tensions": tuple(
+                t for t in snapshot.tensions if t.node_a not in ids and t.node_b not in ids
+            ),
+        }
+    )
+    return pruned, len(snapshot.edges) - len(edges)
+
+
+def _forgotten(nodes: Sequence[Node]) -> list[ForgottenMemory]:
+    return [
+        ForgottenMemory(id=n.id, type=n.type, content=n.content)
+        for n in sorted(nodes, key=lambda n: n.id)
+    ]
+
+
+# --- activities -----------------------------------------------------------------------------------
+
+
+class ForgetEmbeddingActivities:
+    """Embeds the topic with the embedder that made the stored vectors (gpu worker)."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self._embedder = embedder
+
+    @activity.defn(name="forget.embed_topic")
+    def embed_topic(self, data: EmbedTopicInput) -> TopicVector:
+        vector = self._embedder.embed_queries([data.text])[0]
+        return TopicVector(model=self._embedder.model_id, vector=vector)
+
+
+class ForgetActivities:
+    """cpu queue."""
+
+    def __init__(self, graph: Neo4jGraphStore, archive: GraphArchive) -> None:
+        self._graph = graph
+        self._archive = archive
+
+    @activity.defn(name="forget.forget_place")
+    async def forget_place(self, data: ForgetPlaceInput) -> PlaceReport:
+        if data.tier is Tier.HOT:
+            return await self._forget_hot(data)
+        return await self._forget_archived(data)
+
+    async def _forget_hot(self, data: ForgetPlaceInput) -> PlaceReport:
+        store = self._graph.for_user(data.tenant_id, data.user_id)
+        graph = await with_heartbeats(store.export_graph(datetime.now(UTC)))
+        matched = topic_matches(graph.nodes, data.text, data.vector, data.min_similarity)
+        if not matched:
+            return PlaceReport(place="neo4j", memories=[], edges=0)
+        ids = sorted(n.id for n in matched)
+        _, edges = without_nodes(graph, set(ids))
+        if not data.dry_run:
+            # The store deletes by id in one transaction per batch (DETACH: edges go too).
+            for start in range(0, len(ids), MAX_BATCH_IDS):
+                batch = tuple(ids[start : start + MAX_BATCH_IDS])
+                await store.forget_topic(TopicSelector(node_ids=batch), dry_run=False)
+        log.info("forget.hot", user_id=data.user_id, memories=len(ids), dry_run=data.dry_run)
+        return PlaceReport(place="neo4j", memories=_forgotten(matched), edges=edges)
+
+    async def _forget_archived(self, data: ForgetPlaceInput) -> PlaceReport:
+        try:
+            read = await with_heartbeats(
+                asyncio.to_thread(self._archive.read, data.tenant_id, data.user_id, data.tier)
+            )
+        except PERMANENT as exc:
+            raise bad_data(exc) from exc
+        key = self._archive.key(data.tenant_id, data.user_id, data.tier)
+        matched = topic_matches(read.snapshot.nodes, data.text, data.vector, data.min_similarity)
+        if not matched:
+            return PlaceReport(place=key, memories=[], edges=0)
+        pruned, edges = without_nodes(read.snapshot, {n.id for n in matched})
+        if not data.dry_run:
+            # One PUT replaces the object atomically: a crash leaves the old or the new file.
+            await with_heartbeats(asyncio.to_thread(self._rewrite, data, pruned))
+        log.info("forget.archived", key=key, memories=len(matched), dry_run=data.dry_run)
+        return PlaceReport(place=key, memories=_forgotten(matched), edges=edges)
+
+    def _rewrite(self, data: ForgetPlaceInput, pruned: GraphSnapshot) -> None:
+        written = self._archive.write(data.tenant_id, data.user_id, data.tier, pruned)
+        back = self._archive.read(data.tenant_id, data.user_id, data.tier)
+        if (back.sha256, snapshot_fingerprint(back.snapshot)) != (
+            written.sha256,
+            written.fingerprint,
+        ):
+            raise ApplicationError(f"rewritten {written.key} does not read back as written")
+        # In a versioned bucket the old version would still hold the topic.
+        self._archive.purge_old_versions(data.tenant_id, data.user_id, data.tier)
+
+
+def forget_registrations(
+    settings: Settings, driver: AsyncDriver, archive: GraphArchive
+) -> tuple[list[type], list[Callable[..., Any]]]:
+    """cpu worker: the workflow and the graph/object activity. The gpu worker registers
+    `ForgetEmbeddingActivities(embedder).embed_topic`."""
+    from workflows.forget import ForgetTopicWorkflow
+
+    acts = ForgetActivities(Neo4jGraphStore(driver, settings.neo4j_database), archive)
+    return [ForgetTopicWorkflow], [acts.forget_place]

@@ -1,0 +1,250 @@
+"""Sleep-phase writes: the per-run operation journal, patterns, triggers, open-loop questions.
+
+`claim` makes an operation's writes exactly-once: it records the operation on the run's
+`:SleepRun` node inside the same transaction as the writes, so either both commit or neither does,
+and a retry finds the operation done and writes nothing.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from neo4j import AsyncManagedTransaction
+
+from selfimprint.adapters.neo4j import writes
+from selfimprint.adapters.neo4j.records import UserScope, chunked
+from selfimprint.domain.patterns import Pattern
+from selfimprint.domain.scheduled_triggers import OpenLoopQuestion, ScheduledTrigger
+from selfimprint.domain.sleep_writes import SleepRunRecord, SleepStatus, SleepWrites, WeightChange
+
+BATCH = 500
+
+_CLAIM = """
+MERGE (r:SleepRun {scope: $scope, id: $run})
+  ON CREATE SET r.tenant_id = $tenant_id, r.operations = [], r.status = 'running'
+WITH r, $op IN r.operations AS done
+SET r.operations = CASE WHEN done THEN r.operations ELSE r.operations + $op END
+RETURN done
+"""
+
+_RECORD_RUN = """
+MERGE (r:SleepRun {scope: $scope, id: $run})
+  ON CREATE SET r.tenant_id = $tenant_id, r.operations = []
+SET r += $props
+"""
+
+_GET_RUN = """
+MATCH (r:SleepRun {scope: $scope, id: $run})
+RETURN r {.*} AS run
+"""
+
+_UPSERT_PATTERNS = """
+UNWIND $rows AS row
+MERGE (p:SleepPattern {scope: $scope, id: row.id})
+  ON CREATE SET p.tenant_id = $tenant_id, p.first_detected_at = $at
+SET p += row.props, p.last_detected_at = $at, p.status = 'active'
+"""
+
+_FADE_PATTERNS = """
+MATCH (p:SleepPattern {scope: $scope, status: 'active'})
+WHERE p.last_detected_at < $at
+SET p.status = 'faded'
+"""
+
+_ACTIVE_PATTERN_NODES = """
+MATCH (p:SleepPattern {scope: $scope, status: 'active'})
+UNWIND p.node_ids AS id
+RETURN collect(DISTINCT id) AS ids
+"""
+
+_SET_WEIGHTS = """
+UNWIND $rows AS row
+MATCH (n:Memory {scope: $scope, id: row.id})
+SET n.weight = row.weight, n.weight_at = row.weight_at, n.expires_at = row.expires_at,
+    n.confidence = coalesce(row.confidence, n.confidence)
+"""
+
+_UPSERT_TRIGGERS = """
+UNWIND $rows AS row
+MERGE (t:ScheduledTrigger {scope: $scope, id: row.id})
+  ON CREATE SET t.tenant_id = $tenant_id
+SET t += row.props
+WITH t, row
+UNWIND row.props.node_ids AS node_id
+MATCH (n:Memory {scope: $scope, id: node_id})
+SET n.priority_from = CASE WHEN n.priority_from IS NULL OR n.priority_until < datetime()
+                           THEN row.props.activate_from ELSE n.priority_from END,
+    n.priority_until = CASE WHEN n.priority_until IS NULL
+                                 OR n.priority_until < row.props.activate_until
+                            THEN row.props.activate_until ELSE n.priority_until END
+"""
+
+_UPSERT_QUESTIONS = """
+UNWIND $rows AS row
+MERGE (q:OpenLoopQuestion {scope: $scope, id: row.id})
+  ON CREATE SET q.tenant_id = $tenant_id, q.created_at = $at
+SET q += row.props, q.prepared_at = $at
+"""
+
+_DELETE_NODES = """
+UNWIND $ids AS id
+MATCH (n:Memory {scope: $scope, id: id})
+DETACH DELETE n
+"""
+
+LABELS = ("SleepRun", "SleepPattern", "ScheduledTrigger", "OpenLoopQuestion")
+# One query per label: each seeks the label's (scope, id) constraint index.
+_DELETE_ALL = {
+    label: f"MATCH (x:{label} {{scope: $scope}}) WITH x LIMIT $batch DETACH DELETE x "
+    "RETURN count(*) AS deleted"
+    for label in LABELS
+}
+_ITEMS = {
+    label: f"MATCH (x:{label} {{scope: $scope}}) RETURN x {{.*}} AS item ORDER BY x.id"
+    for label in LABELS
+}
+
+
+def _utc(value: datetime | None) -> datetime | None:
+    return None if value is None else value.astimezone(UTC)
+
+
+def _pattern_row(p: Pattern) -> dict[str, Any]:
+    return {
+        "id": p.id,
+        "props": {
+            "kind": p.kind.value,
+            "key": p.key,
+            "description": p.description,
+            "strength": p.strength,
+            "mentions": p.mentions,
+            "node_ids": list(p.node_ids),
+            "sources": list(p.sources),
+        },
+    }
+
+
+def _weight_row(w: WeightChange) -> dict[str, Any]:
+    return {
+        "id": w.node_id,
+        "weight": w.weight,
+        "weight_at": _utc(w.weight_at),
+        "expires_at": _utc(w.expires_at),
+        "confidence": w.confidence,
+    }
+
+
+def _trigger_row(t: ScheduledTrigger) -> dict[str, Any]:
+    return {
+        "id": t.id,
+        "props": {
+            "event_date": t.event_date,
+            "activate_from": _utc(t.activate_from),
+            "activate_until": _utc(t.activate_until),
+            "content": t.content,
+            "node_id": t.node_id,
+            "node_ids": list(t.node_ids),
+            "sources": list(t.sources),
+        },
+    }
+
+
+def _question_row(q: OpenLoopQuestion) -> dict[str, Any]:
+    return {
+        "id": q.id,
+        "props": {"question": q.question, "node_id": q.node_id, "sources": list(q.sources)},
+    }
+
+
+async def claim(tx: AsyncManagedTransaction, scope: UserScope, run_id: str, op: str) -> bool:
+    """True when this transaction is the first to apply `op` of `run_id`."""
+    result = await tx.run(_CLAIM, scope=scope.key, tenant_id=scope.tenant_id, run=run_id, op=op)
+    record = await result.single()
+    return record is not None and not record["done"]
+
+
+async def apply_writes(
+    tx: AsyncManagedTransaction, scope: UserScope, run_id: str, op: str, data: SleepWrites
+) -> bool:
+    """Claim the operation and apply its writes in this transaction; False if already applied."""
+    if not await claim(tx, scope, run_id, op):
+        return False
+    key, tenant = scope.key, scope.tenant_id
+    if data.nodes:
+        await writes.upsert_nodes(tx, scope, data.nodes)
+    if data.hypotheses:
+        await writes.set_hypotheses(tx, scope, data.hypotheses)
+    if data.edges:
+        await writes.upsert_edges(tx, scope, data.edges)
+    for weights in chunked(data.weights, BATCH):
+        await tx.run(_SET_WEIGHTS, scope=key, rows=[_weight_row(w) for w in weights])
+    if data.detected_at is not None:
+        at = _utc(data.detected_at)
+        for patterns in chunked(data.patterns, BATCH):
+            rows = [_pattern_row(p) for p in patterns]
+            await tx.run(_UPSERT_PATTERNS, scope=key, tenant_id=tenant, at=at, rows=rows)
+        await tx.run(_FADE_PATTERNS, scope=key, at=at)
+    for triggers in chunked(data.triggers, BATCH):
+        rows = [_trigger_row(t) for t in triggers]
+        await tx.run(_UPSERT_TRIGGERS, scope=key, tenant_id=tenant, rows=rows)
+    now = datetime.now(UTC)
+    for questions in chunked(data.questions, BATCH):
+        rows = [_question_row(q) for q in questions]
+        await tx.run(_UPSERT_QUESTIONS, scope=key, tenant_id=tenant, at=now, rows=rows)
+    if data.deleted_node_ids:
+        await tx.run(_DELETE_NODES, scope=scope.key, ids=list(data.deleted_node_ids))
+    return True
+
+
+async def record_run(tx: AsyncManagedTransaction, scope: UserScope, run: SleepRunRecord) -> None:
+    props = {
+        "depth": run.depth,
+        "status": run.status.value,
+        "summary": run.summary,
+        "started_at": _utc(run.started_at),
+        "finished_at": _utc(run.finished_at),
+        "planned_operations": list(run.operations),
+    }
+    await tx.run(
+        _RECORD_RUN, scope=scope.key, tenant_id=scope.tenant_id, run=run.run_id, props=props
+    )
+
+
+async def get_run(
+    tx: AsyncManagedTransaction, scope: UserScope, run_id: str
+) -> SleepRunRecord | None:
+    record = await (await tx.run(_GET_RUN, scope=scope.key, run=run_id)).single()
+    if record is None:
+        return None
+    raw = record["run"]
+    native = {k: v.to_native() if hasattr(v, "to_native") else v for k, v in raw.items()}
+    return SleepRunRecord(
+        run_id=run_id,
+        depth=native.get("depth") or "",
+        status=SleepStatus(native.get("status") or SleepStatus.RUNNING.value),
+        summary=native.get("summary") or "",
+        started_at=native.get("started_at") or datetime(1970, 1, 1, tzinfo=UTC),
+        finished_at=native.get("finished_at"),
+        operations=tuple(native.get("operations") or ()),
+    )
+
+
+async def active_pattern_node_ids(tx: AsyncManagedTransaction, scope: UserScope) -> list[str]:
+    record = await (await tx.run(_ACTIVE_PATTERN_NODES, scope=scope.key)).single()
+    return sorted(record["ids"]) if record else []
+
+
+async def items(tx: AsyncManagedTransaction, scope: UserScope, label: str) -> list[dict[str, Any]]:
+    """Every stored item of one sleep label (SleepRun, SleepPattern, ScheduledTrigger,
+    OpenLoopQuestion), for operators and tests."""
+    result = await tx.run(_ITEMS[label], scope=scope.key)
+    return [dict(r["item"]) async for r in result]
+
+
+async def delete_all_batch(tx: AsyncManagedTransaction, scope: UserScope, batch: int) -> int:
+    deleted = 0
+    for query in _DELETE_ALL.values():
+        record = await (await tx.run(query, scope=scope.key, batch=batch)).single()
+        deleted += int(record["deleted"]) if record else 0
+    return deleted

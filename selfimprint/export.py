@@ -1,0 +1,92 @@
+"""Export a user's whole memory as JSON (data portability: what the system holds about them).
+
+Reads from wherever the graph is, without moving it: Neo4j when it holds the user's memories,
+otherwise the warm or cold SYNX object (decrypted in memory). Not a workflow: it changes nothing,
+so the API can call it directly and answer synchronously.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+
+from pydantic import BaseModel, ConfigDict
+
+from selfimprint.adapters.graph_archive import GraphArchive, merge_snapshots
+from selfimprint.adapters.neo4j import Neo4jGraphStore
+from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
+from selfimprint.adapters.neo4j.records import UserScope
+from selfimprint.domain.models import Node
+from selfimprint.domain.users import Tier
+from selfimprint.ports import GraphSnapshot
+
+
+class MemoryExport(BaseModel):
+    """`graph` is the full snapshot: memories with every field (belief metadata, sources,
+    weights and their clocks), edges, hypotheses with their evidence, tensions."""
+
+    model_config = ConfigDict(frozen=True)
+
+    tenant_id: str
+    user_id: str
+    tier: Tier  # where it was read from
+    exported_at: datetime
+    embeddings_included: bool
+    graph: GraphSnapshot
+
+
+class UnknownUserError(LookupError):
+    """No profile and no graph for this user."""
+
+
+async def export_user_memory(
+    tenant_id: str,
+    user_id: str,
+    *,
+    graph: Neo4jGraphStore,
+    accounts: Neo4jAccounts,
+    archive: GraphArchive,
+    include_embeddings: bool = False,
+    now: datetime | None = None,
+) -> MemoryExport:
+    """The user's memory; `MemoryExport.model_dump_json()` is the JSON document. Embeddings are
+    left out by default (numbers meaningless to a person, ~85% of the size). Raises
+    UnknownUserError, or the archive's errors (DataKeyNotFoundError after erasure, SynxError)."""
+    now = now or datetime.now(UTC)
+    store = graph.for_user(tenant_id, user_id)
+    recorded = await accounts.get_tier(UserScope(tenant_id, user_id))
+    hot_nodes = (await store.counts()).nodes
+    archived: Tier | None = None
+    for candidate in (recorded, Tier.WARM, Tier.COLD):
+        if candidate not in (Tier.WARM, Tier.COLD):
+            continue
+        head = await asyncio.to_thread(archive.head, tenant_id, user_id, candidate)
+        if head is not None:
+            archived = candidate
+            break
+    # Neo4j holds the graph when the tier says hot and it is not empty (an object left by an
+    # interrupted move is a stale copy); otherwise the object does, plus any memories written
+    # to Neo4j while archived (the tier move folds those in the same way).
+    if archived is None or (recorded is Tier.HOT and hot_nodes > 0):
+        if recorded is None and hot_nodes == 0:
+            raise UnknownUserError(f"{tenant_id}/{user_id}")
+        snapshot, tier = await store.export_graph(now), Tier.HOT
+    else:
+        read = await asyncio.to_thread(archive.read, tenant_id, user_id, archived)
+        snapshot, tier = read.snapshot, archived
+        if hot_nodes > 0:
+            snapshot = merge_snapshots(snapshot, await store.export_graph(now))
+    if not include_embeddings:
+        snapshot = snapshot.model_copy(update={"nodes": tuple(_bare(n) for n in snapshot.nodes)})
+    return MemoryExport(
+        tenant_id=tenant_id,
+        user_id=user_id,
+        tier=tier,
+        exported_at=now,
+        embeddings_included=include_embeddings,
+        graph=snapshot,
+    )
+
+
+def _bare(node: Node) -> Node:
+    return node.model_copy(update={"embedding": None, "embedding_model": None})

@@ -1,0 +1,102 @@
+"""Forget a topic on the real stack, hot and warm: the dry run lists exactly what the real run
+then removes (text match and embedding similarity with the real e5 embedder), and changes
+nothing; the real run removes those memories and their edges, in Neo4j or inside the SYNX
+object."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from activities.forget import ForgetInput, ForgetTopicReport
+from activities.tiers import TierMoveInput
+from selfimprint.adapters.neo4j import Neo4jUserGraph
+from selfimprint.domain.models import Edge, EdgeType
+from selfimprint.domain.users import Tier
+from tests.integration.tiers_support import NOW, Harness, fresh_queue, harness, memory
+from workflows.forget import ForgetTopicWorkflow
+from workflows.tiers import TierMoveWorkflow
+
+pytestmark = pytest.mark.integration
+__all__ = ["harness"]
+
+CONTENTS = {
+    "g1": "I had an interview at Google last week",
+    "g2": "Работа в GOOGLE, собеседование",
+    "g3": "Google offered me a position",
+    "c1": "My cat is called Murka",
+    "c2": "I like hiking in the mountains",
+    "c3": "My sister lives in Berlin",
+}
+SIMILAR_ONLY = "s1"
+SIMILAR_TEXT = "Гугл пригласил меня на собеседование"  # Cyrillic spelling: no text match
+
+
+async def seed(h: Harness, store: Neo4jUserGraph) -> None:
+    texts = {**CONTENTS, SIMILAR_ONLY: SIMILAR_TEXT}
+    vectors = h.embedder.embed_passages(list(texts.values()))
+    nodes = [
+        memory(i, store.user_id, text, embedding=v, model=h.embedder.model_id)
+        for (i, text), v in zip(texts.items(), vectors, strict=True)
+    ]
+    edges = [
+        Edge(source_id=a, target_id=b, type=EdgeType.ASSOCIATED_WITH, created_at=NOW)
+        for a, b in (("g1", "g3"), ("g3", "c1"), ("c1", "c2"), ("s1", "c3"))
+    ]
+    await store.upsert(nodes, edges)
+
+
+async def forget(h: Harness, store: Neo4jUserGraph, queue: str, dry_run: bool) -> ForgetTopicReport:
+    tenant = h.tenant_of(store)
+    return await h.client.execute_workflow(
+        ForgetTopicWorkflow.run,
+        ForgetInput(tenant_id=tenant, user_id=store.user_id, topic="Google", dry_run=dry_run),
+        id=f"forget-{tenant}-{store.user_id}-{uuid.uuid4().hex[:6]}",
+        task_queue=queue,
+    )
+
+
+@pytest.mark.parametrize("tier", [Tier.HOT, Tier.WARM])
+async def test_forget_topic_dry_run_then_for_real(harness: Harness, tier: Tier) -> None:
+    h = harness
+    store = await h.new_user()
+    tenant = h.tenant_of(store)
+    await seed(h, store)
+    queue = fresh_queue()
+    async with h.worker(queue):
+        if tier is Tier.WARM:
+            await h.client.execute_workflow(
+                TierMoveWorkflow.run,
+                TierMoveInput(tenant_id=tenant, user_id=store.user_id, target=Tier.WARM),
+                id=f"tier-{tenant}-{store.user_id}",
+                task_queue=queue,
+            )
+            before = h.archive.head(tenant, store.user_id, Tier.WARM)
+        place = "neo4j" if tier is Tier.HOT else h.archive.key(tenant, store.user_id, Tier.WARM)
+
+        dry = await forget(h, store, queue, dry_run=True)
+        assert [m.id for m in dry.memories] == ["g1", "g2", "g3", SIMILAR_ONLY]
+        assert (dry.edges, dry.places, dry.dry_run) == (3, [place], True)
+        if tier is Tier.HOT:
+            assert (await store.counts()).nodes == 7
+        else:
+            assert h.archive.head(tenant, store.user_id, Tier.WARM) == before
+
+        done = await forget(h, store, queue, dry_run=False)
+        assert done.memories == dry.memories and done.edges == 3
+        assert (await forget(h, store, queue, dry_run=True)).memories == []
+
+        if tier is Tier.WARM:
+            snapshot = h.archive.read(tenant, store.user_id, Tier.WARM).snapshot
+            assert sorted(n.id for n in snapshot.nodes) == ["c1", "c2", "c3"]
+            assert [(e.source_id, e.target_id) for e in snapshot.edges] == [("c1", "c2")]
+            await h.client.execute_workflow(
+                TierMoveWorkflow.run,
+                TierMoveInput(tenant_id=tenant, user_id=store.user_id, target=Tier.HOT),
+                id=f"tier-{tenant}-{store.user_id}-back",
+                task_queue=queue,
+            )
+    remaining = await store.export_graph(NOW)
+    assert sorted(n.id for n in remaining.nodes) == ["c1", "c2", "c3"]
+    assert [(e.source_id, e.target_id) for e in remaining.edges] == [("c1", "c2")]

@@ -1,0 +1,281 @@
+"""Workflow-test support: an in-memory user graph behind the real sleep and compaction
+activities, a scripted LLM, stub ingestion activities and a stub tier workflow."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+from temporalio import activity, workflow
+from temporalio.client import Client
+from temporalio.worker import Worker
+
+from activities.compaction import CompactionActivities
+from activities.ingestion import (
+    ApplyInput,
+    ApplyOutcome,
+    ExtractedBatch,
+    ExtractInput,
+    ExtractionBatch,
+    LoadBatchInput,
+    MarkFailedInput,
+    PendingInput,
+)
+from activities.sleep import SleepActivities, SleepModelActivities
+from activities.tiers import TierMoveInput, TierMoveOutcome
+from selfimprint.domain.compaction import CompactionPlan
+from selfimprint.domain.models import Edge, Hypothesis, Node
+from selfimprint.domain.sleep_writes import SleepRunRecord, SleepWrites
+from selfimprint.ports import CompactionOutcome, GraphSnapshot
+from selfimprint.prompts.hypotheses import HypothesesAnswer, PrecheckAnswer
+from workflows.compaction import CompactionWorkflow
+from workflows.sleep_phase import SleepPhaseWorkflow
+from workflows.user_lifecycle import MessagesReceived, UserLifecycleWorkflow
+
+AnswerT = TypeVar("AnswerT", bound=BaseModel)
+TEST_SERVER = Path(__file__).resolve().parents[2] / ".venv" / "bin" / "temporal-test-server"
+
+
+@dataclass
+class MemoryGraph:
+    """One user's graph in memory, with the sleep journal: the `SleepGraph` protocol."""
+
+    user_id: str
+    nodes: dict[str, Node] = field(default_factory=dict)
+    edges: dict[tuple[str, str, str], Edge] = field(default_factory=dict)
+    hypotheses: dict[str, Hypothesis] = field(default_factory=dict)
+    journal: set[tuple[str, str]] = field(default_factory=set)
+    runs: dict[str, SleepRunRecord] = field(default_factory=dict)
+    patterns: dict[str, tuple[list[str], bool]] = field(default_factory=dict)
+    triggers: set[str] = field(default_factory=set)
+    questions: set[str] = field(default_factory=set)
+    writes: int = 0
+
+    async def export_graph(self, now: datetime) -> GraphSnapshot:
+        return GraphSnapshot(
+            user_id=self.user_id,
+            exported_at=now,
+            nodes=tuple(self.nodes.values()),
+            edges=tuple(self.edges.values()),
+            hypotheses=tuple(self.hypotheses.values()),
+            tensions=(),
+        )
+
+    async def apply_sleep_writes(self, run_id: str, operation: str, data: SleepWrites) -> bool:
+        if (run_id, operation) in self.journal:
+            return False
+        self.journal.add((run_id, operation))
+        self.writes += 1
+        for node in data.nodes:
+            self.nodes[node.id] = node
+        for h in data.hypotheses:
+            self.hypotheses[h.node_id] = h
+        for e in data.edges:
+            self.edges[(e.source_id, e.target_id, e.type.value)] = e
+        for w in data.weights:
+            if w.node_id in self.nodes:
+                self.nodes[w.node_id] = self.nodes[w.node_id].model_copy(
+                    update={"weight": w.weight, "weight_at": w.weight_at}
+                )
+        if data.detected_at is not None:
+            for key, (ids, _) in list(self.patterns.items()):
+                self.patterns[key] = (ids, False)
+            for p in data.patterns:
+                self.patterns[p.id] = (list(p.node_ids), True)
+        self.triggers |= {t.id for t in data.triggers}
+        self.questions |= {q.id for q in data.questions}
+        for node_id in data.deleted_node_ids:
+            self.nodes.pop(node_id, None)
+            self.hypotheses.pop(node_id, None)
+        return True
+
+    async def record_sleep_run(self, run: SleepRunRecord) -> None:
+        self.runs[run.run_id] = run
+
+    async def active_pattern_node_ids(self) -> list[str]:
+        return sorted({i for ids, active in self.patterns.values() if active for i in ids})
+
+    async def apply_compaction(self, plan: CompactionPlan) -> CompactionOutcome:
+        return CompactionOutcome(
+            edges_deleted=0, nodes_merged=0, edges_rewritten=0, nodes_deleted=0
+        )
+
+
+@dataclass
+class MemoryGraphs:
+    graphs: dict[tuple[str, str], MemoryGraph] = field(default_factory=dict)
+
+    def for_user(self, tenant_id: str, user_id: str) -> MemoryGraph:
+        return self.graphs.setdefault((tenant_id, user_id), MemoryGraph(user_id))
+
+
+@dataclass
+class ScriptedLLM:
+    """Answers the pre-check with `worth_reasoning` and proposes `statements`, citing the first
+    two memories it is shown."""
+
+    worth_reasoning: bool = True
+    statements: Sequence[str] = ()
+    calls: dict[str, int] = field(default_factory=dict)
+    model_name: str = "scripted"
+
+    async def complete_json(
+        self,
+        messages: Sequence[dict[str, str]],
+        answer_type: type[AnswerT],
+        *,
+        max_tokens: int = 512,
+    ) -> AnswerT:
+        name = answer_type.__name__
+        self.calls[name] = self.calls.get(name, 0) + 1
+        if answer_type is PrecheckAnswer:
+            return answer_type.model_validate(
+                {"worth_reasoning": self.worth_reasoning, "summary": "Small talk only."}
+            )
+        assert answer_type is HypothesesAnswer
+        return answer_type.model_validate(
+            {"hypotheses": [{"statement": s, "evidence": [1, 2]} for s in self.statements]}
+        )
+
+    async def healthy(self) -> bool:
+        return True
+
+
+class IngestionStub:
+    """Ingestion without a message log: every signalled id counts as already extracted."""
+
+    def __init__(self) -> None:
+        self.pending_calls = 0
+
+    @activity.defn(name="ingestion.pending_messages")
+    async def pending_messages(self, data: PendingInput) -> list[str]:
+        self.pending_calls += 1
+        return []
+
+    @activity.defn(name="ingestion.load_batch")
+    async def load_batch(self, data: LoadBatchInput) -> ExtractionBatch:
+        return ExtractionBatch(
+            tenant_id=data.tenant_id,
+            user_id=data.user_id,
+            messages=[],
+            language="en",
+            now=activity.info().current_attempt_scheduled_time,
+        )
+
+    @activity.defn(name="ingestion.extract")
+    async def extract(self, data: ExtractInput) -> ExtractedBatch:
+        raise AssertionError("not reached: load_batch returns no messages")
+
+    @activity.defn(name="ingestion.apply_extraction")
+    async def apply_extraction(self, data: ApplyInput) -> ApplyOutcome:
+        raise AssertionError("not reached: load_batch returns no messages")
+
+    @activity.defn(name="ingestion.mark_failed")
+    async def mark_failed(self, data: MarkFailedInput) -> None:
+        raise AssertionError("not reached")
+
+
+@workflow.defn(name="TierMoveWorkflow", sandboxed=False)
+class TierMoveStub:
+    """Records the target and reports the move done."""
+
+    @workflow.run
+    async def run(self, data: TierMoveInput) -> TierMoveOutcome:
+        return TierMoveOutcome(tier=data.target, moved=True, nodes=0, edges=0, bytes=0, detail="")
+
+
+@dataclass
+class Harness:
+    graphs: MemoryGraphs
+    llm: ScriptedLLM
+    ingestion: IngestionStub
+    task_queue: str
+    gpu_queue: str
+
+
+def workers(
+    client: Client, h: Harness, *, extra_workflows: Sequence[type] = (), slow: Any = None
+) -> tuple[Worker, Worker]:
+    sleep = SleepActivities(h.graphs)
+    model = SleepModelActivities(h.llm)
+    compaction = CompactionActivities(h.graphs)
+    cpu = Worker(
+        client,
+        task_queue=h.task_queue,
+        workflows=[
+            UserLifecycleWorkflow,
+            SleepPhaseWorkflow,
+            CompactionWorkflow,
+            TierMoveStub,
+            SimulatedUser,
+            *extra_workflows,
+        ],
+        activities=[
+            h.ingestion.pending_messages,
+            h.ingestion.load_batch,
+            h.ingestion.mark_failed,
+            h.ingestion.apply_extraction,
+            sleep.begin,
+            sleep.finish,
+            slow or sleep.detect_patterns,
+            sleep.infer_connections,
+            sleep.hypothesis_context,
+            sleep.store_hypotheses,
+            sleep.recalibrate,
+            sleep.schedule_triggers,
+            sleep.prepare_open_loops,
+            sleep.check_hypotheses,
+            compaction.compact,
+            compaction.plan_soft_reset,
+        ],
+    )
+    gpu = Worker(
+        client,
+        task_queue=h.gpu_queue,
+        activities=[model.precheck, model.propose_hypotheses, h.ingestion.extract],
+        max_concurrent_activities=4,
+    )
+    return cpu, gpu
+
+
+async def until(predicate: Any, timeout: timedelta = timedelta(seconds=20)) -> None:
+    """Poll (in real time) until `predicate()` (an async callable) is true."""
+    deadline = asyncio.get_running_loop().time() + timeout.total_seconds()
+    while not await predicate():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError("condition not met in time")
+        await asyncio.sleep(0.05)
+
+
+class SimulatedUserInput(BaseModel):
+    lifecycle_id: str
+    # (seconds after the simulation starts, messages sent then), ascending
+    messages: list[tuple[int, int]]
+    days: int
+
+
+@workflow.defn(name="SimulatedUser", sandboxed=False)
+class SimulatedUser:
+    """Sends a user's messages to a lifecycle workflow on simulated time; returns its start."""
+
+    @workflow.run
+    async def run(self, data: SimulatedUserInput) -> datetime:
+        start = workflow.now()
+        handle = workflow.get_external_workflow_handle(data.lifecycle_id)
+        sent = 0
+        for offset, count in data.messages:
+            due = start + timedelta(seconds=offset)
+            if due > workflow.now():
+                await workflow.sleep(due - workflow.now())
+            ids = [f"m{sent + i}" for i in range(count)]
+            sent += count
+            await handle.signal(
+                "messages_received", MessagesReceived(message_ids=ids, last_sent_at=due)
+            )
+        await workflow.sleep(start + timedelta(days=data.days) - workflow.now())
+        return start

@@ -1,0 +1,247 @@
+"""UserLifecycleWorkflow on the time-skipping test server: 60 simulated days per row of the spec
+§3.6 table, sleep cancellation, continue-as-new."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import uuid
+from datetime import UTC, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+from temporalio import activity
+from temporalio.client import WorkflowExecutionStatus, WorkflowHandle
+from temporalio.testing import WorkflowEnvironment
+
+from activities.sleep import OperationInput, PatternsOutput
+from selfimprint.domain.sleep_policy import Depth, Plan
+from selfimprint.domain.sleep_simulation import simulate_user
+from selfimprint.domain.sleep_writes import SleepStatus
+from selfimprint.domain.users import Tier, UserProfile
+from tests.workflows.support import (
+    Harness,
+    IngestionStub,
+    MemoryGraphs,
+    ScriptedLLM,
+    SimulatedUser,
+    SimulatedUserInput,
+    until,
+    workers,
+)
+from workflows.user_lifecycle import (
+    LifecycleInput,
+    LifecycleState,
+    MessagesReceived,
+    ProfileChanged,
+    SleepRequest,
+    TaskQueues,
+    UserLifecycleWorkflow,
+)
+
+pytestmark = pytest.mark.workflows
+
+DAYS = 60
+HISTORIES = Path(__file__).parent / "histories"
+DAY = 86_400
+HOUR = 3_600
+
+
+def _harness(llm: ScriptedLLM | None = None) -> Harness:
+    q = f"q-{uuid.uuid4().hex[:12]}"
+    return Harness(MemoryGraphs(), llm or ScriptedLLM(), IngestionStub(), q, f"{q}-gpu")
+
+
+def _input(h: Harness, user: str, **extra: object) -> LifecycleInput:
+    state = LifecycleState(
+        tenant_id="t1",
+        user_id=user,
+        queues=TaskQueues(cpu=h.task_queue, gpu=h.gpu_queue),
+        publish_search_attributes=False,  # the test server cannot register custom attributes
+    )
+    return LifecycleInput(state=state, **extra)  # type: ignore[arg-type]
+
+
+async def _record(handle: WorkflowHandle[object, object], name: str) -> None:
+    """SELFIMPRINT_RECORD_HISTORIES=1 refreshes the replay test's histories."""
+    if os.environ.get("SELFIMPRINT_RECORD_HISTORIES"):
+        history = await handle.fetch_history()
+        HISTORIES.mkdir(exist_ok=True)
+        (HISTORIES / f"{name}.json").write_text(json.dumps(json.loads(history.to_json()), indent=1))
+
+
+def _every(days: range, step: int, count: int) -> list[tuple[int, int]]:
+    # Messages one hour into the day: never on a tier boundary (7/30 days after the last one).
+    return [(d * DAY + HOUR, count) for d in days if d % step == 0]
+
+
+# (plan, activity) -> the messages of 60 days. Light users write every 3rd day (2-3 a week),
+# dormant ones every 10th (0-1 a week: dormant, sometimes light), inactive ones only on days 0-2.
+SCENARIOS: dict[str, tuple[Plan, list[tuple[int, int]]]] = {
+    "paid-very-active": (Plan.PAID, _every(range(DAYS), 1, 6)),
+    "paid-regular": (Plan.PAID, _every(range(DAYS), 1, 2)),
+    "paid-light": (Plan.PAID, _every(range(DAYS), 3, 1)),
+    "paid-dormant": (Plan.PAID, _every(range(DAYS), 10, 1)),
+    "free-active": (Plan.FREE, _every(range(DAYS), 1, 6)),
+    "free-regular": (Plan.FREE, _every(range(DAYS), 1, 2)),
+    "free-light": (Plan.FREE, _every(range(DAYS), 3, 1)),
+    "inactive": (Plan.PAID, _every(range(3), 1, 1)),
+}
+
+# (full, light, skipped) in 60 days, from the domain policy (`simulate_user`; asserted equal
+# below, so a policy change shows up here). The graph is empty, so smart skip sees only message
+# counts: <= 3 new messages skip, 4-19 ask the LLM (scripted: "worth it"), 20+ run.
+# - paid very active: 6/day; very active from day 5 (35 in 7 days), regular (every 2 days) before.
+#   Daily 03:00 deep pass (no new message since the midday regular pass: skipped) plus a regular
+#   pass 6 h after it once the user wrote (runs): 57 full, 55 skipped.
+# - paid regular: full every 2 days (4 new messages: LLM says run); the first pass after one
+#   day of tracking sees 2 messages: skipped.
+# - paid light: weekly light passes see 2-3 new messages: all 8 skipped.
+# - paid dormant: monthly light passes; the graph is warm 7 days after each message, so passes
+#   due then are skipped without a call (5).
+# - free active: every 3 days, full (18 new messages: LLM says run): 19.
+# - free regular / light: weekly / biweekly light passes with 14 / 5+ messages: 8 and 4 run.
+# - inactive: one skipped pass, then sleep is off (30+ days) and the graph is cold.
+EXPECTED: dict[str, tuple[int, int, int]] = {
+    "paid-very-active": (57, 0, 55),
+    "paid-regular": (28, 0, 1),
+    "paid-light": (0, 0, 8),
+    "paid-dormant": (0, 0, 5),
+    "free-active": (19, 0, 0),
+    "free-regular": (0, 8, 0),
+    "free-light": (0, 4, 0),
+    "inactive": (0, 0, 1),
+}
+
+
+async def test_sixty_days_per_schedule_row(env: WorkflowEnvironment) -> None:
+    h = _harness()
+    cpu, gpu = workers(env.client, h)
+    async with cpu, gpu:
+        users = {}
+        for name, (plan, messages) in SCENARIOS.items():
+            lifecycle_id = f"user-t1-{name}-{h.task_queue}"
+            lifecycle = await env.client.start_workflow(
+                UserLifecycleWorkflow.run, _input(h, name), id=lifecycle_id, task_queue=h.task_queue
+            )
+            await lifecycle.signal(
+                UserLifecycleWorkflow.profile_changed,
+                ProfileChanged(profile=UserProfile(plan=plan)),
+            )
+            sim = await env.client.start_workflow(
+                SimulatedUser.run,
+                SimulatedUserInput(lifecycle_id=lifecycle_id, messages=messages, days=DAYS),
+                id=f"sim-{lifecycle_id}",
+                task_queue=h.task_queue,
+            )
+            users[name] = (lifecycle, sim)
+        got, oracle = {}, {}
+        for name, (lifecycle, sim) in users.items():
+            start = (await sim.result()).astimezone(UTC)
+            plan, messages = SCENARIOS[name]
+            times = [(start + timedelta(seconds=o), n) for o, n in messages]
+            expected = simulate_user(
+                plan, times, start, start + timedelta(days=DAYS), ZoneInfo("UTC")
+            )
+            oracle[name] = (expected.full, expected.light, expected.skipped)
+            state = await lifecycle.query(UserLifecycleWorkflow.state)
+            got[name] = (state.sleeps.full, state.sleeps.light, state.sleeps.skipped)
+            assert state.sleeps.failed == 0, name
+            if name == "inactive":
+                assert state.tier is Tier.COLD
+                assert state.next_sleep is not None and state.next_sleep.at is None
+        await _record(users["paid-regular"][0], "lifecycle_paid_regular")
+    assert oracle == EXPECTED
+    assert got == EXPECTED
+
+
+async def test_message_during_sleep_cancels_it(env: WorkflowEnvironment) -> None:
+    started = []
+
+    @activity.defn(name="sleep.detect_patterns")
+    async def slow_patterns(data: OperationInput) -> PatternsOutput:
+        started.append(data.scope.run_id)
+        while True:  # until the workflow cancels us (delivered on heartbeat)
+            activity.heartbeat()
+            await asyncio.sleep(0.1)
+
+    h = _harness()
+    cpu, gpu = workers(env.client, h, slow=slow_patterns)
+    async with cpu, gpu:
+        handle = await env.client.start_workflow(
+            UserLifecycleWorkflow.run,
+            _input(h, "writer"),
+            id=f"user-t1-writer-{h.task_queue}",
+            task_queue=h.task_queue,
+        )
+        now = await env.get_current_time()
+        await handle.signal(
+            UserLifecycleWorkflow.messages_received,
+            MessagesReceived(message_ids=["a", "b"], last_sent_at=now),
+        )
+        ack = await handle.execute_update(
+            UserLifecycleWorkflow.request_sleep, SleepRequest(depth=Depth.FULL)
+        )
+        assert ack.accepted
+
+        async def sleeping() -> bool:
+            return bool(started)
+
+        await until(sleeping)
+        await handle.signal(
+            UserLifecycleWorkflow.messages_received,
+            MessagesReceived(message_ids=["c"], last_sent_at=now),
+        )
+
+        async def cancelled() -> bool:
+            state = await handle.query(UserLifecycleWorkflow.state)
+            return state.sleeps.cancelled == 1
+
+        await until(cancelled)
+        state = await handle.query(UserLifecycleWorkflow.state)
+        assert state.last_sleep is not None
+        assert state.last_sleep.status is SleepStatus.CANCELLED
+        assert state.last_sleep_at is None  # a cancelled pass is not a sleep for the schedule
+        assert state.messages_since_sleep == 3
+        child = env.client.get_workflow_handle(state.last_sleep.run_id)
+        graph = h.graphs.for_user("t1", "writer")
+        run_id = state.last_sleep.run_id
+
+        async def child_cancelled() -> bool:
+            done = (await child.describe()).status is WorkflowExecutionStatus.CANCELED
+            return done and graph.runs[run_id].status is SleepStatus.CANCELLED
+
+        await until(child_cancelled)
+        assert all(op != "pattern_detection" for _, op in graph.journal)
+        await _record(handle, "lifecycle_cancelled_sleep")
+
+
+async def test_continue_as_new_keeps_the_state(env: WorkflowEnvironment) -> None:
+    h = _harness()
+    cpu, gpu = workers(env.client, h)
+    async with cpu, gpu:
+        lifecycle_id = f"user-t1-can-{h.task_queue}"
+        handle = await env.client.start_workflow(
+            UserLifecycleWorkflow.run,
+            _input(h, "can", continue_as_new_after=3),
+            id=lifecycle_id,
+            task_queue=h.task_queue,
+        )
+        first_run = (await handle.describe()).run_id
+        sim = await env.client.start_workflow(
+            SimulatedUser.run,
+            SimulatedUserInput(lifecycle_id=lifecycle_id, messages=_every(range(6), 1, 6), days=6),
+            id=f"sim-{lifecycle_id}",
+            task_queue=h.task_queue,
+        )
+        await sim.result()
+        latest = env.client.get_workflow_handle(lifecycle_id)
+        state = await latest.query(UserLifecycleWorkflow.state)
+        assert (await latest.describe()).run_id != first_run
+        assert state.ingestion.messages_received == 36
+        assert state.session_count == 6
+        assert state.sleeps.full >= 5
+        assert sum(d.messages for d in state.activity.days) == 36
+        assert state.timeline.last_active_at is not None

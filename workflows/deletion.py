@@ -1,0 +1,101 @@
+"""DeletionWorkflow: erase everything of one user (spec §4.3), id `delete-{tenant}-{user}`.
+
+Start it as a top-level workflow, never as a child of the user's lifecycle workflow: it terminates
+that workflow first (so nothing writes while the stores are emptied), which would terminate its
+children too. Order: stop workflows -> destroy the data key (from here on every SYNX copy anywhere
+is unreadable) -> S3 objects (all versions) -> graph -> raw messages -> profile. Each step is
+idempotent, so the workflow finishes across crashes and a rerun reports zeros.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from temporalio import workflow
+from temporalio.common import RetryPolicy
+
+with workflow.unsafe.imports_passed_through():
+    from activities.deletion import (
+        DeleteUserPartInput,
+        DeletionActivities,
+        DeletionInput,
+        DeletionReport,
+        StopWorkflowsInput,
+    )
+    from workflows.tiers import tier_workflow_id
+    from workflows.user_lifecycle import workflow_id as lifecycle_workflow_id
+
+__all__ = ["DeletionInput", "DeletionReport", "DeletionWorkflow", "deletion_workflow_id"]
+
+
+def deletion_workflow_id(tenant_id: str, user_id: str) -> str:
+    return f"delete-{tenant_id}-{user_id}"
+
+
+SHORT = timedelta(seconds=60)
+LONG = timedelta(minutes=30)
+HEARTBEAT = timedelta(seconds=30)
+# Erasure must finish: retry without limit, backing off to a minute.
+RETRY = RetryPolicy(initial_interval=timedelta(seconds=1), maximum_interval=timedelta(seconds=60))
+
+
+@workflow.defn
+class DeletionWorkflow:
+    @workflow.run
+    async def run(self, data: DeletionInput) -> DeletionReport:
+        user = DeleteUserPartInput(tenant_id=data.tenant_id, user_id=data.user_id)
+        stopped = await workflow.execute_activity_method(
+            DeletionActivities.stop_workflows,
+            StopWorkflowsInput(
+                workflow_ids=[
+                    lifecycle_workflow_id(data.tenant_id, data.user_id),
+                    tier_workflow_id(data.tenant_id, data.user_id),
+                ],
+                reason=f"user data erased by {workflow.info().workflow_id}",
+            ),
+            start_to_close_timeout=SHORT,
+            retry_policy=RETRY,
+        )
+        key_destroyed = await workflow.execute_activity_method(
+            DeletionActivities.destroy_key, user, start_to_close_timeout=SHORT, retry_policy=RETRY
+        )
+        objects = await workflow.execute_activity_method(
+            DeletionActivities.delete_objects,
+            user,
+            start_to_close_timeout=LONG,
+            heartbeat_timeout=HEARTBEAT,
+            retry_policy=RETRY,
+        )
+        memories = await workflow.execute_activity_method(
+            DeletionActivities.delete_graph,
+            user,
+            start_to_close_timeout=LONG,
+            heartbeat_timeout=HEARTBEAT,
+            retry_policy=RETRY,
+        )
+        messages = await workflow.execute_activity_method(
+            DeletionActivities.delete_messages,
+            user,
+            start_to_close_timeout=LONG,
+            heartbeat_timeout=HEARTBEAT,
+            retry_policy=RETRY,
+        )
+        profile = await workflow.execute_activity_method(
+            DeletionActivities.delete_profile,
+            user,
+            start_to_close_timeout=SHORT,
+            retry_policy=RETRY,
+        )
+        report = DeletionReport(
+            tenant_id=data.tenant_id,
+            user_id=data.user_id,
+            workflows_terminated=stopped,
+            memories_deleted=memories,
+            objects_deleted=objects,
+            messages_deleted=messages,
+            profile_deleted=profile,
+            key_destroyed=key_destroyed,
+            finished_at=workflow.now(),
+        )
+        workflow.logger.info("user erased: %s", report.model_dump(exclude={"finished_at"}))
+        return report

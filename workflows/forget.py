@@ -1,0 +1,91 @@
+"""ForgetTopicWorkflow: "forget about X" (spec §4.3) wherever the user's graph is: Neo4j, the
+warm object, the cold object (all that exist, so a graph caught mid-move is covered too). Run it
+with dry_run=True to preview, then False to remove. Id: `forget-{tenant}-{user}-{request}` is a
+good choice (the caller's request id), so a retried API call does not forget twice.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from temporalio import workflow
+from temporalio.common import RetryPolicy
+
+with workflow.unsafe.imports_passed_through():
+    from activities.forget import (
+        EmbedTopicInput,
+        ForgetActivities,
+        ForgetEmbeddingActivities,
+        ForgetInput,
+        ForgetPlaceInput,
+        ForgetTopicReport,
+        TopicVector,
+    )
+    from activities.tiers import LocateInput, TierActivities
+    from selfimprint.domain.users import Tier
+    from selfimprint.ports import ForgottenMemory
+
+__all__ = ["ForgetInput", "ForgetTopicReport", "ForgetTopicWorkflow"]
+
+SHORT = timedelta(seconds=60)
+LONG = timedelta(minutes=30)
+HEARTBEAT = timedelta(seconds=30)
+RETRY = RetryPolicy(initial_interval=timedelta(seconds=1), maximum_interval=timedelta(seconds=60))
+
+
+@workflow.defn
+class ForgetTopicWorkflow:
+    @workflow.run
+    async def run(self, data: ForgetInput) -> ForgetTopicReport:
+        vector: TopicVector | None = None
+        if data.min_similarity is not None:
+            vector = await workflow.execute_activity_method(
+                ForgetEmbeddingActivities.embed_topic,
+                EmbedTopicInput(text=data.topic),
+                task_queue=data.embed_task_queue or workflow.info().task_queue,
+                start_to_close_timeout=SHORT,
+                retry_policy=RETRY,
+            )
+        where = await workflow.execute_activity_method(
+            TierActivities.locate,
+            LocateInput(tenant_id=data.tenant_id, user_id=data.user_id),
+            start_to_close_timeout=SHORT,
+            retry_policy=RETRY,
+        )
+        places = [
+            tier
+            for tier, present in (
+                (Tier.HOT, where.hot.nodes > 0),
+                (Tier.WARM, where.warm is not None),
+                (Tier.COLD, where.cold is not None),
+            )
+            if present
+        ]
+        memories: dict[str, ForgottenMemory] = {}
+        edges, touched = 0, []
+        for tier in places:
+            report = await workflow.execute_activity_method(
+                ForgetActivities.forget_place,
+                ForgetPlaceInput(
+                    tenant_id=data.tenant_id,
+                    user_id=data.user_id,
+                    tier=tier,
+                    text=data.topic,
+                    vector=vector,
+                    min_similarity=data.min_similarity,
+                    dry_run=data.dry_run,
+                ),
+                start_to_close_timeout=LONG,
+                heartbeat_timeout=HEARTBEAT,
+                retry_policy=RETRY,
+            )
+            if report.memories:
+                touched.append(report.place)
+                edges += report.edges
+                memories.update((m.id, m) for m in report.memories)
+        return ForgetTopicReport(
+            dry_run=data.dry_run,
+            memories=sorted(memories.values(), key=lambda m: m.id),
+            edges=edges,
+            places=touched,
+        )

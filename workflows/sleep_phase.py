@@ -1,0 +1,257 @@
+"""SleepPhaseWorkflow: one sleep pass for one user (spec §3.5, §3.5.1, §3.5.2, §3.6 smart skip).
+
+Order: smart-skip pre-check (deterministic features; the LLM only when they are ambiguous) ->
+the operations of the pass's depth in spec order -> the hypothesis lifecycle check with the
+reality anchor, which runs on every pass, skipped ones included (it is cheap, needs no LLM, and
+deadlines are dates). Graph activities run on the workflow's queue (cpu), model calls on the gpu
+queue. The parent cancels a running pass when the user writes: the pass records itself as
+cancelled and stops; what earlier operations committed stays (each is complete on its own).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from pydantic import BaseModel, Field
+from temporalio import workflow
+from temporalio.common import RetryPolicy
+
+with workflow.unsafe.imports_passed_through():
+    from activities.sleep import (
+        BeginInput,
+        ConnectionsInput,
+        FinishInput,
+        OpenLoopsInput,
+        OperationInput,
+        PrecheckInput,
+        ProposeInput,
+        RecalibrateInput,
+        SleepActivities,
+        SleepModelActivities,
+        SleepScope,
+        StoreHypothesesInput,
+    )
+    from selfimprint.domain.patterns import Pattern
+    from selfimprint.domain.scheduled_triggers import ScheduledTrigger
+    from selfimprint.domain.sleep_policy import Depth, SleepOperation, operations_for
+    from selfimprint.domain.sleep_writes import SleepStatus
+    from selfimprint.domain.smart_skip import SkipVerdict, decide, decide_after_llm
+
+GRAPH_TIMEOUT = timedelta(minutes=5)
+GRAPH_HEARTBEAT = timedelta(seconds=60)
+LLM_TIMEOUT = timedelta(minutes=3)
+GRAPH_RETRY = RetryPolicy(
+    initial_interval=timedelta(seconds=2),
+    maximum_interval=timedelta(minutes=1),
+    maximum_attempts=8,
+    non_retryable_error_types=["BadSleepDataError"],
+)
+# A sleep waits a while for the model server, but a pass is not worth blocking the lifecycle for
+# hours: after ~30 min it fails, and the next pass (or an operator's retry) tries again.
+LLM_RETRY = RetryPolicy(
+    initial_interval=timedelta(seconds=5),
+    backoff_coefficient=2.0,
+    maximum_interval=timedelta(minutes=2),
+    maximum_attempts=15,
+)
+
+
+class SleepInput(BaseModel):
+    tenant_id: str
+    user_id: str
+    run_id: str
+    depth: Depth
+    gpu_task_queue: str
+    time_zone: str = "UTC"
+    since: datetime | None = None  # the last sleep; None before the first
+    new_messages: int = Field(0, ge=0)
+    skip_precheck: bool = False  # an operator's explicit request runs the pass
+
+
+class SleepOutcome(BaseModel):
+    run_id: str
+    depth: Depth
+    status: SleepStatus
+    summary: str
+    operations: list[str] = Field(default_factory=list)
+    llm_calls: int = 0
+    counts: dict[str, int] = Field(default_factory=dict)
+
+
+@workflow.defn
+class SleepPhaseWorkflow:
+    @workflow.run
+    async def run(self, data: SleepInput) -> SleepOutcome:
+        started = workflow.now()
+        scope = SleepScope(
+            tenant_id=data.tenant_id,
+            user_id=data.user_id,
+            run_id=data.run_id,
+            now=started,
+            time_zone=data.time_zone,
+        )
+        planned = [op.value for op in operations_for(data.depth)]
+        outcome = SleepOutcome(
+            run_id=data.run_id, depth=data.depth, status=SleepStatus.RUNNING, summary=""
+        )
+        # On cancellation the parent records the run as cancelled (a cancelled workflow cannot
+        # reliably schedule its own cleanup activity).
+        await self._pass(data, scope, planned, outcome)
+        await self._finish(data, scope, started, outcome)
+        workflow.logger.info(
+            "sleep finished",
+            extra={"run_id": data.run_id, "status": outcome.status.value, "counts": outcome.counts},
+        )
+        return outcome
+
+    async def _pass(
+        self, data: SleepInput, scope: SleepScope, planned: list[str], outcome: SleepOutcome
+    ) -> None:
+        begin = await workflow.execute_activity_method(
+            SleepActivities.begin,
+            BeginInput(
+                scope=scope,
+                depth=data.depth.value,
+                operations=planned,
+                since=data.since,
+                new_messages=data.new_messages,
+            ),
+            start_to_close_timeout=GRAPH_TIMEOUT,
+            heartbeat_timeout=GRAPH_HEARTBEAT,
+            retry_policy=GRAPH_RETRY,
+        )
+        if not data.skip_precheck:
+            decision = decide(begin.features)
+            if decision.verdict is SkipVerdict.ASK_LLM:
+                answer = await workflow.execute_activity_method(
+                    SleepModelActivities.precheck,
+                    PrecheckInput(new_memories=begin.new_memories),
+                    task_queue=data.gpu_task_queue,
+                    start_to_close_timeout=LLM_TIMEOUT,
+                    retry_policy=LLM_RETRY,
+                )
+                outcome.llm_calls += 1
+                decision = decide_after_llm(begin.features, answer.worth_reasoning, answer.summary)
+            if decision.verdict is SkipVerdict.SKIP:
+                outcome.status = SleepStatus.SKIPPED
+                outcome.summary = decision.summary or decision.reason
+                await self._check_hypotheses(scope, outcome)
+                return
+        patterns: list[Pattern] = []
+        touched: list[str] = []
+        triggers: list[ScheduledTrigger] = []
+        for op in operations_for(data.depth):
+            if op is SleepOperation.PATTERN_DETECTION:
+                found = await workflow.execute_activity_method(
+                    SleepActivities.detect_patterns,
+                    OperationInput(scope=scope),
+                    start_to_close_timeout=GRAPH_TIMEOUT,
+                    heartbeat_timeout=GRAPH_HEARTBEAT,
+                    retry_policy=GRAPH_RETRY,
+                )
+                patterns = found.patterns
+                outcome.counts["patterns"] = len(patterns)
+            elif op is SleepOperation.CONNECTION_INFERENCE:
+                linked = await workflow.execute_activity_method(
+                    SleepActivities.infer_connections,
+                    ConnectionsInput(scope=scope, patterns=patterns),
+                    start_to_close_timeout=GRAPH_TIMEOUT,
+                    heartbeat_timeout=GRAPH_HEARTBEAT,
+                    retry_policy=GRAPH_RETRY,
+                )
+                touched = linked.touched
+                outcome.counts["inferred_edges"] = linked.edges
+            elif op is SleepOperation.HYPOTHESIS_FORMATION:
+                await self._form_hypotheses(data, scope, patterns, outcome)
+            elif op is SleepOperation.IMPORTANCE_RECALIBRATION:
+                recal = await workflow.execute_activity_method(
+                    SleepActivities.recalibrate,
+                    RecalibrateInput(scope=scope, patterns=patterns, touched=touched),
+                    start_to_close_timeout=GRAPH_TIMEOUT,
+                    heartbeat_timeout=GRAPH_HEARTBEAT,
+                    retry_policy=GRAPH_RETRY,
+                )
+                outcome.counts["boosted"] = recal.boosted
+                outcome.counts["drifted"] = recal.drifted
+            elif op is SleepOperation.SCHEDULED_TRIGGERS:
+                scheduled = await workflow.execute_activity_method(
+                    SleepActivities.schedule_triggers,
+                    OperationInput(scope=scope),
+                    start_to_close_timeout=GRAPH_TIMEOUT,
+                    heartbeat_timeout=GRAPH_HEARTBEAT,
+                    retry_policy=GRAPH_RETRY,
+                )
+                triggers = scheduled.triggers
+                outcome.counts["triggers"] = len(triggers)
+            elif op is SleepOperation.OPEN_LOOP_PREPARATION:
+                prepared = await workflow.execute_activity_method(
+                    SleepActivities.prepare_open_loops,
+                    OpenLoopsInput(scope=scope, triggers=triggers),
+                    start_to_close_timeout=GRAPH_TIMEOUT,
+                    heartbeat_timeout=GRAPH_HEARTBEAT,
+                    retry_policy=GRAPH_RETRY,
+                )
+                outcome.counts["open_loop_questions"] = prepared.questions
+            outcome.operations.append(op.value)
+        await self._check_hypotheses(scope, outcome)
+        outcome.status = SleepStatus.COMPLETED
+        outcome.summary = (
+            f"{data.depth.value} pass: "
+            + ", ".join(f"{k} {v}" for k, v in sorted(outcome.counts.items()))
+        )[:500]
+
+    async def _form_hypotheses(
+        self, data: SleepInput, scope: SleepScope, patterns: list[Pattern], outcome: SleepOutcome
+    ) -> None:
+        context = await workflow.execute_activity_method(
+            SleepActivities.hypothesis_context,
+            ConnectionsInput(scope=scope, patterns=patterns),
+            start_to_close_timeout=GRAPH_TIMEOUT,
+            heartbeat_timeout=GRAPH_HEARTBEAT,
+            retry_policy=GRAPH_RETRY,
+        )
+        proposed = await workflow.execute_activity_method(
+            SleepModelActivities.propose_hypotheses,
+            ProposeInput(context=context),
+            task_queue=data.gpu_task_queue,
+            start_to_close_timeout=LLM_TIMEOUT,
+            retry_policy=LLM_RETRY,
+        )
+        outcome.llm_calls += 1
+        stored = await workflow.execute_activity_method(
+            SleepActivities.store_hypotheses,
+            StoreHypothesesInput(scope=scope, proposals=proposed.proposals),
+            start_to_close_timeout=GRAPH_TIMEOUT,
+            heartbeat_timeout=GRAPH_HEARTBEAT,
+            retry_policy=GRAPH_RETRY,
+        )
+        outcome.counts["hypotheses_formed"] = stored.formed
+        outcome.counts["hypotheses_reinforced"] = stored.reinforced
+
+    async def _check_hypotheses(self, scope: SleepScope, outcome: SleepOutcome) -> None:
+        checked = await workflow.execute_activity_method(
+            SleepActivities.check_hypotheses,
+            OperationInput(scope=scope),
+            start_to_close_timeout=GRAPH_TIMEOUT,
+            heartbeat_timeout=GRAPH_HEARTBEAT,
+            retry_policy=GRAPH_RETRY,
+        )
+        for status, n in checked.outcomes.items():
+            outcome.counts[f"hypotheses_{status}"] = n
+
+    async def _finish(
+        self, data: SleepInput, scope: SleepScope, started: datetime, outcome: SleepOutcome
+    ) -> None:
+        await workflow.execute_activity_method(
+            SleepActivities.finish,
+            FinishInput(
+                scope=scope.model_copy(update={"now": workflow.now()}),
+                depth=data.depth.value,
+                status=outcome.status,
+                summary=outcome.summary,
+                started_at=started,
+                operations=outcome.operations,
+            ),
+            start_to_close_timeout=GRAPH_TIMEOUT,
+            retry_policy=GRAPH_RETRY,
+        )
