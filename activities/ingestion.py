@@ -138,7 +138,8 @@ class IngestionActivities:
                     limit=NEAREST_PER_CANDIDATE,
                 )
             )
-            nearest[ref] = [(c.node, c.similarity) for c in found.candidates]
+            # The duplicate rule is stated in raw cosine (spec §3.9).
+            nearest[ref] = [(c.node, c.cosine) for c in found.candidates]
         recent = await store.get_nodes([r.id for r in batch.recent])
         plan = plan_ingestion(
             extracted.answer,
@@ -152,6 +153,10 @@ class IngestionActivities:
         )
         await store.upsert(plan.nodes)
         for r in plan.reinforcements:
+            if not r.added_sources:
+                # The memory already cites these messages: an earlier attempt of this activity
+                # applied the batch. Reinforcing again would count one mention twice.
+                continue
             await store.reinforce(
                 Reinforcement(
                     node_id=r.node.id,

@@ -15,7 +15,7 @@ from api.health import check_all
 from api.limits import BodySizeLimit
 from api.metrics import RequestMetrics
 from api.resources import Resources
-from api.routes import context, memories, messages, users
+from api.routes import context, erasure, memories, messages, users
 from selfimprint.config import Settings
 from selfimprint.logging import get_logger
 
@@ -54,6 +54,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(messages.router)
     app.include_router(context.router)
     app.include_router(memories.router)
+    app.include_router(erasure.router)
 
     @app.get("/healthz", tags=["operations"])
     async def healthz() -> dict[str, str]:

@@ -19,7 +19,7 @@ from selfimprint.adapters.neo4j.records import UserScope
 from selfimprint.domain.context import AssembledContext, assemble_context, prose_context
 from selfimprint.domain.decay import node_effective_weight
 from selfimprint.domain.language import detect_language
-from selfimprint.domain.scoring import Candidate, rank
+from selfimprint.domain.scoring import Candidate, calibrated_similarity, rank
 from selfimprint.logging import get_logger
 from selfimprint.ports import RetrievalQuery
 from selfimprint.prompts.context_summary import ProseSummary, context_summary_messages
@@ -70,10 +70,13 @@ async def build_context(
 
     mark = time.perf_counter()
     nodes = [c.node for c in found.candidates]
+    floor = resources.embedder.similarity_floor
     ranked = rank(
         (
             Candidate.from_node(
-                c.node, similarity=c.similarity, effective_weight=node_effective_weight(c.node, now)
+                c.node,
+                similarity=calibrated_similarity(c.cosine, floor),
+                effective_weight=node_effective_weight(c.node, now),
             )
             for c in found.candidates
         ),

@@ -4,12 +4,16 @@ lazily, so the read path keeps serving while Temporal is down), the embedder and
 from __future__ import annotations
 
 import asyncio
+import os
 from dataclasses import dataclass, field
 
 from neo4j import AsyncDriver
 from temporalio.client import Client
 
+from activities.tiers import build_archive
+from selfimprint.adapters.crypto import FileDataKeyStore, load_kek
 from selfimprint.adapters.embedders import build_embedder
+from selfimprint.adapters.graph_archive import GraphArchive
 from selfimprint.adapters.llm import OpenAICompatibleLLM, build_llm
 from selfimprint.adapters.neo4j import Neo4jGraphStore, open_driver
 from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
@@ -29,6 +33,7 @@ class Resources:
     embedder: Embedder
     llm: OpenAICompatibleLLM
     _temporal: Client | None = None
+    _archive: GraphArchive | None = None
     _temporal_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     @staticmethod
@@ -42,6 +47,14 @@ class Resources:
             embedder=build_embedder(settings),
             llm=build_llm(settings),
         )
+
+    def archive(self) -> GraphArchive:
+        """Warm/cold storage (S3 + the user data keys), built on first use: only export needs
+        it in the API, and the read path should not pay for boto3 at start-up."""
+        if self._archive is None:
+            keys = FileDataKeyStore(self.settings.data_dir, load_kek(self.settings, os.environ))
+            self._archive = build_archive(self.settings, dict(os.environ), keys=keys)
+        return self._archive
 
     def messages(self, scope: UserScope) -> Neo4jMessageLog:
         return Neo4jMessageLog(self.driver, self.settings.neo4j_database, scope)

@@ -23,6 +23,11 @@ class Embedder(Protocol):
     @property
     def dimension(self) -> int: ...
 
+    @property
+    def similarity_floor(self) -> float:
+        """The cosine of two unrelated texts for this model (see scoring.calibrated_similarity)."""
+        ...
+
     def embed_queries(self, texts: Sequence[str]) -> list[list[float]]: ...
 
     def embed_passages(self, texts: Sequence[str]) -> list[list[float]]: ...
@@ -90,7 +95,19 @@ class RetrievalQuery(_GraphValue):
 
 class RetrievedMemory(_GraphValue):
     node: Node  # without its vector: the read path never needs it
+    # Neo4j's cosine score, normalised to [0, 1] as (1 + cos) / 2: what retrieval scoring wants.
+    # Rules stated in raw cosine (duplicates: cos > 0.92) must convert with `cosine_of`.
     similarity: float
+
+    @property
+    def cosine(self) -> float:
+        return cosine_of(self.similarity)
+
+
+def cosine_of(normalised_similarity: float) -> float:
+    """Raw cosine from Neo4j's normalised score: an unrelated pair of e5 embeddings has cosine
+    ~0.80 but score ~0.90, so comparing the score with a cosine threshold merges strangers."""
+    return 2.0 * normalised_similarity - 1.0
 
 
 class RetrievalResult(_GraphValue):

@@ -6,6 +6,7 @@ import asyncio
 
 from temporalio.client import Client
 
+from activities.forget import ForgetEmbeddingActivities
 from activities.ingestion import ExtractionActivities
 from activities.probe import ProbeActivities
 from selfimprint.adapters.embedders import build_embedder
@@ -23,7 +24,8 @@ async def build(settings: Settings, client: Client) -> Registrations:
     extraction = ExtractionActivities(
         build_llm(settings), embedder, use_llm=settings.extraction == "llm"
     )
-    return [], [probe.embed, extraction.extract]
+    forget = ForgetEmbeddingActivities(embedder)
+    return [], [probe.embed, extraction.extract, forget.embed_topic]
 
 
 def main() -> None:

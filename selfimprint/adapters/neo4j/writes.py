@@ -19,6 +19,7 @@ from selfimprint.adapters.neo4j.records import (
     hypothesis_row,
     node_row,
     tension_row,
+    utc,
 )
 from selfimprint.domain.models import Edge, Hypothesis, Node, NodeType, Tension
 from selfimprint.ports import Downweight, Reinforcement
@@ -146,9 +147,9 @@ async def downweight(tx: AsyncManagedTransaction, scope: UserScope, change: Down
         scope=scope.key,
         id=change.node_id,
         weight=change.weight,
-        weight_at=change.weight_at,
-        expires_at=change.expires_at,
-        expected_weight_at=change.expected_weight_at,
+        weight_at=utc(change.weight_at),
+        expires_at=utc(change.expires_at),
+        expected_weight_at=utc(change.expected_weight_at),
     )
     record = await result.single(strict=True)
     return bool(record["written"])
@@ -162,14 +163,14 @@ async def reinforce(tx: AsyncManagedTransaction, scope: UserScope, change: Reinf
         scope=scope.key,
         id=change.node_id,
         weight=change.weight,
-        weight_at=change.weight_at,
-        last_reinforced_at=change.last_reinforced_at,
-        expires_at=change.expires_at,
+        weight_at=utc(change.weight_at),
+        last_reinforced_at=utc(change.last_reinforced_at),
+        expires_at=utc(change.expires_at),
         day=change.tally.day,
         applied=change.tally.applied,
         ignored=change.tally.ignored,
         source_ids=list(change.source_ids),
-        expected_weight_at=change.expected_weight_at,
+        expected_weight_at=utc(change.expected_weight_at),
     )
     record = await result.single(strict=True)
     return bool(record["written"])

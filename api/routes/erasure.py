@@ -1,0 +1,137 @@
+"""The user's rights over their memory: forget a topic, export everything, delete everything.
+
+Forget and delete are Temporal workflows, so they finish even across crashes; deletion answers
+202 with an operation id to poll."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import timedelta
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Path, Request
+from fastapi.responses import Response
+from pydantic import BaseModel, Field
+from temporalio.client import WorkflowExecutionStatus
+from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
+from temporalio.service import RPCError
+
+from api.auth import Caller
+from api.errors import ApiError
+from api.routes.common import UserId, known_user, resources_of, scope_of
+from selfimprint.adapters.crypto import DataKeyNotFoundError
+from selfimprint.export import UnknownUserError, export_user_memory
+from workflows.deletion import DeletionInput, DeletionWorkflow, deletion_workflow_id
+from workflows.forget import ForgetInput, ForgetTopicReport, ForgetTopicWorkflow
+
+router = APIRouter(prefix="/v1", tags=["rights"])
+
+FORGET_TIMEOUT = timedelta(minutes=2)
+
+
+class ForgetRequest(BaseModel):
+    topic: Annotated[str, Field(min_length=1, max_length=500)]
+    dry_run: bool = True
+
+
+class Operation(BaseModel):
+    operation_id: str
+    status: str
+    result: dict[str, Any] | None = None
+
+
+@router.post("/users/{user_id}/forget", response_model=ForgetTopicReport)
+async def forget(
+    user_id: UserId, body: ForgetRequest, who: Caller, request: Request
+) -> ForgetTopicReport:
+    """Remove every memory about a topic (text match and embedding similarity), wherever the
+    graph lives. `dry_run` (the default) only lists what would go."""
+    resources = resources_of(request)
+    scope = scope_of(who, user_id)
+    await known_user(resources, scope)
+    client = await resources.temporal()
+    request_id = uuid.uuid4().hex[:12]
+    return await client.execute_workflow(
+        ForgetTopicWorkflow.run,
+        ForgetInput(
+            tenant_id=scope.tenant_id,
+            user_id=scope.user_id,
+            topic=body.topic,
+            dry_run=body.dry_run,
+            embed_task_queue=resources.settings.task_queue_gpu,
+        ),
+        id=f"forget-{scope.tenant_id}-{scope.user_id}-{request_id}",
+        task_queue=resources.settings.task_queue_cpu,
+        execution_timeout=FORGET_TIMEOUT,
+    )
+
+
+@router.get("/users/{user_id}/export")
+async def export(user_id: UserId, who: Caller, request: Request) -> Response:
+    """The user's whole memory as one JSON document (memories with belief metadata and sources,
+    edges, hypotheses, tensions), from wherever it lives now. Embeddings are left out."""
+    resources = resources_of(request)
+    scope = scope_of(who, user_id)
+    await known_user(resources, scope)
+    try:
+        document = await export_user_memory(
+            scope.tenant_id,
+            scope.user_id,
+            graph=resources.graph,
+            accounts=resources.accounts,
+            archive=resources.archive(),
+        )
+    except (UnknownUserError, DataKeyNotFoundError) as exc:
+        raise ApiError(404, "unknown_user", f"user {user_id!r} has no memory") from exc
+    return Response(document.model_dump_json(), media_type="application/json")
+
+
+@router.delete("/users/{user_id}", status_code=202, response_model=Operation)
+async def delete_user(user_id: UserId, who: Caller, request: Request) -> Operation:
+    """Erase the user: graph, archived copies (every version), raw messages, profile, workflows,
+    and the user's data key (so copies made earlier cannot be decrypted). Idempotent."""
+    resources = resources_of(request)
+    scope = scope_of(who, user_id)
+    await known_user(resources, scope)
+    await resources.accounts.mark_deleting(scope)
+    client = await resources.temporal()
+    operation_id = deletion_workflow_id(scope.tenant_id, scope.user_id)
+    await client.start_workflow(
+        DeletionWorkflow.run,
+        DeletionInput(tenant_id=scope.tenant_id, user_id=scope.user_id),
+        id=operation_id,
+        task_queue=resources.settings.task_queue_cpu,
+        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+        id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE,
+    )
+    return Operation(operation_id=operation_id, status="running")
+
+
+OperationId = Annotated[str, Path(min_length=1, max_length=300, pattern=r"^[A-Za-z0-9_.:\-]+$")]
+
+
+@router.get("/operations/{operation_id}", response_model=Operation)
+async def operation(operation_id: OperationId, who: Caller, request: Request) -> Operation:
+    """Status of a deletion; its report once finished."""
+    if not operation_id.startswith(f"delete-{who.tenant_id}-"):
+        raise _unknown_operation(operation_id)
+    client = await resources_of(request).temporal()
+    handle = client.get_workflow_handle(operation_id)
+    try:
+        described = await handle.describe()
+    except RPCError as exc:
+        raise ApiError(
+            404, "unknown_operation", f"operation {operation_id!r} does not exist"
+        ) from exc
+    if described.status == WorkflowExecutionStatus.COMPLETED:
+        report = await handle.result()
+        return Operation(
+            operation_id=operation_id, status="completed", result=report.model_dump(mode="json")
+        )
+    status = described.status.name.lower() if described.status else "unknown"
+    return Operation(operation_id=operation_id, status=status)
+
+
+def _unknown_operation(operation_id: str) -> ApiError:
+    # Another tenant's operation is as unknown as one that never existed.
+    return ApiError(404, "unknown_operation", f"operation {operation_id!r} does not exist")

@@ -1,0 +1,93 @@
+"""A user's rights through the API: see, correct, forget, export, delete."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from selfimprint.adapters.neo4j import open_driver
+from selfimprint.adapters.neo4j.message_log import MessageLogs
+from selfimprint.adapters.neo4j.records import UserScope
+from selfimprint.client import ApiError, SelfImprintClient
+from selfimprint.config import Settings
+from selfimprint.domain.messages import Message, Role
+from selfimprint.domain.users import UserProfile
+from tests.e2e.helpers import wait_extracted
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture
+async def client(stack_settings: Settings, tenant_key: str) -> AsyncIterator[SelfImprintClient]:
+    async with SelfImprintClient(stack_settings.api_url, tenant_key, timeout_s=180) as si:
+        yield si
+
+
+async def test_correct_forget_export_and_delete(
+    stack_settings: Settings, client: SelfImprintClient, tenant_key: str
+) -> None:
+    user = f"rights-{uuid.uuid4().hex[:6]}"
+    scope = UserScope(tenant_key.split("_")[1], user)
+    await client.put_user(user, UserProfile())
+    sent = datetime.now(UTC) - timedelta(minutes=1)
+    await client.post_messages(
+        user,
+        [
+            Message(id="r1", role=Role.USER, text="I play chess at the Lisbon club.", sent_at=sent),
+            Message(id="r2", role=Role.USER, text="My brother Tomas is a nurse.", sent_at=sent),
+        ],
+    )
+    driver = open_driver(stack_settings)
+    try:
+        await wait_extracted(MessageLogs(driver, stack_settings.neo4j_database), scope, 300)
+    finally:
+        await driver.close()
+    memories = await client.memories(user)
+    assert memories
+
+    # Correct and pin one memory; it keeps its sources.
+    first = memories[0]
+    fixed = await client.patch_memory(
+        user, first["id"], content="Plays chess every Sunday.", pinned=True
+    )
+    assert fixed["content"] == "Plays chess every Sunday." and fixed["is_pinned"]
+    assert fixed["sources"] == first["sources"]
+    with pytest.raises(ApiError) as err:
+        await client.patch_memory(user, first["id"])
+    assert (err.value.status, err.value.code) == (422, "empty_correction")
+
+    # Forget: a dry run lists, the real run removes.
+    preview = await client.forget(user, "chess", dry_run=True)
+    assert preview["dry_run"] and any("chess" in m["content"] for m in preview["memories"])
+    assert any(m["id"] == first["id"] for m in await client.memories(user))
+    done = await client.forget(user, "chess", dry_run=False)
+    assert {m["id"] for m in done["memories"]} == {m["id"] for m in preview["memories"]}
+    assert all("chess" not in m["content"].lower() for m in await client.memories(user))
+
+    exported = await client.export(user)
+    assert exported["user_id"] == user and exported["tier"] == "hot"
+    assert {n["id"] for n in exported["graph"]["nodes"]} == {
+        m["id"] for m in await client.memories(user, limit=500)
+    }
+
+    # Delete: 202 + operation id, then the user is gone everywhere.
+    operation = await client.delete_user(user)
+    assert operation["status"] == "running"
+    for _ in range(120):
+        status = await client.request("GET", f"/v1/operations/{operation['operation_id']}")
+        if status["status"] == "completed":
+            break
+        await asyncio.sleep(1)
+    report = status["result"]
+    assert report["profile_deleted"] and report["key_destroyed"] is not None
+    assert report["messages_deleted"] == 2
+    with pytest.raises(ApiError) as err:
+        await client.memories(user)
+    assert (err.value.status, err.value.code) == (404, "unknown_user")
+    with pytest.raises(ApiError) as err:
+        await client.request("GET", "/v1/operations/delete-someoneelse-x")
+    assert err.value.code == "unknown_operation"
