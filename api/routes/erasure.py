@@ -21,7 +21,12 @@ from api.errors import ApiError
 from api.routes.common import UserId, known_user, resources_of, scope_of
 from selfimprint.adapters.crypto import DataKeyNotFoundError
 from selfimprint.export import UnknownUserError, export_user_memory
-from workflows.deletion import DeletionInput, DeletionWorkflow, deletion_workflow_id
+from workflows.deletion import (
+    DeletionInput,
+    DeletionReport,
+    DeletionWorkflow,
+    deletion_workflow_id,
+)
 from workflows.forget import ForgetInput, ForgetTopicReport, ForgetTopicWorkflow
 
 router = APIRouter(prefix="/v1", tags=["rights"])
@@ -116,7 +121,7 @@ async def operation(operation_id: OperationId, who: Caller, request: Request) ->
     if not operation_id.startswith(f"delete-{who.tenant_id}-"):
         raise _unknown_operation(operation_id)
     client = await resources_of(request).temporal()
-    handle = client.get_workflow_handle(operation_id)
+    handle = client.get_workflow_handle(operation_id, result_type=DeletionReport)
     try:
         described = await handle.describe()
     except RPCError as exc:

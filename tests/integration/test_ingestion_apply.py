@@ -29,7 +29,11 @@ NOW = datetime(2026, 3, 20, 10, tzinfo=UTC)
 
 
 async def ingest(
-    settings: Settings, store: Neo4jGraphStore, logs: MessageLogs, scope: UserScope, texts: dict
+    settings: Settings,
+    store: Neo4jGraphStore,
+    logs: MessageLogs,
+    scope: UserScope,
+    texts: dict[str, str],
 ) -> None:
     messages = [Message(id=i, role=Role.USER, text=t, sent_at=NOW) for i, t in texts.items()]
     await logs.for_user(scope).append(messages)
