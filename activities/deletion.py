@@ -108,10 +108,12 @@ class DeletionActivities:
 
     @activity.defn(name="deletion.delete_graph")
     async def delete_graph(self, data: DeleteUserPartInput) -> int:
-        """Bounded batches, one transaction each (the store loops until nothing is left)."""
-        return await with_heartbeats(
-            self._graph.for_user(data.tenant_id, data.user_id).delete_graph()
-        )
+        """Bounded batches, one transaction each (the store loops until nothing is left). The
+        sleep phase's results (runs, patterns, triggers, questions) quote memories: they go too."""
+        store = self._graph.for_user(data.tenant_id, data.user_id)
+        memories = await with_heartbeats(store.delete_graph())
+        await with_heartbeats(store.delete_sleep_results())
+        return memories
 
     @activity.defn(name="deletion.delete_messages")
     async def delete_messages(self, data: DeleteUserPartInput) -> int:

@@ -3,7 +3,7 @@ profile change creates the workflow and later ones reach the running one."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 
 from temporalio.common import WorkflowIDConflictPolicy
 
@@ -11,6 +11,7 @@ from api.resources import Resources
 from selfimprint.adapters.neo4j.records import UserScope
 from selfimprint.logging import get_logger
 from workflows.user_lifecycle import (
+    ContextRequested,
     LifecycleInput,
     LifecycleState,
     MessagesReceived,
@@ -67,7 +68,14 @@ async def request_rehydration(resources: Resources, scope: UserScope) -> None:
     answers a degraded context either way)."""
     try:
         client = await resources.temporal()
-        handle = client.get_workflow_handle(workflow_id(scope.tenant_id, scope.user_id))
-        await handle.signal("context_requested")
+        await client.start_workflow(
+            UserLifecycleWorkflow.run,
+            _initial(resources, scope),
+            id=workflow_id(scope.tenant_id, scope.user_id),
+            task_queue=resources.settings.task_queue_cpu,
+            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+            start_signal="context_requested",
+            start_signal_args=[ContextRequested(requested_at=datetime.now(UTC))],
+        )
     except Exception as exc:
         log.warning("lifecycle.rehydrate_signal_failed", user_id=scope.user_id, error=str(exc))

@@ -204,6 +204,9 @@ def main() -> None:
         say("timing context requests ...")
         context_ms = time_requests(http, "POST", f"/v1/users/{user}/context", bodies, 200)
 
+        # Acceptance and the no-LLM throughput run with the gpu worker in verbatim mode, so the
+        # backlog they create does not queue in front of the LLM measurement.
+        restart_gpu_worker(settings.model_copy(update={"extraction": "verbatim"}))
         acceptor = "accept-user"
         http.put(f"/v1/users/{acceptor}", json={}).raise_for_status()
         now = datetime.now(UTC).isoformat()
@@ -216,12 +219,12 @@ def main() -> None:
             http, "POST", f"/v1/users/{acceptor}/messages", accept_bodies, 202
         )
         asyncio.run(wait_extracted(settings, UserScope(tenant, acceptor), args.requests))
-
-        say(f"ingesting {args.llm_messages} messages with the local LLM ...")
-        llm_s, llm_n = ingest(http, settings, tenant, args.llm_messages, "llm")
-        restart_gpu_worker(settings.model_copy(update={"extraction": "verbatim"}))
         say(f"ingesting {args.verbatim_messages} messages without the LLM ...")
         verbatim_s, verbatim_n = ingest(http, settings, tenant, args.verbatim_messages, "verbatim")
+
+        restart_gpu_worker(settings)
+        say(f"ingesting {args.llm_messages} messages with the local LLM ...")
+        llm_s, llm_n = ingest(http, settings, tenant, args.llm_messages, "llm")
     finally:
         stack.down(settings)
         shutil.rmtree(root, ignore_errors=True)

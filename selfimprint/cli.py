@@ -10,6 +10,7 @@ from datetime import timedelta
 import typer
 
 from selfimprint.cli_db import db_app
+from selfimprint.cli_sleep import sleep_app
 from selfimprint.cli_tenants import tenants_app
 from selfimprint.config import Settings
 from selfimprint.devstack import stack
@@ -21,6 +22,7 @@ dev = typer.Typer(no_args_is_help=True, help="The local stack on real services (
 app.add_typer(dev, name="dev")
 app.add_typer(db_app, name="db")
 app.add_typer(tenants_app, name="tenants")
+app.add_typer(sleep_app, name="sleep")
 
 
 def _settings() -> Settings:

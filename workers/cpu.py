@@ -3,15 +3,24 @@
 from __future__ import annotations
 
 import asyncio
+import os
 
 from temporalio.client import Client
 
+from activities.compaction import CompactionActivities
+from activities.deletion import deletion_registrations
+from activities.forget import forget_registrations
 from activities.ingestion import IngestionActivities
+from activities.sleep import SleepActivities
+from activities.tiers import build_archive, tier_registrations
+from selfimprint.adapters.crypto import FileDataKeyStore, load_kek
 from selfimprint.adapters.neo4j import Neo4jGraphStore, open_driver
 from selfimprint.adapters.neo4j.message_log import MessageLogs
 from selfimprint.config import Settings
 from workers.runner import Registrations, run_worker
+from workflows.compaction import CompactionWorkflow
 from workflows.probe import StackProbeWorkflow
+from workflows.sleep_phase import SleepPhaseWorkflow
 from workflows.user_lifecycle import UserLifecycleWorkflow
 
 
@@ -20,13 +29,42 @@ async def build(settings: Settings, client: Client) -> Registrations:
     graph = Neo4jGraphStore(driver, settings.neo4j_database)
     await graph.migrate()  # idempotent; the API runs it too
     ingestion = IngestionActivities(graph, MessageLogs(driver, settings.neo4j_database))
+    sleep = SleepActivities(graph)
+    compaction = CompactionActivities(graph)
+    # Storage tiers, erasure, forget: one boto3 client and one key store for the process.
+    keys = FileDataKeyStore(settings.data_dir, load_kek(settings, os.environ))
+    archive = build_archive(settings, dict(os.environ), keys=keys)
+    storage = [
+        tier_registrations(settings, driver, archive),
+        deletion_registrations(settings, driver, client, archive, keys),
+        forget_registrations(settings, driver, archive),
+    ]
     return (
-        [StackProbeWorkflow, UserLifecycleWorkflow],
+        [
+            StackProbeWorkflow,
+            UserLifecycleWorkflow,
+            SleepPhaseWorkflow,
+            CompactionWorkflow,
+            *(w for ws, _ in storage for w in ws),
+        ],
         [
             ingestion.pending_messages,
             ingestion.load_batch,
             ingestion.apply_extraction,
             ingestion.mark_failed,
+            sleep.begin,
+            sleep.finish,
+            sleep.detect_patterns,
+            sleep.infer_connections,
+            sleep.hypothesis_context,
+            sleep.store_hypotheses,
+            sleep.recalibrate,
+            sleep.schedule_triggers,
+            sleep.prepare_open_loops,
+            sleep.check_hypotheses,
+            compaction.compact,
+            compaction.plan_soft_reset,
+            *(a for _, acts in storage for a in acts),
         ],
     )
 

@@ -9,6 +9,7 @@ from temporalio.client import Client
 from activities.forget import ForgetEmbeddingActivities
 from activities.ingestion import ExtractionActivities
 from activities.probe import ProbeActivities
+from activities.sleep import SleepModelActivities
 from selfimprint.adapters.embedders import build_embedder
 from selfimprint.adapters.llm import build_llm
 from selfimprint.config import Settings
@@ -21,11 +22,17 @@ MAX_CONCURRENT_MODEL_CALLS = 4
 async def build(settings: Settings, client: Client) -> Registrations:
     embedder = build_embedder(settings)
     probe = ProbeActivities(embedder)
-    extraction = ExtractionActivities(
-        build_llm(settings), embedder, use_llm=settings.extraction == "llm"
-    )
+    llm = build_llm(settings)
+    extraction = ExtractionActivities(llm, embedder, use_llm=settings.extraction == "llm")
+    sleep = SleepModelActivities(llm)
     forget = ForgetEmbeddingActivities(embedder)
-    return [], [probe.embed, extraction.extract, forget.embed_topic]
+    return [], [
+        probe.embed,
+        extraction.extract,
+        forget.embed_topic,
+        sleep.precheck,
+        sleep.propose_hypotheses,
+    ]
 
 
 def main() -> None:

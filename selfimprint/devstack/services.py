@@ -251,7 +251,9 @@ class SeaweedS3:
                 f"-ip={s.bind_host}", f"-ip.bind={s.bind_host}",
                 f"-master.port={s.s3_master_port}",
                 f"-volume.port={s.s3_volume_port}",
-                "-volume.max=0", "-volume.preStopSeconds=0",
+                # Auto volume count = free disk / size limit: with the 30 GB default a disk with
+                # < 90 GB free gets 2 slots, both taken by the filer, and PUTs fail.
+                "-volume.max=0", "-master.volumeSizeLimitMB=1024", "-volume.preStopSeconds=0",
                 "-filer", f"-filer.port={s.s3_filer_port}",
                 "-s3", f"-s3.port={s.s3_port}", f"-s3.config={config.resolve()}",
                 "-s3.port.iceberg=0", "-s3.port.lance=0",

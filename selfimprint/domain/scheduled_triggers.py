@@ -60,12 +60,10 @@ class OpenLoopQuestion(_Frozen):
     sources: tuple[MemoryId, ...]
 
 
-_MONTHS_EN = {
-    m: i + 1
-    for i, m in enumerate(
-        "january february march april may june july august september october november december".split()
-    )
-}
+_MONTH_NAMES = (
+    "january february march april may june july august september october november december"
+)
+_MONTHS_EN = {m: i + 1 for i, m in enumerate(_MONTH_NAMES.split())}
 _MONTHS_EN |= {m[:3]: i for m, i in list(_MONTHS_EN.items())}
 _MONTHS_RU = {
     m: i + 1

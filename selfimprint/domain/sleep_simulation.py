@@ -57,9 +57,12 @@ def simulate_user(
     tz: ZoneInfo,
     *,
     worth_reasoning: Callable[[int], bool] = lambda n: True,
+    has_signal: Callable[[int], bool] = lambda n: False,
     policy: SleepPolicy = DEFAULT_SLEEP_POLICY,
 ) -> SimulatedSleeps:
-    """Replay `messages` (time, count), sorted, between `start` and `end`."""
+    """Replay `messages` (time, count), sorted, between `start` and `end`. `has_signal(n)`: do
+    the n new messages carry a smart-skip signal (emotion, significant event, open loop,
+    contradiction)? `worth_reasoning(n)`: the LLM pre-check's verdict when it is asked."""
     result = SimulatedSleeps()
     log = ActivityLog()
     tracking: datetime | None = None
@@ -121,7 +124,8 @@ def simulate_user(
                 result.skipped += 1
                 new_messages = 0
                 continue
-            decision = decide(SkipFeatures(new_messages=new_messages))
+            signal = new_messages > 0 and has_signal(new_messages)
+            decision = decide(SkipFeatures(new_messages=new_messages, emotional_notes=int(signal)))
             if decision.verdict is SkipVerdict.ASK_LLM:
                 result.prechecks += 1
                 result.llm_calls += 1

@@ -20,3 +20,14 @@ async def env() -> AsyncIterator[WorkflowEnvironment]:
     )
     yield environment
     await environment.shutdown()
+
+
+@pytest.fixture
+async def own_env() -> AsyncIterator[WorkflowEnvironment]:
+    """A server of its own: a clock that no other test's leftover timers move, and no other
+    test's outstanding activity holds (a running activity stops time skipping)."""
+    environment = await WorkflowEnvironment.start_time_skipping(
+        data_converter=pydantic_data_converter, test_server_existing_path=str(TEST_SERVER)
+    )
+    yield environment
+    await environment.shutdown()

@@ -61,10 +61,10 @@ def _input(h: Harness, user: str, **extra: object) -> LifecycleInput:
         queues=TaskQueues(cpu=h.task_queue, gpu=h.gpu_queue),
         publish_search_attributes=False,  # the test server cannot register custom attributes
     )
-    return LifecycleInput(state=state, **extra)  # type: ignore[arg-type]
+    return LifecycleInput(state=state, **extra)
 
 
-async def _record(handle: WorkflowHandle[object, object], name: str) -> None:
+async def _record(handle: WorkflowHandle[UserLifecycleWorkflow, None], name: str) -> None:
     """SELFIMPRINT_RECORD_HISTORIES=1 refreshes the replay test's histories."""
     if os.environ.get("SELFIMPRINT_RECORD_HISTORIES"):
         history = await handle.fetch_history()
@@ -116,7 +116,8 @@ EXPECTED: dict[str, tuple[int, int, int]] = {
 }
 
 
-async def test_sixty_days_per_schedule_row(env: WorkflowEnvironment) -> None:
+async def test_sixty_days_per_schedule_row(own_env: WorkflowEnvironment) -> None:
+    env = own_env
     h = _harness()
     cpu, gpu = workers(env.client, h)
     async with cpu, gpu:
@@ -153,11 +154,14 @@ async def test_sixty_days_per_schedule_row(env: WorkflowEnvironment) -> None:
                 assert state.tier is Tier.COLD
                 assert state.next_sleep is not None and state.next_sleep.at is None
         await _record(users["paid-regular"][0], "lifecycle_paid_regular")
+        for lifecycle, _ in users.values():
+            await lifecycle.terminate("test over")  # leftover timers would stall time skipping
     assert oracle == EXPECTED
     assert got == EXPECTED
 
 
-async def test_message_during_sleep_cancels_it(env: WorkflowEnvironment) -> None:
+async def test_message_during_sleep_cancels_it(own_env: WorkflowEnvironment) -> None:
+    env = own_env
     started = []
 
     @activity.defn(name="sleep.detect_patterns")
@@ -216,9 +220,11 @@ async def test_message_during_sleep_cancels_it(env: WorkflowEnvironment) -> None
         await until(child_cancelled)
         assert all(op != "pattern_detection" for _, op in graph.journal)
         await _record(handle, "lifecycle_cancelled_sleep")
+        await handle.terminate("test over")
 
 
-async def test_continue_as_new_keeps_the_state(env: WorkflowEnvironment) -> None:
+async def test_continue_as_new_keeps_the_state(own_env: WorkflowEnvironment) -> None:
+    env = own_env
     h = _harness()
     cpu, gpu = workers(env.client, h)
     async with cpu, gpu:
@@ -230,18 +236,27 @@ async def test_continue_as_new_keeps_the_state(env: WorkflowEnvironment) -> None
             task_queue=h.task_queue,
         )
         first_run = (await handle.describe()).run_id
-        sim = await env.client.start_workflow(
-            SimulatedUser.run,
-            SimulatedUserInput(lifecycle_id=lifecycle_id, messages=_every(range(6), 1, 6), days=6),
-            id=f"sim-{lifecycle_id}",
-            task_queue=h.task_queue,
+        await handle.signal(
+            UserLifecycleWorkflow.profile_changed,
+            ProfileChanged(profile=UserProfile(plan=Plan.PAID)),
         )
-        await sim.result()
+        for day in range(4):
+            now = await env.get_current_time()
+            ids = [f"d{day}m{i}" for i in range(6)]
+            await handle.signal(
+                UserLifecycleWorkflow.messages_received,
+                MessagesReceived(message_ids=ids, last_sent_at=now),
+            )
+            await env.sleep(timedelta(days=1))
         latest = env.client.get_workflow_handle(lifecycle_id)
         state = await latest.query(UserLifecycleWorkflow.state)
         assert (await latest.describe()).run_id != first_run
-        assert state.ingestion.messages_received == 36
-        assert state.session_count == 6
-        assert state.sleeps.full >= 5
-        assert sum(d.messages for d in state.activity.days) == 36
+        assert state.ingestion.messages_received == 24
+        assert state.session_count == 4
+        # paid/regular: a full pass every 2 days, carried through several continue-as-news
+        assert state.profile.plan is Plan.PAID
+        assert state.sleeps.full >= 1 and state.last_sleep is not None
+        assert state.session_count == 4 and state.tracking_since is not None
+        assert sum(d.messages for d in state.activity.days) == 24
         assert state.timeline.last_active_at is not None
+        await latest.terminate("test over")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime, timedelta
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from neo4j import AsyncDriver, AsyncManagedTransaction
 
@@ -316,7 +316,7 @@ class Neo4jUserGraph:
     async def active_pattern_node_ids(self) -> list[str]:
         return await self._read(lambda tx: sleep_results.active_pattern_node_ids(tx, self._scope))
 
-    async def sleep_items(self, label: str) -> list[dict[str, object]]:
+    async def sleep_items(self, label: str) -> list[dict[str, Any]]:
         """Stored sleep results of one label (see `sleep_results.LABELS`)."""
         return await self._read(lambda tx: sleep_results.items(tx, self._scope, label))
 

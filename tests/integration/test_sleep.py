@@ -1,0 +1,297 @@
+"""The sleep phase on the real stack (Temporal dev server, Neo4j): a scripted week of messages
+written through the store, one full pass, and its results found in Neo4j with their sources;
+then a worker killed in the middle of a pass, and the pass completing exactly once.
+
+Workers run in-process on a unique task queue, so the test exercises this checkout's code. The
+local SmolLM2-135M cannot be relied on for hypotheses, so the model side is scripted."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from temporalio import activity
+from temporalio.client import Client
+from temporalio.worker import Worker
+
+from activities.sleep import (
+    SleepActivities,
+    SleepModelActivities,
+    StoreHypothesesInput,
+    StoreHypothesesOutput,
+    hypothesis_id,
+)
+from selfimprint.adapters.neo4j import Neo4jGraphStore, Neo4jUserGraph
+from selfimprint.adapters.temporal import connect
+from selfimprint.config import Settings
+from selfimprint.domain.models import Belief, HypothesisStatus, Node, NodeType, Valence
+from selfimprint.domain.sleep_policy import Depth, Plan
+from selfimprint.domain.sleep_writes import SleepStatus
+from selfimprint.domain.users import UserProfile
+from tests.workflows.support import IngestionStub, ScriptedLLM, TierMoveStub
+from workflows.sleep_phase import SleepInput, SleepOutcome, SleepPhaseWorkflow
+from workflows.user_lifecycle import (
+    NEXT_SLEEP_KEY,
+    LifecycleInput,
+    LifecycleState,
+    MessagesReceived,
+    ProfileChanged,
+    TaskQueues,
+    UserLifecycleWorkflow,
+    workflow_id,
+)
+
+pytestmark = pytest.mark.integration
+
+CLAIM = "The user may be stressed because of their manager Ivan"
+NOW = datetime.now(UTC).replace(microsecond=0)
+EVENT_DAY = (NOW + timedelta(days=10)).date()
+
+
+def _node(user: str, nid: str, kind: NodeType, text: str, at: datetime, msg: str) -> Node:
+    return Node(
+        id=nid,
+        user_id=user,
+        type=kind,
+        content=text,
+        valence=Valence.NEGATIVE if kind is NodeType.EMOTIONAL_NOTE else None,
+        weight_at=at,
+        created_at=at,
+        sources=(msg,),
+        belief=Belief(first_seen=at),
+    )
+
+
+async def _seed(store: Neo4jUserGraph) -> None:
+    """Three evenings of stress next to the manager, a dated interview, an open question."""
+    user = store.user_id
+    nodes = []
+    for day in (3, 2, 1):
+        at = NOW - timedelta(days=day)
+        msg = f"msg-{day}"
+        nodes += [
+            _node(user, f"emo-{day}", NodeType.EMOTIONAL_NOTE, "Feeling stressed again", at, msg),
+            _node(user, f"ivan-{day}", NodeType.PERSON, "Ivan my manager pushed back", at, msg),
+        ]
+    at = NOW - timedelta(hours=5)
+    nodes += [
+        _node(
+            user,
+            "interview",
+            NodeType.EVENT,
+            f"Job interview at Acme on {EVENT_DAY:%B} {EVENT_DAY.day}",
+            at,
+            "msg-0",
+        ),
+        _node(user, "offer", NodeType.OPEN_LOOP, "Whether to leave the current job", at, "msg-0"),
+    ]
+    await store.upsert(nodes)
+
+
+@pytest.fixture
+async def client(stack_settings: Settings) -> AsyncIterator[Client]:
+    yield await connect(stack_settings)
+
+
+def _workers(
+    client: Client, graph: Neo4jGraphStore, queue: str, *, store_hypotheses: Any = None
+) -> tuple[Worker, Worker]:
+    return _cpu(client, graph, queue, store_hypotheses=store_hypotheses), _gpu(client, queue)
+
+
+def _gpu(client: Client, queue: str) -> Worker:
+    model = SleepModelActivities(ScriptedLLM(statements=[CLAIM]))
+    return Worker(
+        client, task_queue=f"{queue}-gpu", activities=[model.precheck, model.propose_hypotheses]
+    )
+
+
+def _cpu(
+    client: Client, graph: Neo4jGraphStore, queue: str, *, store_hypotheses: Any = None
+) -> Worker:
+    sleep = SleepActivities(graph)
+    return Worker(
+        client,
+        task_queue=queue,
+        workflows=[SleepPhaseWorkflow],
+        activities=[
+            sleep.begin,
+            sleep.finish,
+            sleep.detect_patterns,
+            sleep.infer_connections,
+            sleep.hypothesis_context,
+            store_hypotheses or sleep.store_hypotheses,
+            sleep.recalibrate,
+            sleep.schedule_triggers,
+            sleep.prepare_open_loops,
+            sleep.check_hypotheses,
+        ],
+        graceful_shutdown_timeout=timedelta(seconds=1),
+    )
+
+
+def _input(store: Neo4jUserGraph, queue: str, tenant: str) -> SleepInput:
+    return SleepInput(
+        tenant_id=tenant,
+        user_id=store.user_id,
+        run_id=f"sleep-{tenant}-{store.user_id}-1",
+        depth=Depth.FULL,
+        gpu_task_queue=f"{queue}-gpu",
+        new_messages=7,
+    )
+
+
+async def _counts(store: Neo4jUserGraph) -> tuple[int, int, int, int, int, int]:
+    graph = await store.export_graph(datetime.now(UTC))
+    inferred = sum(e.is_inferred for e in graph.edges)
+    return (
+        len(graph.nodes),
+        len(graph.edges),
+        inferred,
+        len(await store.sleep_items("SleepPattern")),
+        len(await store.sleep_items("ScheduledTrigger")),
+        len(await store.sleep_items("OpenLoopQuestion")),
+    )
+
+
+async def test_a_full_pass_leaves_its_results_in_neo4j(
+    client: Client, graph_store: Neo4jGraphStore
+) -> None:
+    tenant, queue = "tsleep", f"sleep-{uuid.uuid4().hex[:8]}"
+    store = graph_store.for_user(tenant, f"u{uuid.uuid4().hex[:8]}")
+    await _seed(store)
+    cpu, gpu = _workers(client, graph_store, queue)
+    async with cpu, gpu:
+        outcome: SleepOutcome = await client.execute_workflow(
+            SleepPhaseWorkflow.run, _input(store, queue, tenant), id=f"s-{queue}", task_queue=queue
+        )
+    assert outcome.status is SleepStatus.COMPLETED, outcome.summary
+    assert len(outcome.operations) == 6
+
+    patterns = await store.sleep_items("SleepPattern")
+    kinds = {p["kind"] for p in patterns}
+    assert {"recurring_topic", "co_occurrence"} <= kinds
+    assert all(p["sources"] for p in patterns)
+
+    graph = await store.export_graph(datetime.now(UTC))
+    inferred = [e for e in graph.edges if e.is_inferred]
+    assert inferred and all(0.4 <= e.confidence <= 0.6 for e in inferred)
+    assert {(e.source_id[:3], e.type.value, e.target_id[:4]) for e in inferred} == {
+        ("emo", "caused_by", "ivan")
+    }
+
+    (hyp,) = await store.hypotheses([HypothesisStatus.ACTIVE])
+    assert hyp.node.id == hypothesis_id(store.user_id, CLAIM) and hyp.node.is_inference
+    assert hyp.node.sources  # the messages behind the memories it was inferred from
+
+    (trigger,) = await store.sleep_items("ScheduledTrigger")
+    assert trigger["event_date"].to_native() == EVENT_DAY
+    assert trigger["activate_from"].to_native().date() == EVENT_DAY - timedelta(days=1)
+    assert trigger["sources"] == ["msg-0"]
+
+    questions = await store.sleep_items("OpenLoopQuestion")
+    assert {q["node_id"] for q in questions} == {"offer", "interview"}
+    assert all(q["sources"] for q in questions)
+
+    run = await store.sleep_run(_input(store, queue, tenant).run_id)
+    assert run is not None and run.status is SleepStatus.COMPLETED
+    assert len(run.operations) == 7  # six operations and the hypothesis lifecycle check
+
+
+async def test_a_worker_killed_mid_pass_leaves_no_duplicates(
+    client: Client, graph_store: Neo4jGraphStore
+) -> None:
+    tenant, queue = "tsleep", f"sleep-{uuid.uuid4().hex[:8]}"
+    store = graph_store.for_user(tenant, f"u{uuid.uuid4().hex[:8]}")
+    await _seed(store)
+    real = SleepActivities(graph_store)
+    committed = asyncio.Event()
+
+    @activity.defn(name="sleep.store_hypotheses")
+    async def crash_after_commit(data: StoreHypothesesInput) -> StoreHypothesesOutput:
+        await real.store_hypotheses(data)  # the write commits...
+        committed.set()
+        await asyncio.Event().wait()  # ...and the process dies before reporting it
+        raise AssertionError("unreachable")
+
+    cpu, gpu = _workers(client, graph_store, queue, store_hypotheses=crash_after_commit)
+    async with gpu:
+        async with cpu:
+            handle = await client.start_workflow(
+                SleepPhaseWorkflow.run,
+                _input(store, queue, tenant),
+                id=f"s-{queue}",
+                task_queue=queue,
+            )
+            await asyncio.wait_for(committed.wait(), 60)
+        # The first worker is gone; a fresh one picks up the retried activity.
+        cpu2 = _cpu(client, graph_store, queue)
+        async with cpu2:
+            outcome = await asyncio.wait_for(handle.result(), 120)
+    assert outcome.status is SleepStatus.COMPLETED
+    (hyp,) = await store.hypotheses()
+    assert hyp.hypothesis.reinforcements == 0  # the retry did not count a second arrival
+
+    # The same graph as a pass that never crashed.
+    clean = graph_store.for_user(tenant, f"u{uuid.uuid4().hex[:8]}")
+    await _seed(clean)
+    c1, g1 = _workers(client, graph_store, f"{queue}-clean")
+    async with c1, g1:
+        await client.execute_workflow(
+            SleepPhaseWorkflow.run,
+            _input(clean, f"{queue}-clean", tenant),
+            id=f"s-{queue}-clean",
+            task_queue=f"{queue}-clean",
+        )
+    assert await _counts(store) == await _counts(clean)
+    runs = await store.sleep_items("SleepRun")
+    assert len(runs) == 1 and runs[0]["status"] == "completed"
+
+
+async def test_the_lifecycle_is_searchable_in_the_temporal_ui(
+    client: Client, graph_store: Neo4jGraphStore
+) -> None:
+    queue = f"life-{uuid.uuid4().hex[:8]}"
+    ingestion = IngestionStub()
+    cpu = Worker(
+        client,
+        task_queue=queue,
+        workflows=[UserLifecycleWorkflow, SleepPhaseWorkflow, TierMoveStub],
+        activities=[ingestion.pending_messages, ingestion.load_batch],
+    )
+    user = f"u{uuid.uuid4().hex[:8]}"
+    state = LifecycleState(
+        tenant_id="tsleep", user_id=user, queues=TaskQueues(cpu=queue, gpu=f"{queue}-gpu")
+    )
+    async with cpu:
+        handle = await client.start_workflow(
+            UserLifecycleWorkflow.run,
+            LifecycleInput(state=state),
+            id=workflow_id("tsleep", user),
+            task_queue=queue,
+        )
+        await handle.signal(
+            UserLifecycleWorkflow.messages_received,
+            MessagesReceived(message_ids=["m1"], last_sent_at=datetime.now(UTC)),
+        )
+        await handle.signal(
+            UserLifecycleWorkflow.profile_changed,
+            ProfileChanged(profile=UserProfile(plan=Plan.PAID)),
+        )
+        query = (
+            f'WorkflowId = "{handle.id}" AND SelfImprintPlan = "paid" AND SelfImprintTier = "hot"'
+        )
+        for _ in range(100):
+            found = [w async for w in client.list_workflows(query)]
+            if found:
+                break
+            await asyncio.sleep(0.2)
+        assert found, "not visible with its search attributes"
+        desc = await handle.describe()
+        assert desc.typed_search_attributes.get(NEXT_SLEEP_KEY) is not None
+        assert "paid/hot" in str((await desc.memo()).get("summary"))
+        await handle.terminate("test over")

@@ -1,0 +1,36 @@
+"""Replays recorded lifecycle histories against the current workflow code: a change that breaks
+determinism for running workflows fails here. Refresh the histories on purpose with
+`SELFIMPRINT_RECORD_HISTORIES=1 pytest tests/workflows` (and add a `workflow.patched` branch if
+such workflows may be running in production)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from temporalio.client import WorkflowHistory
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.worker import Replayer
+
+from tests.workflows.support import TierMoveStub
+from workflows.compaction import CompactionWorkflow
+from workflows.sleep_phase import SleepPhaseWorkflow
+from workflows.user_lifecycle import UserLifecycleWorkflow
+
+pytestmark = pytest.mark.workflows
+
+HISTORIES = sorted((Path(__file__).parent / "histories").glob("*.json"))
+
+
+def test_histories_are_present() -> None:
+    assert len(HISTORIES) >= 2
+
+
+@pytest.mark.parametrize("path", HISTORIES, ids=[p.stem for p in HISTORIES])
+async def test_replay(path: Path) -> None:
+    replayer = Replayer(
+        workflows=[UserLifecycleWorkflow, SleepPhaseWorkflow, CompactionWorkflow, TierMoveStub],
+        data_converter=pydantic_data_converter,
+    )
+    history = WorkflowHistory.from_json(path.stem, path.read_text())
+    await replayer.replay_workflow(history)
