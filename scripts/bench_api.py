@@ -222,9 +222,11 @@ def main() -> None:
         say(f"ingesting {args.verbatim_messages} messages without the LLM ...")
         verbatim_s, verbatim_n = ingest(http, settings, tenant, args.verbatim_messages, "verbatim")
 
-        restart_gpu_worker(settings)
-        say(f"ingesting {args.llm_messages} messages with the local LLM ...")
-        llm_s, llm_n = ingest(http, settings, tenant, args.llm_messages, "llm")
+        llm_s, llm_n = 0.0, 0
+        if args.llm_messages:
+            restart_gpu_worker(settings)
+            say(f"ingesting {args.llm_messages} messages with the local LLM ...")
+            llm_s, llm_n = ingest(http, settings, tenant, args.llm_messages, "llm")
     finally:
         stack.down(settings)
         shutil.rmtree(root, ignore_errors=True)
@@ -243,7 +245,7 @@ def main() -> None:
         ),
         (
             "ingestion with the local LLM (SmolLM2-135M, llama.cpp, 2 cores)",
-            f"{llm_n / llm_s:.2f} messages/s ({llm_n} in {llm_s:.0f} s)",
+            f"{llm_n / llm_s:.2f} messages/s ({llm_n} in {llm_s:.0f} s)" if llm_n else "not run",
             "batches of 4 messages",
         ),
         (

@@ -7,6 +7,7 @@ Temporal activity, retries belong to Temporal's retry policy, where they are vis
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from typing import Any, cast
 
@@ -30,6 +31,7 @@ class OpenAICompatibleLLM:
     def __init__(self, base_url: str, model_name: str, api_key: str, timeout_s: float) -> None:
         self._base_url = base_url.rstrip("/")
         self._model_name = model_name
+        self._timeout_s = timeout_s
         self._client = AsyncOpenAI(
             base_url=self._base_url, api_key=api_key, timeout=timeout_s, max_retries=0
         )
@@ -46,11 +48,15 @@ class OpenAICompatibleLLM:
         max_tokens: int = 512,
     ) -> AnswerT:
         schema = answer_type.model_json_schema()
-        response = await self._client.chat.completions.create(
+        # Streamed, so that a timeout closes the connection and the server stops generating:
+        # a non-streamed request keeps llama.cpp busy for the abandoned caller, and the retry
+        # then queues behind it.
+        stream = await self._client.chat.completions.create(
             model=self._model_name,
             messages=cast(Any, list(messages)),
             max_tokens=max_tokens,
             temperature=0.0,
+            stream=True,
             response_format=cast(
                 Any,
                 {
@@ -59,7 +65,15 @@ class OpenAICompatibleLLM:
                 },
             ),
         )
-        raw = response.choices[0].message.content or ""
+        parts: list[str] = []
+        try:
+            async with asyncio.timeout(self._timeout_s):
+                async for chunk in stream:
+                    if chunk.choices and chunk.choices[0].delta.content:
+                        parts.append(chunk.choices[0].delta.content)
+        finally:
+            await stream.close()
+        raw = "".join(parts)
         try:
             return answer_type.model_validate_json(raw)
         except ValidationError as exc:
