@@ -231,7 +231,7 @@ def main() -> None:
         stack.down(settings)
         shutil.rmtree(root, ignore_errors=True)
 
-    command = "  ".join(sys.argv[1:])
+    command = " ".join(sys.argv[1:])
     rows = [
         (
             f"context, fast mode, {args.memories:,} memories, over HTTP incl. query embedding",
