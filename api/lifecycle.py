@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from pydantic import BaseModel
 from temporalio.common import WorkflowIDConflictPolicy
 
 from api.resources import Resources
@@ -35,47 +36,38 @@ def _initial(resources: Resources, scope: UserScope) -> LifecycleInput:
     )
 
 
+async def _signal_with_start(
+    resources: Resources, scope: UserScope, signal: str, argument: BaseModel
+) -> None:
+    """Signal the user's lifecycle workflow, starting it first if it is not running."""
+    client = await resources.temporal()
+    await client.start_workflow(
+        UserLifecycleWorkflow.run,
+        _initial(resources, scope),
+        id=workflow_id(scope.tenant_id, scope.user_id),
+        task_queue=resources.settings.task_queue_cpu,
+        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+        start_signal=signal,
+        start_signal_args=[argument],
+    )
+
+
 async def signal_messages(
     resources: Resources, scope: UserScope, message_ids: list[str], last_sent_at: datetime
 ) -> None:
-    client = await resources.temporal()
-    await client.start_workflow(
-        UserLifecycleWorkflow.run,
-        _initial(resources, scope),
-        id=workflow_id(scope.tenant_id, scope.user_id),
-        task_queue=resources.settings.task_queue_cpu,
-        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-        start_signal="messages_received",
-        start_signal_args=[MessagesReceived(message_ids=message_ids, last_sent_at=last_sent_at)],
-    )
+    received = MessagesReceived(message_ids=message_ids, last_sent_at=last_sent_at)
+    await _signal_with_start(resources, scope, "messages_received", received)
 
 
 async def signal_profile(resources: Resources, scope: UserScope, change: ProfileChanged) -> None:
-    client = await resources.temporal()
-    await client.start_workflow(
-        UserLifecycleWorkflow.run,
-        _initial(resources, scope),
-        id=workflow_id(scope.tenant_id, scope.user_id),
-        task_queue=resources.settings.task_queue_cpu,
-        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-        start_signal="profile_changed",
-        start_signal_args=[change],
-    )
+    await _signal_with_start(resources, scope, "profile_changed", change)
 
 
 async def request_rehydration(resources: Resources, scope: UserScope) -> None:
     """Ask the lifecycle workflow to bring a warm or cold graph back (best effort: the caller
     answers a degraded context either way)."""
     try:
-        client = await resources.temporal()
-        await client.start_workflow(
-            UserLifecycleWorkflow.run,
-            _initial(resources, scope),
-            id=workflow_id(scope.tenant_id, scope.user_id),
-            task_queue=resources.settings.task_queue_cpu,
-            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-            start_signal="context_requested",
-            start_signal_args=[ContextRequested(requested_at=datetime.now(UTC))],
-        )
+        requested = ContextRequested(requested_at=datetime.now(UTC))
+        await _signal_with_start(resources, scope, "context_requested", requested)
     except Exception as exc:
         log.warning("lifecycle.rehydrate_signal_failed", user_id=scope.user_id, error=str(exc))
