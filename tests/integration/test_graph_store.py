@@ -310,6 +310,39 @@ async def test_index_and_exact_scan_find_the_same_candidates(
     assert len(set(indexed_ids) & set(scanned)) >= 3
 
 
+async def _indexed_ids(driver: AsyncDriver, tenant: str, user: str) -> set[str]:
+    records, _, _ = await driver.execute_query(
+        "MATCH (n:IndexedMemory {scope: $scope}) RETURN n.id AS id", scope=f"{tenant}/{user}"
+    )
+    return {r["id"] for r in records}
+
+
+async def test_a_user_joins_the_vector_index_when_outgrowing_the_exact_scan(
+    graph_driver: AsyncDriver, stack_settings: Settings
+) -> None:
+    tenant, user = fresh_ids()
+    store = Neo4jGraphStore(
+        graph_driver,
+        stack_settings.neo4j_database,
+        search=VectorSearchConfig(exact_scan_max_nodes=30, max_index_fetch=100_000, size_ttl_s=0),
+    )
+    graph = store.for_user(tenant, user)
+    await graph.upsert([node(f"n{i}", user, seed=i) for i in range(30)])
+    assert await _indexed_ids(graph_driver, tenant, user) == set()  # the exact scan serves them
+    await graph.upsert([node(f"n{i}", user, seed=i) for i in range(30, 35)])
+    everyone = {f"n{i}" for i in range(35)}
+    assert await _indexed_ids(graph_driver, tenant, user) == everyone  # old and new alike
+    found = await graph.retrieve(query(7, limit=3))
+    assert found.candidates[0].node.id == "n7"
+
+    # A rehydrate stays out of the index; the next write brings the whole graph in.
+    await graph.import_graph(await graph.export_graph(NOW))
+    assert await _indexed_ids(graph_driver, tenant, user) == set()
+    assert (await graph.retrieve(query(9, limit=3))).candidates[0].node.id == "n9"
+    await graph.upsert([node("late", user, seed=99)])
+    assert await _indexed_ids(graph_driver, tenant, user) == everyone | {"late"}
+
+
 # --- typed paths ------------------------------------------------------------------------------
 
 

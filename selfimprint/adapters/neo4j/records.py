@@ -6,7 +6,8 @@ Storage decisions (docs/graph-store.md):
 - A node's belief metadata is flattened onto the node; hypothesis lifecycle data sits on the
   hypothesis node under `hypothesis_*` names.
 - Vectors live in `embedding_<dim>` (float32, via db.create.setNodeVectorProperty) next to
-  `embedding_model`, one vector index per dimension (a Neo4j vector index has one dimension).
+  `embedding_model`, one vector index per dimension (a Neo4j vector index has one dimension),
+  over the :IndexedMemory label only: users below the exact-scan threshold stay out of it.
 """
 
 from __future__ import annotations
@@ -55,8 +56,12 @@ def vector_property(dimension: int) -> str:
     return f"embedding_{dimension}"
 
 
+# Nodes of users big enough for the vector index carry this label too (schema 0030).
+INDEXED_LABEL = "IndexedMemory"
+
+
 def vector_index(dimension: int) -> str:
-    return f"memory_{vector_property(dimension)}"
+    return f"indexed_memory_{vector_property(dimension)}"
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,8 @@ store: vector search strategy"):
   isolation by construction; cost grows with the user's node count (~20 µs per node here).
 - index: the shared HNSW vector index, over-fetched and then filtered to the user. Cost grows
   with the over-fetch, which is K × (all indexed nodes / the user's nodes): cheap when the user
-  owns a large share of the index, hopeless when they own 1/1000 of it.
+  owns a large share of the index, hopeless when they own 1/1000 of it. Hence only users above
+  `exact_scan_max_nodes` are in the index at all (their nodes carry :IndexedMemory).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from neo4j import AsyncManagedTransaction
 
 from selfimprint.adapters.neo4j.records import (
     EDGE_PROJECTION,
+    INDEXED_LABEL,
     UserScope,
     edge_from_record,
     node_from_record,
@@ -66,10 +68,11 @@ WITH n, score ORDER BY score DESC LIMIT $limit
 {_EXPAND}
 """
 
-_SIZES = """
-CALL () { MATCH (n:Memory) RETURN count(n) AS total }
-CALL () { MATCH (n:Memory {scope: $scope}) RETURN count(n) AS mine }
-RETURN total, mine
+_SIZES = f"""
+CALL () {{ MATCH (n:{INDEXED_LABEL}) RETURN count(n) AS indexed_total }}
+CALL () {{ MATCH (n:Memory {{scope: $scope}}) RETURN count(n) AS mine }}
+CALL () {{ MATCH (n:{INDEXED_LABEL} {{scope: $scope}}) RETURN count(n) AS mine_indexed }}
+RETURN indexed_total, mine, mine_indexed
 """
 
 
@@ -77,7 +80,8 @@ RETURN total, mine
 class VectorSearchConfig:
     """Routing thresholds, from the measurements in docs/decisions.md."""
 
-    # Up to this many memories an exact scan is as fast as the index and has perfect recall.
+    # Up to this many memories an exact scan is as fast as the index and has perfect recall;
+    # above it a user's nodes join the vector index.
     exact_scan_max_nodes: int = 2_000
     # The largest over-fetch worth asking the index for; beyond it, the exact scan wins.
     max_index_fetch: int = 1_000
@@ -87,36 +91,53 @@ class VectorSearchConfig:
     size_ttl_s: float = 60.0
     size_cache_entries: int = 10_000
 
+    def wants_index(self, memories: int) -> bool:
+        return memories > self.exact_scan_max_nodes
 
-def index_fetch(limit: int, mine: int, total: int, config: VectorSearchConfig) -> int | None:
+
+@dataclass(frozen=True)
+class GraphSize:
+    mine: int  # the user's memories
+    mine_indexed: int  # ... of them in the vector index
+    indexed_total: int  # everyone's memories in the vector index
+
+
+def index_fetch(limit: int, size: GraphSize, config: VectorSearchConfig) -> int | None:
     """How many index hits to fetch so that ~`limit` survive the user filter; None = scan."""
-    if mine <= config.exact_scan_max_nodes:
+    if not config.wants_index(size.mine_indexed):
         return None
-    fetch = math.ceil(limit * config.overfetch_safety * total / mine)
+    fetch = math.ceil(limit * config.overfetch_safety * size.indexed_total / size.mine_indexed)
     return max(fetch, limit) if fetch <= config.max_index_fetch else None
 
 
 class GraphSizes:
-    """(user's memories, all memories) per scope, cached briefly: routing needs an estimate,
-    and counting on every read would cost as much as the exact scan it is meant to avoid."""
+    """Graph sizes per scope, cached briefly: routing needs an estimate, and counting on every
+    read would cost as much as the exact scan it is meant to avoid."""
 
     def __init__(self, config: VectorSearchConfig) -> None:
         self._config = config
-        self._cache: OrderedDict[str, tuple[float, int, int]] = OrderedDict()
+        self._cache: OrderedDict[str, tuple[float, GraphSize]] = OrderedDict()
 
-    async def get(self, tx: AsyncManagedTransaction, scope: UserScope) -> tuple[int, int]:
-        now = time.monotonic()
+    def cached(self, scope: UserScope) -> GraphSize | None:
         hit = self._cache.get(scope.key)
-        if hit is not None and now - hit[0] < self._config.size_ttl_s:
-            return hit[1], hit[2]
+        if hit is not None and time.monotonic() - hit[0] < self._config.size_ttl_s:
+            return hit[1]
+        return None
+
+    async def get(self, tx: AsyncManagedTransaction, scope: UserScope) -> GraphSize:
+        hit = self.cached(scope)
+        if hit is not None:
+            return hit
         result = await tx.run(_SIZES, scope=scope.key)
         record = await result.single(strict=True)
-        mine, total = int(record["mine"]), int(record["total"])
-        self._cache[scope.key] = (now, mine, total)
+        size = GraphSize(
+            int(record["mine"]), int(record["mine_indexed"]), int(record["indexed_total"])
+        )
+        self._cache[scope.key] = (time.monotonic(), size)
         self._cache.move_to_end(scope.key)
         while len(self._cache) > self._config.size_cache_entries:
             self._cache.popitem(last=False)
-        return mine, total
+        return size
 
     def forget(self, scope: UserScope) -> None:
         self._cache.pop(scope.key, None)
@@ -137,15 +158,15 @@ async def retrieve(
         "now": query.now,
         "limit": query.limit,
     }
-    mine, total = await sizes.get(tx, scope)
-    fetch = index_fetch(query.limit, mine, total, config)
+    size = await sizes.get(tx, scope)
+    fetch = index_fetch(query.limit, size, config)
     rows: list[Any] = []
     if fetch is not None:
         result = await tx.run(_BY_INDEX, params, index=vector_index(dimension), fetch=fetch)
         rows = [r async for r in result]
     # Too few survivors (the user's vectors cluster away from the query's neighbourhood, or
     # many are inactive): the exact scan is always right.
-    if fetch is None or len(rows) < min(query.limit, mine):
+    if fetch is None or len(rows) < min(query.limit, size.mine):
         result = await tx.run(_EXACT, params, property=vector_property(dimension))
         rows = [r async for r in result]
     return _assemble(rows)

@@ -165,14 +165,20 @@ async def claim(tx: AsyncManagedTransaction, scope: UserScope, run_id: str, op: 
 
 
 async def apply_writes(
-    tx: AsyncManagedTransaction, scope: UserScope, run_id: str, op: str, data: SleepWrites
+    tx: AsyncManagedTransaction,
+    scope: UserScope,
+    run_id: str,
+    op: str,
+    data: SleepWrites,
+    *,
+    indexed: bool,
 ) -> bool:
     """Claim the operation and apply its writes in this transaction; False if already applied."""
     if not await claim(tx, scope, run_id, op):
         return False
     key, tenant = scope.key, scope.tenant_id
     if data.nodes:
-        await writes.upsert_nodes(tx, scope, data.nodes)
+        await writes.upsert_nodes(tx, scope, data.nodes, indexed=indexed)
     if data.hypotheses:
         await writes.set_hypotheses(tx, scope, data.hypotheses)
     if data.edges:

@@ -73,7 +73,9 @@ async def import_graph(
     writes.check_scope(scope, snapshot.nodes)
     while any(await delete_graph_batch(tx, scope)):
         pass
-    await writes.upsert_nodes(tx, scope, snapshot.nodes)
+    # Outside the vector index: a rehydrate stays one quick transaction, reads use the exact
+    # scan meanwhile, and the user's next write moves them into the index if they need it.
+    await writes.upsert_nodes(tx, scope, snapshot.nodes, indexed=False)
     await writes.upsert_edges(tx, scope, snapshot.edges)
     await writes.set_hypotheses(tx, scope, snapshot.hypotheses)
     await writes.upsert_tensions(tx, scope, snapshot.tensions)

@@ -130,16 +130,44 @@ class Neo4jUserGraph:
 
     # --- writes -----------------------------------------------------------------------------
 
+    async def _size(self) -> retrieval.GraphSize:
+        cached = self._sizes.cached(self._scope)
+        if cached is not None:
+            return cached
+        return await self._read(lambda tx: self._sizes.get(tx, self._scope))
+
+    async def _indexed_after(self, new_nodes: int) -> tuple[bool, retrieval.GraphSize]:
+        """Whether this write's nodes go into the vector index (the user is, or is about to
+        be, too big for the exact scan), and the size it was decided on."""
+        size = await self._size()
+        return self._search.wants_index(size.mine + new_nodes), size
+
+    async def _complete_index(self, size: retrieval.GraphSize) -> None:
+        """Move the user's older nodes into the vector index (this write's are in already):
+        once when they outgrow the exact scan, and after a rehydrate (imports stay out of the
+        index so that they stay quick)."""
+        if size.mine_indexed >= size.mine:
+            return
+        moved = 0
+        while batch := await self._write(lambda tx: writes.index_user_batch(tx, self._scope)):
+            moved += batch
+        self._sizes.forget(self._scope)
+        if moved:
+            self._log.info("graph.vector_indexed", nodes=moved)
+
     async def upsert(self, nodes: Sequence[Node], edges: Sequence[Edge] = ()) -> None:
         """Nodes and edges in one transaction; sources accumulate as a set."""
         writes.check_scope(self._scope, nodes)
+        indexed, size = await self._indexed_after(len(nodes))
 
         async def work(tx: AsyncManagedTransaction) -> None:
-            await writes.upsert_nodes(tx, self._scope, nodes)
+            await writes.upsert_nodes(tx, self._scope, nodes, indexed=indexed)
             await writes.upsert_edges(tx, self._scope, edges)
 
         await self._write(work)
         self._log.debug("graph.upserted", nodes=len(nodes), edges=len(edges))
+        if indexed:
+            await self._complete_index(size)
 
     async def reinforce(self, reinforcement: Reinforcement) -> bool:
         return await self._write(lambda tx: writes.reinforce(tx, self._scope, reinforcement))
@@ -165,12 +193,15 @@ class Neo4jUserGraph:
     async def upsert_hypotheses(self, records: Sequence[HypothesisRecord]) -> None:
         nodes = [r.node for r in records]
         writes.check_scope(self._scope, nodes)
+        indexed, size = await self._indexed_after(len(nodes))
 
         async def work(tx: AsyncManagedTransaction) -> None:
-            await writes.upsert_nodes(tx, self._scope, nodes)
+            await writes.upsert_nodes(tx, self._scope, nodes, indexed=indexed)
             await writes.set_hypotheses(tx, self._scope, [r.hypothesis for r in records])
 
         await self._write(work)
+        if indexed:
+            await self._complete_index(size)
 
     # --- reads ------------------------------------------------------------------------------
 
@@ -301,9 +332,14 @@ class Neo4jUserGraph:
 
     async def apply_sleep_writes(self, run_id: str, operation: str, data: SleepWrites) -> bool:
         """Commit one sleep operation's writes exactly once; False when already applied."""
+        indexed, size = await self._indexed_after(len(data.nodes))
         applied = await self._write(
-            lambda tx: sleep_results.apply_writes(tx, self._scope, run_id, operation, data)
+            lambda tx: sleep_results.apply_writes(
+                tx, self._scope, run_id, operation, data, indexed=indexed
+            )
         )
+        if indexed:
+            await self._complete_index(size)
         self._log.info("graph.sleep_written", run_id=run_id, operation=operation, applied=applied)
         return applied
 

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from neo4j import AsyncManagedTransaction
 
 from selfimprint.adapters.neo4j.records import (
+    INDEXED_LABEL,
     TYPE_LABELS,
     UserScope,
     chunked,
@@ -37,14 +38,15 @@ class MissingNodesError(LookupError):
         self.node_ids = tuple(node_ids)
 
 
-def _upsert_nodes_query(label: str) -> str:
+def _upsert_nodes_query(label: str, indexed: bool) -> str:
     # One query per type label: a static label is set twice as fast as `SET n:$(row.label)`.
     others = ":".join(other for other in TYPE_LABELS.values() if other != label)
+    labels = f"{label}:{INDEXED_LABEL}" if indexed else label
     return f"""
 UNWIND $rows AS row
 MERGE (n:Memory {{scope: $scope, id: row.id}})
   ON CREATE SET n.tenant_id = $tenant_id, n.sources = []
-SET n += row.props, n:{label}
+SET n += row.props, n:{labels}
 REMOVE n:{others}
 SET n.sources = n.sources + [s IN row.sources WHERE NOT s IN n.sources]
 WITH n, row
@@ -55,7 +57,20 @@ CALL (n, row) {{
 """
 
 
-_UPSERT_NODES = {node_type: _upsert_nodes_query(label) for node_type, label in TYPE_LABELS.items()}
+_UPSERT_NODES = {
+    (node_type, indexed): _upsert_nodes_query(label, indexed)
+    for node_type, label in TYPE_LABELS.items()
+    for indexed in (False, True)
+}
+
+# Into the vector index: a user whose graph has outgrown the exact scan. Batched, one
+# transaction per batch, so a 10,000-node user is not one long HNSW-inserting transaction.
+_INDEX_USER_BATCH = f"""
+MATCH (n:Memory {{scope: $scope}}) WHERE NOT n:{INDEXED_LABEL}
+WITH n LIMIT $batch
+SET n:{INDEXED_LABEL}
+RETURN count(n) AS indexed
+"""
 
 _MISSING_NODES = """
 UNWIND $ids AS id
@@ -96,19 +111,26 @@ async def _require_nodes(tx: AsyncManagedTransaction, scope: UserScope, ids: set
 
 
 async def upsert_nodes(
-    tx: AsyncManagedTransaction, scope: UserScope, nodes: Sequence[Node]
+    tx: AsyncManagedTransaction, scope: UserScope, nodes: Sequence[Node], *, indexed: bool
 ) -> None:
+    """`indexed`: the user is served by the vector index, so new nodes join it at once."""
     by_type: dict[NodeType, list[Node]] = {}
     for node in nodes:
         by_type.setdefault(node.type, []).append(node)
     for node_type, typed in by_type.items():
         for chunk in chunked(typed, BATCH):
             await tx.run(
-                _UPSERT_NODES[node_type],
+                _UPSERT_NODES[(node_type, indexed)],
                 scope=scope.key,
                 tenant_id=scope.tenant_id,
                 rows=[node_row(n) for n in chunk],
             )
+
+
+async def index_user_batch(tx: AsyncManagedTransaction, scope: UserScope) -> int:
+    """Label up to BATCH of the user's not-yet-indexed nodes; returns how many."""
+    result = await tx.run(_INDEX_USER_BATCH, scope=scope.key, batch=BATCH)
+    return int((await result.single(strict=True))["indexed"])
 
 
 async def upsert_edges(
