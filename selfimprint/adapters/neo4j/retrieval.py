@@ -42,12 +42,14 @@ def active(var: str) -> str:
     )
 
 
+# The neighbour's scope is checked after the expansion (the WITH in between): written as a
+# pattern property, the planner seeks every node of the user through the scope index and
+# joins, so expanding 20 candidates of a 3,000-node user cost 250 ms instead of under 1 ms.
 _EXPAND = f"""
 CALL (n) {{
-  OPTIONAL MATCH (n)-[r]-(m:Memory {{scope: $scope}})
-  WHERE {active("m")}
-  RETURN collect(CASE WHEN r IS NULL THEN null
-                      ELSE {{edge: {EDGE_PROJECTION}, node: {node_projection("m")}}} END) AS hood
+  OPTIONAL MATCH (n)-[r]-(m)
+  WITH r, m WHERE m:Memory AND m.scope = $scope AND {active("m")}
+  RETURN collect({{edge: {EDGE_PROJECTION}, node: {node_projection("m")}}}) AS hood
 }}
 RETURN {node_projection("n")} AS node, score, hood
 """
@@ -138,6 +140,19 @@ class GraphSizes:
         while len(self._cache) > self._config.size_cache_entries:
             self._cache.popitem(last=False)
         return size
+
+    def grew(self, scope: UserScope, nodes: int, *, indexed: bool) -> None:
+        """Count a write's nodes at once (updates counted as new: at worst a user joins the
+        index a little early), so a user growing fast joins the index before the TTL is up."""
+        hit = self._cache.get(scope.key)
+        if hit is not None:
+            at, size = hit
+            size = GraphSize(
+                size.mine + nodes,
+                size.mine_indexed + nodes if indexed else size.mine_indexed,
+                size.indexed_total + nodes if indexed else size.indexed_total,
+            )
+            self._cache[scope.key] = (at, size)
 
     def forget(self, scope: UserScope) -> None:
         self._cache.pop(scope.key, None)

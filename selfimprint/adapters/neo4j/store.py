@@ -142,6 +142,11 @@ class Neo4jUserGraph:
         size = await self._size()
         return self._search.wants_index(size.mine + new_nodes), size
 
+    async def _after_write(self, nodes: int, indexed: bool, size: retrieval.GraphSize) -> None:
+        self._sizes.grew(self._scope, nodes, indexed=indexed)
+        if indexed:
+            await self._complete_index(size)
+
     async def _complete_index(self, size: retrieval.GraphSize) -> None:
         """Move the user's older nodes into the vector index (this write's are in already):
         once when they outgrow the exact scan, and after a rehydrate (imports stay out of the
@@ -166,8 +171,7 @@ class Neo4jUserGraph:
 
         await self._write(work)
         self._log.debug("graph.upserted", nodes=len(nodes), edges=len(edges))
-        if indexed:
-            await self._complete_index(size)
+        await self._after_write(len(nodes), indexed, size)
 
     async def reinforce(self, reinforcement: Reinforcement) -> bool:
         return await self._write(lambda tx: writes.reinforce(tx, self._scope, reinforcement))
@@ -200,8 +204,7 @@ class Neo4jUserGraph:
             await writes.set_hypotheses(tx, self._scope, [r.hypothesis for r in records])
 
         await self._write(work)
-        if indexed:
-            await self._complete_index(size)
+        await self._after_write(len(nodes), indexed, size)
 
     # --- reads ------------------------------------------------------------------------------
 
@@ -338,8 +341,7 @@ class Neo4jUserGraph:
                 tx, self._scope, run_id, operation, data, indexed=indexed
             )
         )
-        if indexed:
-            await self._complete_index(size)
+        await self._after_write(len(data.nodes), indexed, size)
         self._log.info("graph.sleep_written", run_id=run_id, operation=operation, applied=applied)
         return applied
 
