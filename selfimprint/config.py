@@ -70,6 +70,13 @@ class Settings(BaseSettings):
     s3_secret_access_key: SecretStr | None = Field(
         None, description="Unset = <data_dir>/secrets/s3-secret-access-key."
     )
+    s3_default_credentials: bool = Field(
+        False,
+        description=(
+            "Use boto3's default credential chain (IAM role, instance profile, web identity, "
+            "AWS_* variables) instead of an access key pair."
+        ),
+    )
     s3_storage_class_warm: str = Field("STANDARD", description="Storage class of warm graphs.")
     s3_storage_class_cold: str = Field(
         "STANDARD", description="e.g. GLACIER_IR on AWS; SeaweedFS keeps one class."
@@ -105,6 +112,16 @@ class Settings(BaseSettings):
     )
     embedder_device: str = Field("cuda", description="Device for bge-m3 (cuda, cpu).")
 
+    forget_min_similarity: float = Field(
+        0.84,
+        gt=0.0,
+        le=1.0,
+        description=(
+            "Forget-a-topic: cosine from which a memory counts as about the topic. 0.84 suits "
+            "multilingual-e5-small; bge-m3 needs ~0.6 (preview with a dry run)."
+        ),
+    )
+
     # --- API ---------------------------------------------------------------------------------
     api_port: int = Field(8000, ge=1, le=65535, description="Local API port.")
     run_api: bool = Field(True, description="Whether `dev up` starts the API.")
@@ -113,6 +130,16 @@ class Settings(BaseSettings):
     # --- encryption at rest ------------------------------------------------------------------
     kek_path: Path | None = Field(
         None, description="Key-encryption key file; unset = <data_dir>/secrets/kek."
+    )
+    temporal_payload_keys: SecretStr | None = Field(
+        None,
+        description=(
+            "Keys (base64 of 32 bytes, comma-separated, newest first) that encrypt payloads in "
+            "Temporal history; unset = <data_dir>/secrets/temporal-payload-key."
+        ),
+    )
+    temporal_encrypt_payloads: bool = Field(
+        True, description="Encrypt payloads (messages, memories) before they reach Temporal."
     )
 
     # --- logging -----------------------------------------------------------------------------

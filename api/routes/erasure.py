@@ -37,6 +37,8 @@ FORGET_TIMEOUT = timedelta(minutes=2)
 class ForgetRequest(BaseModel):
     topic: Annotated[str, Field(min_length=1, max_length=500)]
     dry_run: bool = True
+    # Unset: SELFIMPRINT_FORGET_MIN_SIMILARITY. Check a new value with a dry run first.
+    min_similarity: Annotated[float, Field(gt=0.0, le=1.0)] | None = None
 
 
 class Operation(BaseModel):
@@ -63,6 +65,7 @@ async def forget(
             user_id=scope.user_id,
             topic=body.topic,
             dry_run=body.dry_run,
+            min_similarity=body.min_similarity or resources.settings.forget_min_similarity,
             embed_task_queue=resources.settings.task_queue_gpu,
         ),
         id=f"forget-{scope.tenant_id}-{scope.user_id}-{request_id}",

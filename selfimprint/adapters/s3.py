@@ -70,13 +70,15 @@ class S3ObjectStore:
         import boto3
         from botocore.config import Config
 
-        key_id, secret = settings.s3_credentials()
+        keys: dict[str, str] = {}
+        if not settings.s3_default_credentials:
+            key_id, secret = settings.s3_credentials()
+            keys = {"aws_access_key_id": key_id, "aws_secret_access_key": secret}
         client = boto3.client(
             "s3",
             endpoint_url=settings.s3_target,
             region_name=settings.s3_region,
-            aws_access_key_id=key_id,
-            aws_secret_access_key=secret,
+            **keys,
             config=Config(
                 signature_version="s3v4",
                 s3={"addressing_style": "path"},

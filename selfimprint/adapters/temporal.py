@@ -4,8 +4,19 @@ from __future__ import annotations
 
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.converter import DataConverter
 
+from selfimprint.adapters.payload_codec import parse_keys, with_encryption
 from selfimprint.config import Settings
+
+
+def data_converter(settings: Settings) -> DataConverter:
+    """Pydantic models on the wire, encrypted unless turned off (every client and worker of a
+    namespace must agree, or one side reads ciphertext)."""
+    if not settings.temporal_encrypt_payloads:
+        return pydantic_data_converter
+    keys = settings.secret(settings.temporal_payload_keys, "temporal-payload-key")
+    return with_encryption(pydantic_data_converter, parse_keys(keys))
 
 
 async def connect(settings: Settings) -> Client:
@@ -15,5 +26,5 @@ async def connect(settings: Settings) -> Client:
         namespace=settings.temporal_namespace,
         tls=settings.temporal_tls or api_key is not None,
         api_key=api_key,
-        data_converter=pydantic_data_converter,
+        data_converter=data_converter(settings),
     )

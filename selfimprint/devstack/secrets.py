@@ -28,3 +28,5 @@ def ensure_local_secrets(settings: Settings) -> None:
     # A 256-bit key-encryption key that wraps per-user data keys (AES-256-GCM).
     kek = settings.kek_path or (root / "kek")
     _ensure(kek, base64.b64encode(secrets.token_bytes(32)).decode())
+    # Encrypts Temporal payloads (messages and memories travel through workflow history).
+    _ensure(root / "temporal-payload-key", base64.b64encode(secrets.token_bytes(32)).decode())

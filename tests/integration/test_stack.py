@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import json
 import uuid
 from datetime import timedelta
 
@@ -23,17 +25,42 @@ from workflows.probe import StackProbeInput, StackProbeWorkflow
 pytestmark = pytest.mark.integration
 
 
+def stored_payloads(node: object) -> list[tuple[str, bytes]]:
+    """(encoding, data) of every payload in a history's JSON form (both are base64 there)."""
+    found: list[tuple[str, bytes]] = []
+    if isinstance(node, dict):
+        metadata = node.get("metadata")
+        if isinstance(metadata, dict) and "encoding" in metadata and "data" in node:
+            encoding = base64.b64decode(metadata["encoding"]).decode()
+            found.append((encoding, base64.b64decode(node["data"])))
+        for value in node.values():
+            found += stored_payloads(value)
+    elif isinstance(node, list):
+        for value in node:
+            found += stored_payloads(value)
+    return found
+
+
 async def test_temporal_runs_a_workflow_across_both_workers(stack_settings: Settings) -> None:
     client = await connect(stack_settings)
+    secret = f"my interview is at Northwind on Friday {uuid.uuid4()}"
+    workflow_id = f"test-probe-{uuid.uuid4()}"
     out = await client.execute_workflow(
         StackProbeWorkflow.run,
-        StackProbeInput(text="hello", gpu_task_queue=stack_settings.task_queue_gpu),
-        id=f"test-probe-{uuid.uuid4()}",
+        StackProbeInput(text=secret, gpu_task_queue=stack_settings.task_queue_gpu),
+        id=workflow_id,
         task_queue=stack_settings.task_queue_cpu,
         execution_timeout=timedelta(seconds=60),
     )
     assert out.dimension == 384
     assert "e5" in out.model_id
+    # What the Temporal server stored: ciphertext only, for the workflow input and the
+    # activity input alike (both workers encrypt and decrypt with the same keys).
+    history = await client.get_workflow_handle(workflow_id).fetch_history()
+    payloads = stored_payloads(json.loads(history.to_json()))
+    assert len(payloads) >= 3  # workflow input, activity input, activity result, ...
+    assert {encoding for encoding, _ in payloads} == {"binary/selfimprint-aes256gcm"}
+    assert not any(b"Northwind" in data for _, data in payloads)
 
 
 def test_neo4j_answers_cypher_and_a_vector_index_query(stack_settings: Settings) -> None:
