@@ -8,7 +8,7 @@ a `request_sleep` update. Then every question of categories 1-4 goes to the cont
 (fast mode); a memory covers the turns in its `sources`. The flat baseline ranks the raw turns by
 cosine similarity with the same embedder. Answers and evidence ids are never used at ingestion.
 
-    .venv/bin/python scripts/bench_locomo.py --llm verbatim
+    .venv/bin/python scripts/bench_locomo.py --llm verbatim [--no-sleep] [--parallel 5]
     .venv/bin/python scripts/bench_locomo.py --llm local --conversations 1 --limit 30 \
         --max-turns 120
     # GPU machine: vLLM + bge-m3
@@ -453,7 +453,7 @@ async def measure(args: argparse.Namespace, where: Target) -> dict[str, Any]:
     conversations = [truncated(c, args.max_turns) for c in conversations]
     memory, flat = SystemScores(), SystemScores()
     per_conversation = []
-    sleep = SleepRecord(available=_sleep_update() is not None)
+    sleep = SleepRecord(available=_sleep_update() is not None and not args.no_sleep)
     run_tag = datetime.now(UTC).strftime("%Y%m%d%H%M%S")
     wall: dict[str, float] = {}
     embedder = await asyncio.to_thread(build_embedder, where.settings)
@@ -582,7 +582,7 @@ def markdown(result: dict[str, Any]) -> str:
             f"outcomes {result['sleep_phase'].get('statuses', {})}, "
             f"{result['sleep_phase']['failed']} failed)."
             if result["sleep_phase"]["available"]
-            else "not run (the lifecycle workflow has no `request_sleep` update yet)."
+            else "not run (--no-sleep: extraction and retrieval alone)."
         ),
         "",
         "| category | n | memory R@5 | flat R@5 | memory R@10 | flat R@10 | memory R@20 | "
@@ -711,6 +711,9 @@ def main() -> None:
         "--parallel", type=int, default=1, help="conversations ingested and asked at once"
     )
     parser.add_argument("--no-captions", action="store_true", help="leave image captions out")
+    parser.add_argument(
+        "--no-sleep", action="store_true", help="no sleep phase between sessions (faster)"
+    )
     parser.add_argument(
         "--session-timeout", type=float, default=3600.0, help="extraction wait per session (s)"
     )
