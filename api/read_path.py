@@ -77,6 +77,7 @@ async def build_context(
                 c.node,
                 similarity=calibrated_similarity(c.cosine, floor),
                 effective_weight=node_effective_weight(c.node, now),
+                prioritised=c.prioritised,
             )
             for c in found.candidates
         ),

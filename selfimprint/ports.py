@@ -91,6 +91,9 @@ class RetrievalQuery(_GraphValue):
     embedding_model: Annotated[str, Field(min_length=1, max_length=200)]
     now: AwareDatetime
     limit: Annotated[int, Field(ge=1, le=200)] = 20
+    # Memories inside an active scheduled-trigger window join the candidates however similar
+    # they are (an interview tomorrow matters whatever the user just said), up to this many.
+    scheduled_limit: Annotated[int, Field(ge=0, le=50)] = 5
 
 
 class RetrievedMemory(_GraphValue):
@@ -98,6 +101,8 @@ class RetrievedMemory(_GraphValue):
     # Neo4j's cosine score, normalised to [0, 1] as (1 + cos) / 2: what retrieval scoring wants.
     # Rules stated in raw cosine (duplicates: cos > 0.92) must convert with `cosine_of`.
     similarity: float
+    # Inside a scheduled trigger's priority window now (sleep phase, spec §3.5.1).
+    prioritised: bool = False
 
     @property
     def cosine(self) -> float:

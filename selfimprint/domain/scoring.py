@@ -45,6 +45,9 @@ class ScoringConfig(BaseModel):
     recency_half_life: timedelta = timedelta(days=7)
     # Spec §3.4: top-K with K = 20.
     top_k: Annotated[int, Field(ge=0)] = 20
+    # Spec §3.5.1 marks a scheduled event's subgraph "high priority" without a number: project
+    # choice, added to the score inside the window (enough to beat a fresh but unrelated memory).
+    scheduled_priority_boost: Unit = 0.25
 
     @model_validator(mode="after")
     def _weights_sum_to_one(self) -> Self:
@@ -71,15 +74,20 @@ class Candidate(_Value):
     effective_weight: Unit
     last_touched_at: AwareDatetime
     is_hypothesis: bool = False
+    # Inside an active scheduled-trigger window (an event coming up).
+    prioritised: bool = False
 
     @classmethod
-    def from_node(cls, node: Node, *, similarity: float, effective_weight: float) -> Candidate:
+    def from_node(
+        cls, node: Node, *, similarity: float, effective_weight: float, prioritised: bool = False
+    ) -> Candidate:
         return cls(
             id=node.id,
             similarity=similarity,
             effective_weight=effective_weight,
             last_touched_at=node.last_reinforced_at or node.created_at,
             is_hypothesis=node.is_inference or node.type is NodeType.HYPOTHESIS,
+            prioritised=prioritised,
         )
 
 
@@ -107,6 +115,7 @@ def score(
         config.similarity_weight * candidate.similarity
         + config.recency_weight * fresh
         + config.effective_weight_weight * candidate.effective_weight
+        + (config.scheduled_priority_boost if candidate.prioritised else 0.0)
     )
     multiplier = config.hypothesis_multiplier if candidate.is_hypothesis else 1.0
     return ScoredMemory(

@@ -32,6 +32,7 @@ from selfimprint.domain.models import Belief, HypothesisStatus, Node, NodeType, 
 from selfimprint.domain.sleep_policy import Depth, Plan
 from selfimprint.domain.sleep_writes import SleepStatus
 from selfimprint.domain.users import UserProfile
+from selfimprint.ports import RetrievalQuery
 from tests.workflows.support import IngestionStub, ScriptedLLM, TierMoveStub
 from workflows.sleep_phase import SleepInput, SleepOutcome, SleepPhaseWorkflow
 from workflows.user_lifecycle import (
@@ -192,6 +193,15 @@ async def test_a_full_pass_leaves_its_results_in_neo4j(
     assert trigger["event_date"].to_native() == EVENT_DAY
     assert trigger["activate_from"].to_native().date() == EVENT_DAY - timedelta(days=1)
     assert trigger["sources"] == ["msg-0"]
+    # From the day before the event, the read path puts the interview among the candidates
+    # whatever the user is talking about; before the window it is not singled out.
+    about_lunch = RetrievalQuery(embedding=(1.0,) + (0.0,) * 383, embedding_model="e5", now=NOW)
+    in_window = about_lunch.model_copy(
+        update={"now": trigger["activate_from"].to_native() + timedelta(hours=2)}
+    )
+    assert not any(c.prioritised for c in (await store.retrieve(about_lunch)).candidates)
+    flagged = [c.node.id for c in (await store.retrieve(in_window)).candidates if c.prioritised]
+    assert flagged == ["interview"]
 
     questions = await store.sleep_items("OpenLoopQuestion")
     assert {q["node_id"] for q in questions} == {"offer", "interview"}

