@@ -32,6 +32,7 @@ def _initial(resources: Resources, scope: UserScope) -> LifecycleInput:
             tenant_id=scope.tenant_id,
             user_id=scope.user_id,
             queues=TaskQueues(cpu=s.task_queue_cpu, gpu=s.task_queue_gpu),
+            timings=s.lifecycle_timings(),
         )
     )
 
@@ -55,12 +56,17 @@ async def _signal_with_start(
 async def signal_messages(
     resources: Resources, scope: UserScope, message_ids: list[str], last_sent_at: datetime
 ) -> None:
-    received = MessagesReceived(message_ids=message_ids, last_sent_at=last_sent_at)
+    received = MessagesReceived(
+        message_ids=message_ids,
+        last_sent_at=last_sent_at,
+        timings=resources.settings.lifecycle_timings(),
+    )
     await _signal_with_start(resources, scope, "messages_received", received)
 
 
 async def signal_profile(resources: Resources, scope: UserScope, change: ProfileChanged) -> None:
-    await _signal_with_start(resources, scope, "profile_changed", change)
+    timed = change.model_copy(update={"timings": resources.settings.lifecycle_timings()})
+    await _signal_with_start(resources, scope, "profile_changed", timed)
 
 
 async def request_rehydration(resources: Resources, scope: UserScope) -> None:

@@ -8,12 +8,15 @@ data directory when they are not given explicitly.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from enum import StrEnum
 from pathlib import Path
 from typing import Literal
 
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from selfimprint.domain.lifecycle_timings import LifecycleTimings
 
 
 class EmbedderKind(StrEnum):
@@ -112,6 +115,17 @@ class Settings(BaseSettings):
     )
     embedder_device: str = Field("cuda", description="Device for bge-m3 (cuda, cpu).")
 
+    # --- lifecycle (spec defaults; sent to running lifecycles with every signal) -------------
+    session_gap_minutes: float = Field(30.0, gt=0, description="Silence that ends a session.")
+    tier_warm_after_days: float = Field(7.0, gt=0, description="Idle days before hot -> warm.")
+    tier_cold_after_days: float = Field(
+        30.0, gt=0, description="Idle days before warm -> cold (counted from the last activity)."
+    )
+    compaction_every_days: float = Field(7.0, gt=0, description="Days between compactions.")
+    reconcile_every_hours: float = Field(
+        24.0, gt=0, description="How often a lifecycle looks for stored but unsignalled messages."
+    )
+
     forget_min_similarity: float = Field(
         0.84,
         gt=0.0,
@@ -147,6 +161,15 @@ class Settings(BaseSettings):
     log_format: Literal["auto", "json", "console"] = Field(
         "auto", description="auto = console on a TTY, JSON lines otherwise."
     )
+
+    def lifecycle_timings(self) -> LifecycleTimings:
+        return LifecycleTimings(
+            session_gap=timedelta(minutes=self.session_gap_minutes),
+            warm_after=timedelta(days=self.tier_warm_after_days),
+            cold_after=timedelta(days=self.tier_cold_after_days),
+            compaction_every=timedelta(days=self.compaction_every_days),
+            reconcile_every=timedelta(hours=self.reconcile_every_hours),
+        )
 
     # Derived locations and addresses: one place decides where local things live.
     @property

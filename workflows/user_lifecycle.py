@@ -41,6 +41,7 @@ with workflow.unsafe.imports_passed_through():
     )
     from activities.sleep import FinishInput, SleepActivities, SleepScope
     from selfimprint.domain.decay import ActivityTimeline
+    from selfimprint.domain.lifecycle_timings import LifecycleTimings
     from selfimprint.domain.sleep_policy import (
         ActivityLog,
         Depth,
@@ -141,6 +142,8 @@ class LifecycleState(BaseModel):
     last_reconcile_at: datetime | None = None
     # Off only where the server has not registered the SelfImprint* attributes.
     publish_search_attributes: bool = True
+    # Session gap, tier moves, compaction, reconcile: from Settings, refreshed by each signal.
+    timings: LifecycleTimings = Field(default_factory=LifecycleTimings)
 
 
 class LifecycleInput(BaseModel):
@@ -152,10 +155,12 @@ class LifecycleInput(BaseModel):
 class MessagesReceived(BaseModel):
     message_ids: list[str] = Field(min_length=1, max_length=1000)
     last_sent_at: datetime
+    timings: LifecycleTimings | None = None  # the API's current configuration
 
 
 class ProfileChanged(BaseModel):
     profile: UserProfile
+    timings: LifecycleTimings | None = None
 
 
 class ContextRequested(BaseModel):
@@ -206,15 +211,6 @@ CPU_RETRY = RetryPolicy(
     maximum_interval=timedelta(seconds=30),
     non_retryable_error_types=["BadBatchError"],
 )
-# Spec §3.5: a session ends after 30 minutes of silence (the same gap the sleep trigger waits).
-SESSION_GAP = timedelta(minutes=30)
-# Spec §3.8.1: hot -> warm after 7 idle days, warm -> cold after 30.
-WARM_AFTER = timedelta(days=7)
-COLD_AFTER = timedelta(days=30)
-# Spec §3.9: compaction runs weekly, in the deep pass.
-COMPACTION_EVERY = timedelta(days=7)
-# Messages stored while Temporal was unreachable are picked up at least this often.
-RECONCILE_EVERY = timedelta(days=1)
 
 
 @workflow.defn
@@ -241,9 +237,11 @@ class UserLifecycleWorkflow:
         stats.messages_received += len(signal.message_ids)
         if stats.last_message_at is None or signal.last_sent_at > stats.last_message_at:
             stats.last_message_at = signal.last_sent_at
+        if signal.timings is not None:
+            state.timings = signal.timings
         # Activity is timed by the workflow clock: deterministic, and immune to client clocks.
         now = workflow.now()
-        if state.last_active_at is None or now - state.last_active_at >= SESSION_GAP:
+        if state.last_active_at is None or now - state.last_active_at >= state.timings.session_gap:
             state.session_count += 1
         state.tracking_since = state.tracking_since or now
         state.last_active_at = now
@@ -254,6 +252,8 @@ class UserLifecycleWorkflow:
     @workflow.signal
     def profile_changed(self, signal: ProfileChanged) -> None:
         self._state.profile = signal.profile
+        if signal.timings is not None:
+            self._state.timings = signal.timings
         self._woken = True
 
     @workflow.signal
@@ -340,7 +340,7 @@ class UserLifecycleWorkflow:
                 continue
             planned = self._plan(now)
             tier_at, tier_target = self._tier_due()
-            reconcile_at = (state.last_reconcile_at or now) + RECONCILE_EVERY
+            reconcile_at = (state.last_reconcile_at or now) + state.timings.reconcile_every
             if not state.paused and planned is not None and planned <= now:
                 view = state.next_sleep
                 assert view is not None and view.depth is not None
@@ -413,9 +413,9 @@ class UserLifecycleWorkflow:
         if last is None:
             return None, None
         if self._state.tier is Tier.HOT:
-            return last + WARM_AFTER, Tier.WARM
+            return last + self._state.timings.warm_after, Tier.WARM
         if self._state.tier is Tier.WARM:
-            return last + COLD_AFTER, Tier.COLD
+            return last + self._state.timings.cold_after, Tier.COLD
         return None, None
 
     def _summary(self) -> str:
@@ -503,7 +503,7 @@ class UserLifecycleWorkflow:
             and outcome.status in (SleepStatus.COMPLETED, SleepStatus.SKIPPED)
             and (
                 state.last_compaction_at is None
-                or started - state.last_compaction_at >= COMPACTION_EVERY
+                or started - state.last_compaction_at >= state.timings.compaction_every
             )
         ):
             await self._compact(started)

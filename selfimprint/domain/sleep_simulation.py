@@ -17,9 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from zoneinfo import ZoneInfo
 
+from selfimprint.domain.lifecycle_timings import LifecycleTimings
 from selfimprint.domain.sleep_policy import (
     DEFAULT_SLEEP_POLICY,
     ActivityLog,
@@ -31,8 +32,9 @@ from selfimprint.domain.sleep_policy import (
 )
 from selfimprint.domain.smart_skip import SkipFeatures, SkipVerdict, decide
 
-WARM_AFTER = timedelta(days=7)
-COLD_AFTER = timedelta(days=30)
+# The lifecycle's defaults: the simulation is the oracle of the workflow tests.
+WARM_AFTER = LifecycleTimings().warm_after
+COLD_AFTER = LifecycleTimings().cold_after
 
 
 @dataclass

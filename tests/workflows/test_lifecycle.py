@@ -17,6 +17,7 @@ from temporalio.client import WorkflowExecutionStatus, WorkflowHandle
 from temporalio.testing import WorkflowEnvironment
 
 from activities.sleep import OperationInput, PatternsOutput
+from selfimprint.domain.lifecycle_timings import LifecycleTimings
 from selfimprint.domain.sleep_policy import Depth, Plan
 from selfimprint.domain.sleep_simulation import simulate_user
 from selfimprint.domain.sleep_writes import SleepStatus
@@ -278,3 +279,33 @@ async def test_continue_as_new_keeps_the_state(own_env: WorkflowEnvironment) -> 
         assert sum(d.messages for d in state.activity.days) == 24
         assert state.timeline.last_active_at is not None
         await latest.terminate("test over")
+
+
+async def test_signals_carry_the_configured_timings(own_env: WorkflowEnvironment) -> None:
+    env = own_env
+    h = _harness()
+    cpu, gpu = workers(env.client, h)
+    long_sessions = LifecycleTimings(session_gap=timedelta(hours=2))
+    async with cpu, gpu:
+        handle = await env.client.start_workflow(
+            UserLifecycleWorkflow.run,
+            _input(h, "timings"),
+            id=f"user-t1-timings-{h.task_queue}",
+            task_queue=h.task_queue,
+        )
+        for n in range(3):  # 50 minutes apart: one session under a 2-hour gap, not three
+            await until(lambda: _idle(handle))
+            await handle.signal(
+                UserLifecycleWorkflow.messages_received,
+                MessagesReceived(
+                    message_ids=[f"m{n}"],
+                    last_sent_at=await env.get_current_time(),
+                    timings=long_sessions,
+                ),
+            )
+            await until(lambda: _idle(handle))
+            await env.sleep(timedelta(minutes=50))
+        state = await handle.query(UserLifecycleWorkflow.state)
+        assert state.timings == long_sessions
+        assert state.session_count == 1
+        await handle.terminate("test over")
