@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel, Field
 
 from api.auth import Caller
 from api.errors import ApiError
 from api.lifecycle import signal_messages
-from api.routes.common import UserId, known_user, resources_of, scope_of
-from selfimprint.adapters.neo4j.message_log import MessageConflictError
+from api.routes.common import UserId, resources_of, scope_of, unknown_user
+from api.timing import ServerTiming
+from selfimprint.adapters.neo4j.message_log import MessageConflictError, UnknownUserError
 from selfimprint.domain.messages import MAX_BATCH_MESSAGES, Message
 from selfimprint.logging import get_logger
 
@@ -31,7 +32,7 @@ class Accepted(BaseModel):
 
 @router.post("/{user_id}/messages", status_code=202, response_model=Accepted)
 async def post_messages(
-    user_id: UserId, batch: MessageBatch, who: Caller, request: Request
+    user_id: UserId, batch: MessageBatch, who: Caller, request: Request, response: Response
 ) -> Accepted:
     """Store a batch of chat messages (idempotent on `id`) and schedule their extraction.
 
@@ -41,14 +42,18 @@ async def post_messages(
     """
     resources = resources_of(request)
     scope = scope_of(who, user_id)
-    await known_user(resources, scope)
+    timer = ServerTiming()
     try:
-        outcome = await resources.messages(scope).append(batch.messages)
+        with timer("store"):
+            outcome = await resources.messages(scope).append(batch.messages, require_profile=True)
+    except UnknownUserError as exc:
+        raise unknown_user(scope) from exc
     except MessageConflictError as exc:
         raise ApiError(409, "message_conflict", str(exc), {"ids": exc.ids}) from exc
     ids = [m.id for m in batch.messages]
     try:
-        await signal_messages(resources, scope, ids, max(m.sent_at for m in batch.messages))
+        with timer("signal"):
+            await signal_messages(resources, scope, ids, max(m.sent_at for m in batch.messages))
     except Exception as exc:
         log.warning("lifecycle.signal_failed", user_id=user_id, error=str(exc))
         raise ApiError(
@@ -57,6 +62,7 @@ async def post_messages(
             "messages are stored but extraction could not be scheduled; retry the same call",
             {"stored": len(outcome.new_ids)},
         ) from exc
+    response.headers["Server-Timing"] = timer.header()
     return Accepted(
         accepted=len(outcome.new_ids), duplicates=len(outcome.duplicate_ids), scheduled=True
     )

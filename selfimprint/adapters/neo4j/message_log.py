@@ -24,6 +24,10 @@ class ExtractionState(StrEnum):
     FAILED = "failed"
 
 
+class UnknownUserError(LookupError):
+    """No profile for this user (never created, or erased): nothing was written."""
+
+
 class MessageConflictError(ValueError):
     """Message ids already stored with different content; nothing of the batch was written."""
 
@@ -38,10 +42,16 @@ class AppendOutcome:
     duplicate_ids: list[str]
 
 
+# The user's profile is checked in the same round trip: the API answers 404 for an unknown
+# user without a separate read, and a user erased meanwhile cannot get messages back.
 _EXISTING = """
-UNWIND $ids AS id
-MATCH (m:RawMessage {scope: $scope, id: id})
-RETURN m.id AS id, m.hash AS hash
+OPTIONAL MATCH (p:UserProfile {scope: $scope})
+CALL () {
+  UNWIND $ids AS id
+  MATCH (m:RawMessage {scope: $scope, id: id})
+  RETURN collect({id: m.id, hash: m.hash}) AS stored
+}
+RETURN p IS NOT NULL AS known, stored
 """
 
 _APPEND = """
@@ -92,7 +102,11 @@ class Neo4jMessageLog:
         self._database = database
         self._scope = scope
 
-    async def append(self, messages: Sequence[Message]) -> AppendOutcome:
+    async def append(
+        self, messages: Sequence[Message], *, require_profile: bool = False
+    ) -> AppendOutcome:
+        """Store the batch in one transaction. `require_profile`: refuse (UnknownUserError)
+        unless the user's profile exists, checked in the same transaction."""
         by_id: dict[str, Message] = {}
         clashing = set()
         for message in messages:
@@ -104,7 +118,10 @@ class Neo4jMessageLog:
 
         async def work(tx: AsyncManagedTransaction) -> AppendOutcome:
             result = await tx.run(_EXISTING, scope=self._scope.key, ids=list(by_id))
-            stored = {r["id"]: r["hash"] async for r in result}
+            record = await result.single(strict=True)
+            if require_profile and not record["known"]:
+                raise UnknownUserError(self._scope.user_id)
+            stored = {r["id"]: r["hash"] for r in record["stored"]}
             conflicts = sorted(i for i, h in stored.items() if h != by_id[i].content_hash())
             if conflicts:
                 raise MessageConflictError(conflicts)
