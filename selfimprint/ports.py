@@ -213,6 +213,8 @@ class ForgetReport(_GraphValue):
     dry_run: bool
     memories: tuple[ForgottenMemory, ...]
     edges: int
+    # Sleep-phase results (patterns, scheduled triggers, open-loop questions) about the topic.
+    derived: int = 0
 
 
 class CauseStep(_GraphValue):

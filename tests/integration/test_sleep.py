@@ -32,7 +32,7 @@ from selfimprint.domain.models import Belief, HypothesisStatus, Node, NodeType, 
 from selfimprint.domain.sleep_policy import Depth, Plan
 from selfimprint.domain.sleep_writes import SleepStatus
 from selfimprint.domain.users import UserProfile
-from selfimprint.ports import RetrievalQuery
+from selfimprint.ports import RetrievalQuery, TopicSelector
 from tests.workflows.support import IngestionStub, ScriptedLLM, TierMoveStub
 from workflows.sleep_phase import SleepInput, SleepOutcome, SleepPhaseWorkflow
 from workflows.user_lifecycle import (
@@ -206,6 +206,15 @@ async def test_a_full_pass_leaves_its_results_in_neo4j(
     questions = await store.sleep_items("OpenLoopQuestion")
     assert {q["node_id"] for q in questions} == {"offer", "interview"}
     assert all(q["sources"] for q in questions)
+
+    # Forgetting the interview takes along what the pass derived from it.
+    preview = await store.forget_topic(TopicSelector(text="acme"), dry_run=True)
+    assert preview.derived == 2  # its trigger and its open-loop question
+    assert len(await store.sleep_items("ScheduledTrigger")) == 1
+    report = await store.forget_topic(TopicSelector(text="acme"), dry_run=False)
+    assert [m.id for m in report.memories] == ["interview"] and report.derived == 2
+    assert await store.sleep_items("ScheduledTrigger") == []
+    assert {q["node_id"] for q in await store.sleep_items("OpenLoopQuestion")} == {"offer"}
 
     run = await store.sleep_run(_input(store, queue, tenant).run_id)
     assert run is not None and run.status is SleepStatus.COMPLETED

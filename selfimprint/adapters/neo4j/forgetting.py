@@ -98,9 +98,39 @@ async def forget_topic(
     ids = {m.id for m in memories}
     # An edge between two forgotten memories is counted from both ends.
     edges = sum(int(r["degree"]) for r in rows) - await _edges_within(tx, scope, ids)
+    derived = await _derived(tx, scope, ids, topic.text, delete=not dry_run)
     if not dry_run:
         await delete_nodes(tx, scope, sorted(ids))
-    return ForgetReport(dry_run=dry_run, memories=memories, edges=edges)
+    return ForgetReport(dry_run=dry_run, memories=memories, edges=edges, derived=derived)
+
+
+# What the sleep phase derived from memories: patterns (their key names the topic), scheduled
+# triggers and open-loop questions. Forgetting a topic must not leave "mentions Google 4 times"
+# behind, so each goes when it cites a forgotten memory or names the topic itself.
+_DERIVED = """
+CALL () {
+  MATCH (x:SleepPattern {scope: $scope}) RETURN x
+  UNION
+  MATCH (x:ScheduledTrigger {scope: $scope}) RETURN x
+  UNION
+  MATCH (x:OpenLoopQuestion {scope: $scope}) RETURN x
+}
+WITH x
+WHERE (any(id IN coalesce(x.node_ids, []) WHERE id IN $ids)
+       OR x.node_id IN $ids
+       OR ($text IS NOT NULL AND any(field IN [x.key, x.description, x.content, x.question]
+                                     WHERE toLower(field) CONTAINS toLower($text))))
+WITH collect(x) AS found
+FOREACH (x IN CASE WHEN $delete THEN found ELSE [] END | DETACH DELETE x)
+RETURN size(found) AS derived
+"""
+
+
+async def _derived(
+    tx: AsyncManagedTransaction, scope: UserScope, ids: set[str], text: str | None, *, delete: bool
+) -> int:
+    result = await tx.run(_DERIVED, scope=scope.key, ids=sorted(ids), text=text, delete=delete)
+    return int((await result.single(strict=True))["derived"])
 
 
 _EDGES_WITHIN = """
