@@ -53,6 +53,10 @@ async def _sleep(env: WorkflowEnvironment, h: Harness, user: str, n: int) -> Sle
         ),
         id=f"sleep-{user}-{n}-{h.task_queue}",
         task_queue=h.task_queue,
+        # Waiting on the result unlocks time skipping, and the test server sometimes jumps to
+        # the run's timeout timer just as the run completes: without a timeout that is the
+        # 10-year default, and the next pass would find every hypothesis long expired.
+        run_timeout=timedelta(minutes=10),
     )
 
 
