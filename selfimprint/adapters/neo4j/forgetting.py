@@ -120,16 +120,17 @@ WHERE (any(id IN coalesce(x.node_ids, []) WHERE id IN $ids)
        OR x.node_id IN $ids
        OR ($text IS NOT NULL AND any(field IN [x.key, x.description, x.content, x.question]
                                      WHERE toLower(field) CONTAINS toLower($text))))
-WITH collect(x) AS found
-FOREACH (x IN CASE WHEN $delete THEN found ELSE [] END | DETACH DELETE x)
-RETURN size(found) AS derived
 """
+# A dry run is a read transaction: a query that merely contains a write clause is refused there.
+_COUNT_DERIVED = _DERIVED + "RETURN count(x) AS derived"
+_DELETE_DERIVED = _DERIVED + "DETACH DELETE x RETURN count(*) AS derived"
 
 
 async def _derived(
     tx: AsyncManagedTransaction, scope: UserScope, ids: set[str], text: str | None, *, delete: bool
 ) -> int:
-    result = await tx.run(_DERIVED, scope=scope.key, ids=sorted(ids), text=text, delete=delete)
+    query = _DELETE_DERIVED if delete else _COUNT_DERIVED
+    result = await tx.run(query, scope=scope.key, ids=sorted(ids), text=text)
     return int((await result.single(strict=True))["derived"])
 
 
