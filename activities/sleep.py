@@ -54,6 +54,7 @@ from selfimprint.domain.models import (
 from selfimprint.domain.patterns import (
     DEFAULT_PATTERNS,
     Pattern,
+    PatternConfig,
     detect_patterns,
     infer_connections,
     recalibration_targets,
@@ -61,7 +62,9 @@ from selfimprint.domain.patterns import (
     topics,
 )
 from selfimprint.domain.scheduled_triggers import (
+    DEFAULT_TRIGGERS,
     ScheduledTrigger,
+    TriggerConfig,
     plan_open_loop_questions,
     plan_triggers,
 )
@@ -266,8 +269,15 @@ def _weight_change(node: Node, weight: float, now: datetime) -> WeightChange:
 class SleepActivities:
     """Graph side of the sleep phase (cpu queue)."""
 
-    def __init__(self, graphs: SleepGraphs) -> None:
+    def __init__(
+        self,
+        graphs: SleepGraphs,
+        patterns: PatternConfig = DEFAULT_PATTERNS,
+        triggers: TriggerConfig = DEFAULT_TRIGGERS,
+    ) -> None:
         self._graphs = graphs
+        self._patterns = patterns  # operations 1-4 (Settings.sleep_tuning_file)
+        self._triggers = triggers  # operations 5-6
 
     def _graph(self, scope: SleepScope) -> SleepGraph:
         return self._graphs.for_user(scope.tenant_id, scope.user_id)
@@ -335,7 +345,7 @@ class SleepActivities:
             scope = data.scope
             graph = await self._snapshot(scope)
             patterns = detect_patterns(
-                scope.user_id, graph.nodes, scope.now, ZoneInfo(scope.time_zone)
+                scope.user_id, graph.nodes, scope.now, ZoneInfo(scope.time_zone), self._patterns
             )
             applied = await self._commit(
                 scope,
@@ -351,7 +361,9 @@ class SleepActivities:
         async def work() -> ConnectionsOutput:
             scope = data.scope
             graph = await self._snapshot(scope)
-            edges = infer_connections(data.patterns, graph.nodes, graph.edges, scope.now)
+            edges = infer_connections(
+                data.patterns, graph.nodes, graph.edges, scope.now, self._patterns
+            )
             applied = await self._commit(
                 scope, SleepOperation.CONNECTION_INFERENCE.value, SleepWrites(edges=edges)
             )
@@ -364,7 +376,8 @@ class SleepActivities:
     async def hypothesis_context(self, data: ConnectionsInput) -> HypothesisContext:
         async def work() -> HypothesisContext:
             graph = await self._snapshot(data.scope)
-            recent = recent_memories(graph.nodes, data.scope.now)[-MAX_PROMPT_MEMORIES:]
+            recent = recent_memories(graph.nodes, data.scope.now, self._patterns)
+            recent = recent[-MAX_PROMPT_MEMORIES:]
             return HypothesisContext(
                 memory_ids=[n.id for n in recent],
                 memories=[n.content for n in recent],
@@ -456,14 +469,14 @@ class SleepActivities:
             for node_id in sorted(central):
                 node = nodes.get(node_id)
                 if node is not None and node.type is not NodeType.HYPOTHESIS:
-                    boosted = effective(node, scope.now) + DEFAULT_PATTERNS.central_boost
+                    boosted = effective(node, scope.now) + self._patterns.central_boost
                     changes.append(_weight_change(node, boosted, scope.now))
             drifted = 0
             for node_id in plan.drifted:
                 node = nodes.get(node_id)
                 if node is None or node.is_pinned or node_id in central:
                     continue
-                faded = effective(node, scope.now) * DEFAULT_PATTERNS.drift_multiplier
+                faded = effective(node, scope.now) * self._patterns.drift_multiplier
                 changes.append(_weight_change(node, faded, scope.now))
                 drifted += 1
             applied = await self._commit(
@@ -483,7 +496,12 @@ class SleepActivities:
             scope = data.scope
             graph = await self._snapshot(scope)
             triggers = plan_triggers(
-                scope.user_id, graph.nodes, graph.edges, scope.now, ZoneInfo(scope.time_zone)
+                scope.user_id,
+                graph.nodes,
+                graph.edges,
+                scope.now,
+                ZoneInfo(scope.time_zone),
+                self._triggers,
             )
             applied = await self._commit(
                 scope, SleepOperation.SCHEDULED_TRIGGERS.value, SleepWrites(triggers=triggers)
@@ -498,7 +516,7 @@ class SleepActivities:
             scope = data.scope
             graph = await self._snapshot(scope)
             questions = plan_open_loop_questions(
-                scope.user_id, graph.nodes, data.triggers, scope.now
+                scope.user_id, graph.nodes, data.triggers, scope.now, self._triggers
             )
             applied = await self._commit(
                 scope, SleepOperation.OPEN_LOOP_PREPARATION.value, SleepWrites(questions=questions)
@@ -523,13 +541,13 @@ class SleepActivities:
                 node = nodes.get(hyp.node_id)
                 if hyp.status is not HypothesisStatus.ACTIVE or node is None:
                     continue
-                claim = topics(node.content)
+                claim = topics(node.content, self._patterns)
                 events: list[HypothesisEvent] = [
                     Surfaced(at=n.last_reinforced_at or n.created_at)
                     for n in observed
                     if (n.last_reinforced_at or n.created_at) > hyp.created_at
                     and (n.last_reinforced_at or n.created_at) <= scope.now
-                    and len(claim & topics(n.content)) >= SURFACING_TOPICS
+                    and len(claim & topics(n.content, self._patterns)) >= SURFACING_TOPICS
                 ]
                 events.append(SleepCheck(at=scope.now))
                 result = apply_events(hyp, events)[-1]

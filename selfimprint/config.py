@@ -126,6 +126,14 @@ class Settings(BaseSettings):
         24.0, gt=0, description="How often a lifecycle looks for stored but unsignalled messages."
     )
 
+    sleep_tuning_file: Path | None = Field(
+        None,
+        description=(
+            "JSON overriding the sleep phase's numbers (patterns, triggers); unset = the spec's "
+            "defaults. See selfimprint/domain/sleep_tuning.py."
+        ),
+    )
+
     forget_min_similarity: float = Field(
         0.84,
         gt=0.0,

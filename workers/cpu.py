@@ -17,6 +17,7 @@ from selfimprint.adapters.crypto import FileDataKeyStore, load_kek
 from selfimprint.adapters.neo4j import Neo4jGraphStore, open_driver
 from selfimprint.adapters.neo4j.message_log import MessageLogs
 from selfimprint.config import Settings
+from selfimprint.domain.sleep_tuning import SleepTuning
 from workers.runner import Registrations, run_worker
 from workflows.compaction import CompactionWorkflow
 from workflows.probe import StackProbeWorkflow
@@ -29,7 +30,8 @@ async def build(settings: Settings, client: Client) -> Registrations:
     graph = Neo4jGraphStore(driver, settings.neo4j_database)
     await graph.migrate()  # idempotent; the API runs it too
     ingestion = IngestionActivities(graph, MessageLogs(driver, settings.neo4j_database))
-    sleep = SleepActivities(graph)
+    tuning = SleepTuning.load(settings.sleep_tuning_file)
+    sleep = SleepActivities(graph, tuning.patterns, tuning.triggers)
     compaction = CompactionActivities(graph)
     # Storage tiers, erasure, forget: one boto3 client and one key store for the process.
     keys = FileDataKeyStore(settings.data_dir, load_kek(settings, os.environ))
