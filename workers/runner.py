@@ -41,6 +41,7 @@ async def run_worker(
             activities=list(activities),
             activity_executor=pool,
             max_concurrent_activities=max_concurrent_activities,
+            max_cached_workflows=settings.worker_max_cached_workflows,
             graceful_shutdown_timeout=timedelta(seconds=20),
         )
         stop = asyncio.Event()
