@@ -110,14 +110,19 @@ async def _require_nodes(tx: AsyncManagedTransaction, scope: UserScope, ids: set
         raise MissingNodesError(missing)
 
 
+def by_type(nodes: Sequence[Node]) -> dict[NodeType, list[Node]]:
+    """One UNWIND per type label: queries set static labels (see _upsert_nodes_query)."""
+    grouped: dict[NodeType, list[Node]] = {}
+    for node in nodes:
+        grouped.setdefault(node.type, []).append(node)
+    return grouped
+
+
 async def upsert_nodes(
     tx: AsyncManagedTransaction, scope: UserScope, nodes: Sequence[Node], *, indexed: bool
 ) -> None:
     """`indexed`: the user is served by the vector index, so new nodes join it at once."""
-    by_type: dict[NodeType, list[Node]] = {}
-    for node in nodes:
-        by_type.setdefault(node.type, []).append(node)
-    for node_type, typed in by_type.items():
+    for node_type, typed in by_type(nodes).items():
         for chunk in chunked(typed, BATCH):
             await tx.run(
                 _UPSERT_NODES[(node_type, indexed)],
