@@ -20,6 +20,10 @@ class ServerTiming:
         finally:
             self._parts.append((name, (time.perf_counter() - started) * 1000))
 
+    def add(self, name: str, ms: float) -> None:
+        """A part measured elsewhere (e.g. the read path's own timings)."""
+        self._parts.append((name, ms))
+
     def header(self) -> str:
         return ", ".join(f"{name};dur={ms:.1f}" for name, ms in self._parts)
 

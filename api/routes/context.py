@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel, Field
 
 from api.auth import Caller
 from api.lifecycle import request_rehydration
 from api.read_path import ContextMode, build_context
 from api.routes.common import UserId, resources_of, scope_of, unknown_user
+from api.timing import ServerTiming
 from selfimprint.domain.language import detect_language
 from selfimprint.domain.messages import MessageText
 from selfimprint.domain.models import NodeType
@@ -57,11 +58,13 @@ class ContextResponse(BaseModel):
 
 @router.post("/{user_id}/context", response_model=ContextResponse)
 async def post_context(
-    user_id: UserId, body: ContextRequest, who: Caller, request: Request
+    user_id: UserId, body: ContextRequest, who: Caller, request: Request, response: Response
 ) -> ContextResponse:
     resources = resources_of(request)
     scope = scope_of(who, user_id)
-    tier = await resources.accounts.get_tier(scope)
+    timer = ServerTiming()
+    with timer("tier"):
+        tier = await resources.accounts.get_tier(scope)
     if tier is None:
         raise unknown_user(scope)
     if tier is not Tier.HOT:
@@ -80,6 +83,9 @@ async def post_context(
         )
     outcome = await build_context(resources, scope, body.message, body.budget_tokens, body.mode)
     ctx = outcome.context
+    for part, ms in outcome.timings_ms.items():
+        timer.add(part, ms)
+    response.headers["Server-Timing"] = timer.header()
     return ContextResponse(
         context=ctx.text,
         language=ctx.language,
