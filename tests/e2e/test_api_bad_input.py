@@ -168,3 +168,21 @@ async def test_bad_profile_and_bad_context_requests(client: SelfImprintClient, u
     with pytest.raises(ApiError) as err:
         await client.request("GET", f"/v1/users/{user}/memories/does-not-exist")
     assert (err.value.status, err.value.code) == (404, "unknown_memory")
+
+
+async def test_latency_critical_answers_say_where_their_time_went(
+    stack_settings: Settings, tenant_key: str, user: str
+) -> None:
+    accepted = raw_post(stack_settings, tenant_key, f"/v1/users/{user}/messages", batch("hi"))
+    assert accepted.status_code == 202, accepted.text
+    parts = dict(
+        item.strip().split(";dur=") for item in accepted.headers["server-timing"].split(",")
+    )
+    assert set(parts) == {"store", "signal"} and all(float(ms) >= 0 for ms in parts.values())
+    context = raw_post(
+        stack_settings, tenant_key, f"/v1/users/{user}/context", b'{"message": "hello"}'
+    )
+    assert context.status_code == 200, context.text
+    assert {"tier", "embed", "retrieve", "assemble"} <= {
+        item.strip().split(";")[0] for item in context.headers["server-timing"].split(",")
+    }
