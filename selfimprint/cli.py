@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import sys
 import time
 import uuid
 from datetime import timedelta
@@ -130,5 +132,20 @@ def version() -> None:
     typer.echo(selfimprint.__version__)
 
 
+def main() -> None:
+    """Console entry point. A short-lived process that used Temporal's client can abort in
+    CPython's teardown, when the client's Rust threads release the GIL during finalization
+    (temporalio/sdk-python#300; seen here once in four `dev smoke` runs). So the CLI flushes
+    its output and leaves with its exit code without that teardown."""
+    try:
+        app()
+        code: object = 0
+    except SystemExit as leaving:
+        code = leaving.code
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code if isinstance(code, int) else 0 if code is None else 1)
+
+
 if __name__ == "__main__":
-    app()
+    main()
