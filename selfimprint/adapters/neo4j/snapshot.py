@@ -96,11 +96,7 @@ def _create_nodes_query(label: str) -> str:
 UNWIND $rows AS row
 CREATE (n:Memory:{label} {{scope: $scope, id: row.id, tenant_id: $tenant_id}})
 SET n += row.props, n.sources = row.sources
-WITH n, row
-CALL (n, row) {{
-  WITH n, row WHERE row.embedding IS NOT NULL
-  CALL db.create.setNodeVectorProperty(n, row.vector_property, row.embedding)
-}}
+{writes.SET_VECTOR}
 RETURN row.id AS id, elementId(n) AS element
 """
 

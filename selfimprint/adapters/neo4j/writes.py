@@ -38,6 +38,15 @@ class MissingNodesError(LookupError):
         self.node_ids = tuple(node_ids)
 
 
+# Stores `row.embedding` as float32 (half a float64 list) under `row.vector_property`; rows
+# without a vector pass through. Every node write path ends with it.
+SET_VECTOR = """WITH n, row
+CALL (n, row) {
+  WITH n, row WHERE row.embedding IS NOT NULL
+  CALL db.create.setNodeVectorProperty(n, row.vector_property, row.embedding)
+}"""
+
+
 def _upsert_nodes_query(label: str, indexed: bool) -> str:
     # One query per type label: a static label is set twice as fast as `SET n:$(row.label)`.
     others = ":".join(other for other in TYPE_LABELS.values() if other != label)
@@ -49,11 +58,7 @@ MERGE (n:Memory {{scope: $scope, id: row.id}})
 SET n += row.props, n:{labels}
 REMOVE n:{others}
 SET n.sources = n.sources + [s IN row.sources WHERE NOT s IN n.sources]
-WITH n, row
-CALL (n, row) {{
-  WITH n, row WHERE row.embedding IS NOT NULL
-  CALL db.create.setNodeVectorProperty(n, row.vector_property, row.embedding)
-}}
+{SET_VECTOR}
 """
 
 
