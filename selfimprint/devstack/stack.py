@@ -168,13 +168,30 @@ def status(settings: Settings) -> list[ServiceReport]:
     return reports
 
 
+PORT_RELEASE_S = 15.0
+
+
 def down(settings: Settings) -> list[str]:
-    """Stop exactly what `up` started (by PID file), in reverse start order."""
+    """Stop exactly what `up` started (by PID file), in reverse start order, and return once
+    their ports are free again: a process can outlive its PID-file check by a moment (a child
+    still closing its listener), and an `up` right after would find the port taken."""
     stopped = []
     for service in reversed(all_services()):
         if process_for(service, settings).stop():
             stopped.append(service.name)
+            _await_ports_released(service, settings)
     return stopped
+
+
+def _await_ports_released(service: Service, settings: Settings) -> None:
+    deadline = time.monotonic() + PORT_RELEASE_S
+    while busy := busy_ports(service, settings):
+        if time.monotonic() > deadline:
+            log.warning(
+                "service.ports_still_busy", service=service.name, ports=[p.number for p in busy]
+            )
+            return
+        time.sleep(0.2)
 
 
 def log_path(settings: Settings, name: str) -> Path:
