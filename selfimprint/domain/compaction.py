@@ -99,6 +99,7 @@ class CompactionConfig(_Frozen):
     # Spec silent: a node created or reinforced within one weekly cycle (§3.9 runs weekly) is
     # not removed for being isolated; the sleep phase has not had a chance to connect it yet.
     isolated_grace_days: Annotated[float, Field(ge=0.0)] = 7.0
+    # §3.9 entropy measures and the aggressive threshold (see EntropyConfig).
     entropy: EntropyConfig = EntropyConfig()
     # §3.9 soft reset: keep pinned facts and the last 30 days.
     soft_reset_window_days: Annotated[float, Field(gt=0.0)] = 30.0

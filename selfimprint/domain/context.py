@@ -44,14 +44,15 @@ class TokenEstimate(_Value):
     covers vocabularies that cut every word in pieces.
     """
 
+    # Not in the spec (it budgets context in tokens, §3.4): measured tokenizer rates, above.
     ascii_letter: float = 1 / 4  # letters and spaces of English text
-    cyrillic: float = 1 / 2.5
+    cyrillic: float = 1 / 2.5  # Russian: ~1 token per 2.5-3 characters, the pessimistic end
     other_letter: float = 1 / 2  # accented Latin, Greek, Arabic, Hebrew, Indic...
     cjk: float = 1.0  # Han, kana, Hangul
-    digit: float = 1.0
+    digit: float = 1.0  # tokenizers split numbers into one or few digits
     symbol: float = 1 / 2  # ASCII punctuation
     other: float = 1.0  # emoji, other symbols, newlines
-    tokens_per_word: float = 1.3
+    tokens_per_word: float = 1.3  # floor for vocabularies that cut every word in pieces
 
 
 DEFAULT_TOKEN_ESTIMATE = TokenEstimate()
@@ -177,6 +178,7 @@ class ContextConfig(_Value):
     neighbour_score_factor: Annotated[float, Field(ge=0.0, le=1.0)] = 0.5
     # Project choice: open-loop questions are a line each for the main model to weave in.
     max_question_chars: Annotated[int, Field(ge=20)] = 160
+    # Project choice: how the budget counts tokens without a tokenizer (see TokenEstimate).
     token_estimate: TokenEstimate = DEFAULT_TOKEN_ESTIMATE
 
 

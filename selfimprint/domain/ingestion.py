@@ -198,10 +198,12 @@ class IngestionConfig(_Value):
     # Spec §4.1 exempts what "the user has stated directly": self-reports in never-infer
     # categories are kept unless this is switched on; observations in them are always rejected.
     reject_never_infer_self_reports: bool = False
+    # Project choice: the article's permanence classes per node type (see _default_permanence).
     permanence: Mapping[CandidateType, Permanence] = Field(default_factory=_default_permanence)
     # Project choice: a person named in a candidate is linked to it (associated_with) when a
     # person memory of the batch or of the recent memories mentions that name.
     link_people: bool = True
+    # The decay and inference-policy rules (numbers cited in their own models).
     decay: DecayConfig = DEFAULT_DECAY
     inference_policy: InferencePolicyConfig = InferencePolicyConfig()
 

@@ -47,11 +47,14 @@ class PatternConfig(_Frozen):
     # Not in the spec: memories created this close together belong to one session (§3.5 uses
     # 30 minutes of silence to end a session).
     session_gap: timedelta = timedelta(minutes=30)
+    # Not in the spec: two topics sharing one session is chance; two sessions make a pattern.
     min_cooccurrences: Annotated[int, Field(ge=1)] = 2
+    # Not in the spec: shorter words are mostly function words in both languages.
     min_topic_chars: Annotated[int, Field(ge=2)] = 4
     # §3.5.1: inferred edges "start at moderate confidence (0.4–0.6)".
     inferred_min_confidence: Annotated[float, Field(ge=0.0, le=1.0)] = 0.4
     inferred_max_confidence: Annotated[float, Field(ge=0.0, le=1.0)] = 0.6
+    # Not in the spec: a cap per pass, so one noisy week cannot flood the graph.
     max_patterns: Annotated[int, Field(ge=1)] = 50
     # Importance recalibration: boost for memories central to a pattern, multiplier for those
     # that fell out of every pattern (spec gives no numbers).

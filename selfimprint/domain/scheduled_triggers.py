@@ -36,6 +36,7 @@ class TriggerConfig(_Frozen):
     linger: timedelta = timedelta(days=1)
     # Not in the spec: memories scanned for dates (§3.5.1 "recent dialogue").
     recent: timedelta = timedelta(days=7)
+    # Not in the spec: open-loop questions kept per pass (§3.5.1 "candidate questions").
     max_questions: Annotated[int, Field(ge=1)] = 5
 
 

@@ -183,6 +183,7 @@ class ScheduleRow(_Frozen):
     every_days: Annotated[int, Field(ge=1)]
     every_max_days: Annotated[int, Field(ge=1)]
     depth: Depth
+    # §3.5: the "> 6 h since the last sleep" regular pass; only daily users get it.
     regular_passes: bool = False
 
     @model_validator(mode="after")
@@ -247,8 +248,11 @@ class TriggerRule(_Frozen):
 
 
 class SleepPolicy(_Frozen):
+    # §3.5 trigger rule (each number cited in TriggerRule).
     trigger: TriggerRule = TriggerRule()
+    # §3.6 activity levels (each number cited in ActivityThresholds).
     activity: ActivityThresholds = DEFAULT_THRESHOLDS
+    # §3.6 table, row by row in DEFAULT_SCHEDULE; free dormant is ours (as paid dormant).
     schedule: tuple[ScheduleRow, ...] = DEFAULT_SCHEDULE
     # §3.6: "Light passes run only pattern detection and importance recalibration."
     light_operations: frozenset[SleepOperation] = frozenset(
