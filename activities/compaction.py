@@ -2,16 +2,22 @@
 
 A retry re-plans from the graph as it is: a plan applied once leaves nothing for the same rules
 to do (domain.compaction), so the activity is idempotent without a journal.
+
+A soft reset archives what it takes out as one encrypted SYNX object under the user's
+`archive/` prefix before removing it from Neo4j. The object's label comes from the workflow, so
+a retry after a crash merges into the same object: a memory is always in Neo4j or in S3.
 """
 
 from __future__ import annotations
 
+import asyncio
 from datetime import datetime
 from typing import Protocol
 
 from pydantic import BaseModel
 from temporalio import activity
 
+from selfimprint.adapters.graph_archive import GraphArchive, merge_snapshots
 from selfimprint.domain.compaction import (
     CompactionPlan,
     EntropyMetrics,
@@ -20,7 +26,13 @@ from selfimprint.domain.compaction import (
     should_soft_reset,
 )
 from selfimprint.logging import get_logger
-from selfimprint.ports import CompactionOutcome, GraphSnapshot
+from selfimprint.ports import (
+    MAX_BATCH_IDS,
+    CompactionOutcome,
+    ForgetReport,
+    GraphSnapshot,
+    TopicSelector,
+)
 
 log = get_logger(__name__)
 
@@ -29,6 +41,8 @@ class CompactionGraph(Protocol):
     async def export_graph(self, now: datetime) -> GraphSnapshot: ...
 
     async def apply_compaction(self, plan: CompactionPlan) -> CompactionOutcome: ...
+
+    async def forget_topic(self, topic: TopicSelector, *, dry_run: bool) -> ForgetReport: ...
 
 
 class CompactionGraphs(Protocol):
@@ -63,9 +77,41 @@ class SoftResetOutput(BaseModel):
     archive: int
 
 
+class ApplySoftResetInput(BaseModel):
+    tenant_id: str
+    user_id: str
+    now: datetime  # the workflow's: the window's end and the archive's label
+    reason: str = ""
+
+
+class SoftResetApplied(BaseModel):
+    archive_key: str | None  # None: nothing was old enough to archive
+    archived_memories: int
+    archived_edges: int
+    kept_memories: int
+
+
+def archived_part(snapshot: GraphSnapshot, ids: set[str]) -> GraphSnapshot:
+    """The memories with these ids, every edge touching one, their hypotheses' lifecycle data
+    and the tensions that involve them: what a soft reset takes out of the active graph."""
+    return snapshot.model_copy(
+        update={
+            "nodes": tuple(n for n in snapshot.nodes if n.id in ids),
+            "edges": tuple(e for e in snapshot.edges if e.source_id in ids or e.target_id in ids),
+            "hypotheses": tuple(h for h in snapshot.hypotheses if h.node_id in ids),
+            "tensions": tuple(t for t in snapshot.tensions if t.node_a in ids or t.node_b in ids),
+        }
+    )
+
+
+def reset_label(now: datetime) -> str:
+    return f"{now:%Y%m%dT%H%M%SZ}"
+
+
 class CompactionActivities:
-    def __init__(self, graphs: CompactionGraphs) -> None:
+    def __init__(self, graphs: CompactionGraphs, archive: GraphArchive | None = None) -> None:
         self._graphs = graphs
+        self._archive = archive
 
     @activity.defn(name="compaction.compact")
     async def compact(self, data: CompactInput) -> CompactOutput:
@@ -85,8 +131,7 @@ class CompactionActivities:
 
     @activity.defn(name="compaction.plan_soft_reset")
     async def plan_soft_reset(self, data: SoftResetInput) -> SoftResetOutput:
-        """Decide and plan a soft reset. Archiving needs the tier store (SYNX objects), so the
-        plan is reported, not applied, until the tier workflows can take the archive."""
+        """Decide whether a soft reset is due and how much it would keep and archive."""
         graph = self._graphs.for_user(data.tenant_id, data.user_id)
         snapshot = await graph.export_graph(data.now)
         plan = plan_compaction(snapshot.nodes, snapshot.edges, data.now)
@@ -102,4 +147,59 @@ class CompactionActivities:
             reason=reason,
             keep=len(reset.keep_node_ids),
             archive=len(reset.archive_node_ids),
+        )
+
+    @activity.defn(name="compaction.apply_soft_reset")
+    async def apply_soft_reset(self, data: ApplySoftResetInput) -> SoftResetApplied:
+        """Spec §3.9: keep pinned memories and the last 30 days, archive the rest. The archive
+        is written and read back (checksum and content fingerprint) before anything leaves
+        Neo4j; removal goes in bounded batches and also drops the sleep results derived from
+        the archived memories (as forgetting does)."""
+        if self._archive is None:
+            raise RuntimeError("this worker was built without the graph archive")
+        archive = self._archive
+        graph = self._graphs.for_user(data.tenant_id, data.user_id)
+        snapshot = await graph.export_graph(data.now)
+        plan = plan_soft_reset(snapshot.nodes, snapshot.edges, data.now)
+        ids = set(plan.archive_node_ids)
+        label = reset_label(data.now)
+        key = archive.layout.reset_key(data.tenant_id, data.user_id, label)
+        part = archived_part(snapshot, ids)
+        if await asyncio.to_thread(archive.head_key, key) is not None:
+            # A retry: the first attempt may already have removed some memories from Neo4j.
+            earlier = await asyncio.to_thread(archive.read_key, data.tenant_id, data.user_id, key)
+            part = merge_snapshots(earlier.snapshot, part)
+        elif not ids:
+            return SoftResetApplied(
+                archive_key=None,
+                archived_memories=0,
+                archived_edges=0,
+                kept_memories=len(plan.keep_node_ids),
+            )
+        activity.heartbeat("archiving")
+        written = await asyncio.to_thread(
+            archive.write_reset, data.tenant_id, data.user_id, label, part
+        )
+        back = await asyncio.to_thread(archive.read_key, data.tenant_id, data.user_id, key)
+        if not back.matches(written):
+            raise RuntimeError(f"{key} does not read back as written: nothing was removed")
+        await asyncio.to_thread(archive.purge_old_versions_of, key)
+        ordered = sorted(ids)
+        for start in range(0, len(ordered), MAX_BATCH_IDS):
+            batch = tuple(ordered[start : start + MAX_BATCH_IDS])
+            await graph.forget_topic(TopicSelector(node_ids=batch), dry_run=False)
+            activity.heartbeat(f"removed {start + len(batch)} of {len(ordered)}")
+        log.info(
+            "compaction.soft_reset_applied",
+            user_id=data.user_id,
+            key=key,
+            archived=len(part.nodes),
+            kept=len(plan.keep_node_ids),
+            reason=data.reason,
+        )
+        return SoftResetApplied(
+            archive_key=key,
+            archived_memories=len(part.nodes),
+            archived_edges=len(part.edges),
+            kept_memories=len(plan.keep_node_ids),
         )

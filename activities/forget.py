@@ -20,7 +20,7 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.tiers import PERMANENT, bad_data, with_heartbeats
-from selfimprint.adapters.graph_archive import GraphArchive, snapshot_fingerprint
+from selfimprint.adapters.graph_archive import GraphArchive
 from selfimprint.adapters.neo4j import Neo4jGraphStore
 from selfimprint.config import Settings
 from selfimprint.domain.models import Node
@@ -70,11 +70,13 @@ class TopicVector(BaseModel):
 
 
 class ForgetPlaceInput(BaseModel):
-    """One place to forget in: Neo4j (tier hot) or the tier's object."""
+    """One place to forget in: Neo4j (tier hot), the tier's object, or another of the user's
+    graph objects (`archive_key`: a soft-reset archive)."""
 
     tenant_id: str
     user_id: str
     tier: Tier
+    archive_key: str | None = None
     text: str
     vector: TopicVector | None
     min_similarity: float | None
@@ -170,7 +172,7 @@ class ForgetActivities:
 
     @activity.defn(name="forget.forget_place")
     async def forget_place(self, data: ForgetPlaceInput) -> PlaceReport:
-        if data.tier is Tier.HOT:
+        if data.tier is Tier.HOT and data.archive_key is None:
             return await self._forget_hot(data)
         return await self._forget_archived(data)
 
@@ -191,33 +193,30 @@ class ForgetActivities:
         return PlaceReport(place="neo4j", memories=_forgotten(matched), edges=edges)
 
     async def _forget_archived(self, data: ForgetPlaceInput) -> PlaceReport:
+        key = data.archive_key or self._archive.key(data.tenant_id, data.user_id, data.tier)
         try:
             read = await with_heartbeats(
-                asyncio.to_thread(self._archive.read, data.tenant_id, data.user_id, data.tier)
+                asyncio.to_thread(self._archive.read_key, data.tenant_id, data.user_id, key)
             )
         except PERMANENT as exc:
             raise bad_data(exc) from exc
-        key = self._archive.key(data.tenant_id, data.user_id, data.tier)
         matched = topic_matches(read.snapshot.nodes, data.text, data.vector, data.min_similarity)
         if not matched:
             return PlaceReport(place=key, memories=[], edges=0)
         pruned, edges = without_nodes(read.snapshot, {n.id for n in matched})
         if not data.dry_run:
             # One PUT replaces the object atomically: a crash leaves the old or the new file.
-            await with_heartbeats(asyncio.to_thread(self._rewrite, data, pruned))
+            await with_heartbeats(asyncio.to_thread(self._rewrite, data, key, pruned))
         log.info("forget.archived", key=key, memories=len(matched), dry_run=data.dry_run)
         return PlaceReport(place=key, memories=_forgotten(matched), edges=edges)
 
-    def _rewrite(self, data: ForgetPlaceInput, pruned: GraphSnapshot) -> None:
-        written = self._archive.write(data.tenant_id, data.user_id, data.tier, pruned)
-        back = self._archive.read(data.tenant_id, data.user_id, data.tier)
-        if (back.sha256, snapshot_fingerprint(back.snapshot)) != (
-            written.sha256,
-            written.fingerprint,
-        ):
+    def _rewrite(self, data: ForgetPlaceInput, key: str, pruned: GraphSnapshot) -> None:
+        written = self._archive.rewrite(data.tenant_id, data.user_id, key, pruned)
+        back = self._archive.read_key(data.tenant_id, data.user_id, key)
+        if not back.matches(written):
             raise ApplicationError(f"rewritten {written.key} does not read back as written")
         # In a versioned bucket the old version would still hold the topic.
-        self._archive.purge_old_versions(data.tenant_id, data.user_id, data.tier)
+        self._archive.purge_old_versions_of(key)
 
 
 def forget_registrations(

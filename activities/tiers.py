@@ -12,7 +12,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
 from neo4j import AsyncDriver
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
@@ -96,6 +96,7 @@ class Placement(BaseModel):
     hot: HotCounts
     warm: ArchiveInfo | None
     cold: ArchiveInfo | None
+    resets: list[str] = Field(default_factory=list)  # soft-reset archives' keys
 
 
 class ArchiveHotInput(BaseModel):
@@ -194,9 +195,10 @@ class TierActivities:
         scope = UserScope(data.tenant_id, data.user_id)
         counts = await self._graph.for_user(data.tenant_id, data.user_id).counts()
         try:
-            warm, cold = await asyncio.gather(
+            warm, cold, resets = await asyncio.gather(
                 asyncio.to_thread(self._archive.head, data.tenant_id, data.user_id, Tier.WARM),
                 asyncio.to_thread(self._archive.head, data.tenant_id, data.user_id, Tier.COLD),
+                asyncio.to_thread(self._archive.reset_archives, data.tenant_id, data.user_id),
             )
         except ArchiveMetadataError as exc:
             raise bad_data(exc) from exc
@@ -205,6 +207,7 @@ class TierActivities:
             hot=HotCounts(**counts.__dict__),
             warm=None if warm is None else ArchiveInfo.of(warm),
             cold=None if cold is None else ArchiveInfo.of(cold),
+            resets=resets,
         )
 
     @activity.defn(name="tiers.archive_hot")

@@ -13,6 +13,7 @@ from selfimprint.adapters.neo4j.records import UserScope
 from selfimprint.logging import get_logger
 from workflows.user_lifecycle import (
     ContextRequested,
+    FeedbackReceived,
     LifecycleInput,
     LifecycleState,
     MessagesReceived,
@@ -67,6 +68,12 @@ async def signal_messages(
 async def signal_profile(resources: Resources, scope: UserScope, change: ProfileChanged) -> None:
     timed = change.model_copy(update={"timings": resources.settings.lifecycle_timings()})
     await _signal_with_start(resources, scope, "profile_changed", timed)
+
+
+async def signal_feedback(
+    resources: Resources, scope: UserScope, feedback: FeedbackReceived
+) -> None:
+    await _signal_with_start(resources, scope, "feedback_received", feedback)
 
 
 async def request_rehydration(resources: Resources, scope: UserScope) -> None:

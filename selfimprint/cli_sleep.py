@@ -1,9 +1,10 @@
-"""`selfimprint sleep run|status|retry <user> --tenant T`: operate a user's sleep phase.
+"""`selfimprint sleep run|status|retry|soft-reset <user> --tenant T`: operate a user's sleep phase.
 
 All three talk to the user's lifecycle workflow (`user-{tenant}-{user}`) through Temporal:
 `status` queries its state, `run` and `retry` send the `request_sleep` update (a retry is a new
 pass with a new run id: each operation is idempotent and journalled, so nothing is written
-twice). `--wait` polls the state until the requested pass has an outcome.
+twice). `--wait` polls the state until the requested pass has an outcome. `soft-reset` sends
+`request_soft_reset` (spec §3.9: keep pinned memories and the last 30 days, archive the rest).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from selfimprint.domain.sleep_policy import Depth
 from workflows.user_lifecycle import (
     LifecycleState,
     SleepRequest,
+    SoftResetRequest,
     UserLifecycleWorkflow,
     workflow_id,
 )
@@ -59,6 +61,11 @@ def _describe(state: LifecycleState) -> str:
             f"  at:        {last.started_at.isoformat()} -> {last.finished_at.isoformat()}",
             f"  summary:   {last.summary}",
         ]
+    if state.feedback_signals or state.last_soft_reset:
+        lines.append(
+            f"soft reset:  {state.last_soft_reset or 'never'}; "
+            f"{state.feedback_signals} 'not understood' feedback since the last compaction"
+        )
     return "\n".join(lines)
 
 
@@ -130,3 +137,43 @@ def retry(
         typer.echo("no sleep has run for this user yet: use `sleep run`", err=True)
         raise typer.Exit(1)
     _request(user, tenant, last.depth, f"operator: retry {last.run_id}", wait)
+
+
+@sleep_app.command("soft-reset")
+def soft_reset(
+    user: str,
+    tenant: str = TENANT,
+    reason: str = typer.Option(..., help="Why (kept in the workflow history and logs)."),
+    wait: bool = WAIT_RETRY,
+) -> None:
+    """Keep pinned memories and the last 30 days; archive the rest to S3 (encrypted SYNX under
+    the user's archive/ prefix) and remove it from Neo4j. Forget and erasure cover the archive."""
+    settings = Settings()
+
+    async def run() -> str:
+        client = await connect(settings)
+        handle = client.get_workflow_handle_for(
+            UserLifecycleWorkflow.run, workflow_id(tenant, user)
+        )
+        before = (await handle.query(UserLifecycleWorkflow.state)).last_soft_reset
+        ack = await handle.execute_update(
+            UserLifecycleWorkflow.request_soft_reset, SoftResetRequest(reason=reason)
+        )
+        if not wait:
+            return f"accepted: {ack.message}"
+        deadline = time.monotonic() + 1800
+        while time.monotonic() < deadline:
+            state = await handle.query(UserLifecycleWorkflow.state)
+            if not state.soft_reset_requested and state.last_soft_reset != before:
+                return f"soft reset: {state.last_soft_reset}"
+            await asyncio.sleep(2)
+        return "still running after 30 min: see `selfimprint sleep status`"
+
+    try:
+        typer.echo(asyncio.run(run()))
+    except WorkflowUpdateFailedError as exc:
+        typer.echo(f"rejected: {exc.cause}", err=True)
+        raise typer.Exit(1) from exc
+    except RPCError as exc:
+        typer.echo(f"no lifecycle for {tenant}/{user}: {exc.message}", err=True)
+        raise typer.Exit(1) from exc

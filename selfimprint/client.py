@@ -151,6 +151,9 @@ class SelfImprintClient:
         result: dict[str, Any] = await self.request("DELETE", f"/v1/users/{user_id}")
         return result
 
-    async def lifecycle(self, user_id: str) -> dict[str, Any]:
-        result: dict[str, Any] = await self.request("GET", f"/v1/users/{user_id}/lifecycle")
+    async def feedback(self, user_id: str, feedback_id: str) -> dict[str, Any]:
+        """The user said the assistant no longer understands them (counted once per id)."""
+        result: dict[str, Any] = await self.request(
+            "POST", f"/v1/users/{user_id}/feedback", json={"id": feedback_id}
+        )
         return result

@@ -1,8 +1,8 @@
 """Export a user's whole memory as JSON (data portability: what the system holds about them).
 
 Reads from wherever the graph is, without moving it: Neo4j when it holds the user's memories,
-otherwise the warm or cold SYNX object (decrypted in memory). Not a workflow: it changes nothing,
-so the API can call it directly and answer synchronously.
+otherwise the warm or cold SYNX object (decrypted in memory); plus what soft resets archived.
+Not a workflow: it changes nothing, so the API can call it directly and answer synchronously.
 """
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ class MemoryExport(BaseModel):
     exported_at: datetime
     embeddings_included: bool
     graph: GraphSnapshot
+    # What soft resets took out of the active memory (spec §3.9), still held encrypted in S3.
+    soft_reset_archives: tuple[GraphSnapshot, ...] = ()
 
 
 class UnknownUserError(LookupError):
@@ -76,8 +78,11 @@ async def export_user_memory(
         snapshot, tier = read.snapshot, archived
         if hot_nodes > 0:
             snapshot = merge_snapshots(snapshot, await store.export_graph(now))
+    resets = []
+    for key in await asyncio.to_thread(archive.reset_archives, tenant_id, user_id):
+        resets.append((await asyncio.to_thread(archive.read_key, tenant_id, user_id, key)).snapshot)
     if not include_embeddings:
-        snapshot = snapshot.model_copy(update={"nodes": tuple(_bare(n) for n in snapshot.nodes)})
+        snapshot, resets = _without_embeddings(snapshot), [_without_embeddings(r) for r in resets]
     return MemoryExport(
         tenant_id=tenant_id,
         user_id=user_id,
@@ -85,7 +90,12 @@ async def export_user_memory(
         exported_at=now,
         embeddings_included=include_embeddings,
         graph=snapshot,
+        soft_reset_archives=tuple(resets),
     )
+
+
+def _without_embeddings(snapshot: GraphSnapshot) -> GraphSnapshot:
+    return snapshot.model_copy(update={"nodes": tuple(_bare(n) for n in snapshot.nodes)})
 
 
 def _bare(node: Node) -> Node:

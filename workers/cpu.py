@@ -32,10 +32,10 @@ async def build(settings: Settings, client: Client) -> Registrations:
     ingestion = IngestionActivities(graph, MessageLogs(driver, settings.neo4j_database))
     tuning = SleepTuning.load(settings.sleep_tuning_file)
     sleep = SleepActivities(graph, tuning.patterns, tuning.triggers)
-    compaction = CompactionActivities(graph)
-    # Storage tiers, erasure, forget: one boto3 client and one key store for the process.
+    # Storage tiers, erasure, forget, soft reset: one boto3 client and one key store.
     keys = FileDataKeyStore(settings.data_dir, load_kek(settings, os.environ))
     archive = build_archive(settings, dict(os.environ), keys=keys)
+    compaction = CompactionActivities(graph, archive)
     storage = [
         tier_registrations(settings, driver, archive),
         deletion_registrations(settings, driver, client, archive, keys),
@@ -66,6 +66,7 @@ async def build(settings: Settings, client: Client) -> Registrations:
             sleep.check_hypotheses,
             compaction.compact,
             compaction.plan_soft_reset,
+            compaction.apply_soft_reset,
             *(a for _, acts in storage for a in acts),
         ],
     )

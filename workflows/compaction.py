@@ -2,7 +2,8 @@
 the 03:00 deep pass. Entropy metrics come back in the result (and so into the lifecycle's state
 and the workflow history). Aggressive mode follows the entropy unless the input forces it; a soft
 reset is only considered on an explicit request or when the documented threshold (entropy plus
-user feedback, `domain.compaction.should_soft_reset`) is met.
+user feedback, `domain.compaction.should_soft_reset`) is met, and then applied: the rest is
+archived to S3 and leaves Neo4j (activities.compaction.apply_soft_reset).
 """
 
 from __future__ import annotations
@@ -15,9 +16,11 @@ from temporalio.common import RetryPolicy
 
 with workflow.unsafe.imports_passed_through():
     from activities.compaction import (
+        ApplySoftResetInput,
         CompactInput,
         CompactionActivities,
         CompactOutput,
+        SoftResetApplied,
         SoftResetInput,
         SoftResetOutput,
     )
@@ -40,6 +43,7 @@ class CompactionInput(BaseModel):
 class CompactionResult(BaseModel):
     compaction: CompactOutput
     soft_reset: SoftResetOutput | None = None
+    soft_reset_applied: SoftResetApplied | None = None
 
 
 @workflow.defn
@@ -72,8 +76,22 @@ class CompactionWorkflow:
                 start_to_close_timeout=TIMEOUT,
                 retry_policy=RETRY,
             )
+        applied = None
+        if reset is not None and reset.due:
+            applied = await workflow.execute_activity_method(
+                CompactionActivities.apply_soft_reset,
+                ApplySoftResetInput(
+                    tenant_id=data.tenant_id,
+                    user_id=data.user_id,
+                    now=workflow.now(),
+                    reason=reset.reason,
+                ),
+                start_to_close_timeout=TIMEOUT,
+                heartbeat_timeout=HEARTBEAT,
+                retry_policy=RETRY,
+            )
         workflow.logger.info(
             "compaction finished",
             extra={"entropy": compacted.entropy.score, "aggressive": compacted.aggressive},
         )
-        return CompactionResult(compaction=compacted, soft_reset=reset)
+        return CompactionResult(compaction=compacted, soft_reset=reset, soft_reset_applied=applied)

@@ -52,8 +52,8 @@ class ForgetTopicWorkflow:
             start_to_close_timeout=SHORT,
             retry_policy=RETRY,
         )
-        places = [
-            tier
+        places: list[tuple[Tier, str | None]] = [
+            (tier, None)
             for tier, present in (
                 (Tier.HOT, where.hot.nodes > 0),
                 (Tier.WARM, where.warm is not None),
@@ -61,15 +61,18 @@ class ForgetTopicWorkflow:
             )
             if present
         ]
+        # What a soft reset archived is the user's memory too (kept in the cold storage class).
+        places += [(Tier.COLD, key) for key in where.resets]
         memories: dict[str, ForgottenMemory] = {}
         edges, touched = 0, []
-        for tier in places:
+        for tier, key in places:
             report = await workflow.execute_activity_method(
                 ForgetActivities.forget_place,
                 ForgetPlaceInput(
                     tenant_id=data.tenant_id,
                     user_id=data.user_id,
                     tier=tier,
+                    archive_key=key,
                     text=data.topic,
                     vector=vector,
                     min_similarity=data.min_similarity,

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 from datetime import datetime, timedelta
+from typing import Literal
 
 from pydantic import BaseModel, Field
 from temporalio import workflow
@@ -139,6 +140,12 @@ class LifecycleState(BaseModel):
     rehydrate_requested: bool = False
     last_compaction_at: datetime | None = None
     last_entropy: float | None = None
+    # Spec §3.9 soft reset: an operator's request, or entropy plus the user's feedback that the
+    # assistant no longer understands them (counted since the last compaction).
+    soft_reset_requested: bool = False
+    feedback_signals: int = 0
+    feedback_ids: list[str] = Field(default_factory=list)  # this week's, for idempotency
+    last_soft_reset: str | None = None  # one line: when, what was archived, where
     last_reconcile_at: datetime | None = None
     # Off only where the server has not registered the SelfImprint* attributes.
     publish_search_attributes: bool = True
@@ -169,6 +176,23 @@ class ContextRequested(BaseModel):
     requested_at: datetime | None = None
 
 
+class FeedbackReceived(BaseModel):
+    """The user told the assistant it no longer understands them (spec §3.9: one of the two
+    conditions of a soft reset). `id` makes a client's retry count once."""
+
+    id: str = Field(min_length=1, max_length=128)
+    kind: Literal["not_understood"] = "not_understood"
+
+
+class SoftResetRequest(BaseModel):
+    reason: str = Field(min_length=1, max_length=200)
+
+
+class SoftResetAck(BaseModel):
+    accepted: bool
+    message: str
+
+
 class SleepRequest(BaseModel):
     depth: Depth = Depth.FULL
     reason: str = Field("", max_length=200)
@@ -196,6 +220,7 @@ class PauseResult(BaseModel):
 # Batches stay small: the local 135M model has a 2k-token context, and a failed batch is retried
 # whole. The extraction budget in characters is enforced again by the load activity.
 EXTRACTION_BATCH = 4
+MAX_FEEDBACK_IDS = 100  # remembered per week; more feedback than this changes nothing anyway
 CPU_TIMEOUT = timedelta(seconds=60)
 LLM_TIMEOUT = timedelta(seconds=180)
 # Extraction waits out an LLM outage: retries back off to one attempt a minute, for as long as
@@ -263,7 +288,32 @@ class UserLifecycleWorkflow:
             self._state.rehydrate_requested = True
         self._woken = True
 
+    @workflow.signal
+    def feedback_received(self, signal: FeedbackReceived) -> None:
+        state = self._state
+        if signal.id in state.feedback_ids:
+            return
+        state.feedback_ids = [*state.feedback_ids, signal.id][-MAX_FEEDBACK_IDS:]
+        state.feedback_signals += 1
+        workflow.logger.info("user feedback", extra={"kind": signal.kind})
+
     # --- updates -----------------------------------------------------------------------------
+
+    @workflow.update
+    def request_soft_reset(self, request: SoftResetRequest) -> SoftResetAck:
+        self._state.soft_reset_requested = True
+        self._woken = True
+        workflow.logger.warning("soft reset requested", extra={"reason": request.reason})
+        return SoftResetAck(
+            accepted=True,
+            message="queued: runs after pending messages, as a compaction with a soft reset; "
+            "watch state.last_soft_reset",
+        )
+
+    @request_soft_reset.validator
+    def _validate_soft_reset(self, request: SoftResetRequest) -> None:
+        if self._state.soft_reset_requested:
+            raise ValueError("a soft reset is already queued")
 
     @workflow.update
     def request_sleep(self, request: SleepRequest) -> SleepRequestAck:
@@ -325,6 +375,7 @@ class UserLifecycleWorkflow:
                 state.pending_message_ids
                 or state.rehydrate_requested
                 or state.sleep_requested is not None
+                or state.soft_reset_requested
             ):
                 await self._move_tier(Tier.HOT)  # before extraction: the graph must be in Neo4j
                 continue
@@ -334,6 +385,10 @@ class UserLifecycleWorkflow:
                 del state.pending_message_ids[: len(batch)]
                 continue
             now = workflow.now()
+            if state.soft_reset_requested:
+                await self._compact(now, soft_reset=True)
+                state.soft_reset_requested = False
+                continue
             if state.sleep_requested is not None:
                 depth, state.sleep_requested = state.sleep_requested, None
                 await self._sleep(depth, None, explicit=True)
@@ -573,21 +628,38 @@ class UserLifecycleWorkflow:
             workflow.logger.warning("sleep failed", extra={"run_id": run_id, "error": str(cause)})
             return ended(SleepStatus.FAILED, f"Sleep failed: {cause}")
 
-    async def _compact(self, now: datetime) -> None:
+    async def _compact(self, now: datetime, *, soft_reset: bool = False) -> None:
         state = self._state
+        kind = "soft-reset" if soft_reset else "compaction"
         try:
             result: CompactionResult = await workflow.execute_child_workflow(
                 CompactionWorkflow.run,
-                CompactionInput(tenant_id=state.tenant_id, user_id=state.user_id),
-                id=f"compaction-{state.tenant_id}-{state.user_id}-{now:%Y%m%dT%H%M%S}",
+                CompactionInput(
+                    tenant_id=state.tenant_id,
+                    user_id=state.user_id,
+                    soft_reset_requested=soft_reset,
+                    feedback_signals=state.feedback_signals,
+                ),
+                id=f"{kind}-{state.tenant_id}-{state.user_id}-{now:%Y%m%dT%H%M%S}",
                 task_queue=state.queues.cpu,
             )
         except ChildWorkflowError as err:
             workflow.logger.warning("compaction failed", extra={"error": str(err.cause)})
+            if soft_reset:
+                state.last_soft_reset = f"{now:%Y-%m-%d %H:%M} failed: {err.cause}"[:300]
             return
         state.last_compaction_at = now
         state.last_entropy = result.compaction.entropy.score
         state.sleeps.compactions += 1
+        # Feedback counts toward the next weekly decision only.
+        state.feedback_signals, state.feedback_ids = 0, []
+        applied = result.soft_reset_applied
+        if applied is not None:
+            where = f", in {applied.archive_key}" if applied.archive_key else ""
+            state.last_soft_reset = (
+                f"{now:%Y-%m-%d %H:%M}: archived {applied.archived_memories} memories, "
+                f"kept {applied.kept_memories}{where}"
+            )
 
     # --- tiers ---------------------------------------------------------------------------------
 

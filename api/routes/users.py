@@ -6,11 +6,12 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel
 
 from api.auth import Caller
-from api.lifecycle import signal_profile
+from api.errors import ApiError
+from api.lifecycle import signal_feedback, signal_profile
 from api.routes.common import UserId, known_user, resources_of, scope_of
 from selfimprint.domain.users import UserProfile
 from selfimprint.logging import get_logger
-from workflows.user_lifecycle import ProfileChanged
+from workflows.user_lifecycle import FeedbackReceived, ProfileChanged
 
 router = APIRouter(prefix="/v1/users", tags=["users"])
 log = get_logger(__name__)
@@ -41,3 +42,31 @@ async def get_user(user_id: UserId, who: Caller, request: Request) -> UserOut:
     resources = resources_of(request)
     profile = await known_user(resources, scope_of(who, user_id))
     return UserOut(user_id=user_id, profile=profile)
+
+
+class FeedbackAccepted(BaseModel):
+    id: str
+    kind: str
+
+
+@router.post("/{user_id}/feedback", status_code=202, response_model=FeedbackAccepted)
+async def post_feedback(
+    user_id: UserId, feedback: FeedbackReceived, who: Caller, request: Request
+) -> FeedbackAccepted:
+    """The user said the assistant no longer understands them ("you don't get me anymore").
+
+    Counted once per `id` until the next weekly compaction; with a high graph entropy it
+    triggers a soft reset there (spec §3.9: keep pinned memories and the last 30 days, archive
+    the rest). 202 once the user's lifecycle workflow has it durably.
+    """
+    resources = resources_of(request)
+    scope = scope_of(who, user_id)
+    await known_user(resources, scope)
+    try:
+        await signal_feedback(resources, scope, feedback)
+    except Exception as exc:
+        log.warning("lifecycle.signal_failed", user_id=user_id, error=str(exc))
+        raise ApiError(
+            503, "orchestrator_unavailable", "feedback not recorded; retry the same call", {}
+        ) from exc
+    return FeedbackAccepted(id=feedback.id, kind=feedback.kind)

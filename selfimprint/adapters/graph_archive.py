@@ -19,7 +19,13 @@ from selfimprint.adapters.s3 import ObjectLayout
 from selfimprint.adapters.synx import decode_synx, encode_synx
 from selfimprint.domain.users import Tier
 from selfimprint.logging import get_logger
-from selfimprint.ports import DataKeyStore, GraphSnapshot, ObjectStore, StoredObject
+from selfimprint.ports import (
+    DataKeyStore,
+    GraphSnapshot,
+    ObjectNotFoundError,
+    ObjectStore,
+    StoredObject,
+)
 
 log = get_logger(__name__)
 
@@ -105,6 +111,14 @@ class ReadGraph:
     sha256: str  # of the bytes actually read
     size: int
 
+    def matches(self, written: ArchivedGraph) -> bool:
+        """The bytes and the graph read back are the ones written (checked before anything that
+        relies on the object, such as removing its memories from Neo4j)."""
+        return (self.sha256, snapshot_fingerprint(self.snapshot)) == (
+            written.sha256,
+            written.fingerprint,
+        )
+
 
 class _Hashing:
     def __init__(self, blocks: Iterable[bytes]) -> None:
@@ -143,6 +157,30 @@ class GraphArchive:
     ) -> ArchivedGraph:
         """Encrypt and upload; replaces the tier's object (so a repeated write is harmless)."""
         key = self.key(tenant_id, user_id, tier)
+        return self._write(tenant_id, user_id, key, self.storage_class(tier), snapshot)
+
+    def write_reset(
+        self, tenant_id: str, user_id: str, label: str, snapshot: GraphSnapshot
+    ) -> ArchivedGraph:
+        """What a soft reset took out of the active graph, kept in the cold storage class (read
+        only if an operator restores it). The label makes a retry overwrite the same object."""
+        key = self.layout.reset_key(tenant_id, user_id, label)
+        return self._write(tenant_id, user_id, key, self.storage_class(Tier.COLD), snapshot)
+
+    def rewrite(
+        self, tenant_id: str, user_id: str, key: str, snapshot: GraphSnapshot
+    ) -> ArchivedGraph:
+        """Replace one of the user's graph objects in place, keeping its storage class."""
+        if not key.startswith(self.layout.user_prefix(tenant_id, user_id)):
+            raise ValueError(f"{key} is not one of {user_id}'s objects")
+        current = self._objects.head(key)
+        if current is None:
+            raise ObjectNotFoundError(key)
+        return self._write(tenant_id, user_id, key, current.storage_class, snapshot)
+
+    def _write(
+        self, tenant_id: str, user_id: str, key: str, storage_class: str, snapshot: GraphSnapshot
+    ) -> ArchivedGraph:
         data_key = self._keys.get_or_create(tenant_id, user_id)
         digest = hashlib.sha256()
         with tempfile.SpooledTemporaryFile(max_size=_SPOOL_BYTES) as spool:
@@ -154,7 +192,7 @@ class GraphArchive:
             archived = ArchivedGraph(
                 key=key,
                 size=size,
-                storage_class=self.storage_class(tier),
+                storage_class=storage_class,
                 sha256=digest.hexdigest(),
                 fingerprint=snapshot_fingerprint(snapshot),
                 nodes=len(snapshot.nodes),
@@ -168,17 +206,31 @@ class GraphArchive:
         return ArchivedGraph.from_stored(stored)
 
     def head(self, tenant_id: str, user_id: str, tier: Tier) -> ArchivedGraph | None:
-        stored = self._objects.head(self.key(tenant_id, user_id, tier))
+        return self.head_key(self.key(tenant_id, user_id, tier))
+
+    def head_key(self, key: str) -> ArchivedGraph | None:
+        stored = self._objects.head(key)
         return None if stored is None else ArchivedGraph.from_stored(stored)
 
     def read(self, tenant_id: str, user_id: str, tier: Tier) -> ReadGraph:
         """Download and decrypt. Raises ObjectNotFoundError, DataKeyNotFoundError (the key was
         destroyed) or a SynxError (wrong key, tampered, truncated)."""
-        key = self.key(tenant_id, user_id, tier)
+        return self.read_key(tenant_id, user_id, self.key(tenant_id, user_id, tier))
+
+    def read_key(self, tenant_id: str, user_id: str, key: str) -> ReadGraph:
+        """`read` for any of the user's graph objects (a tier's or a soft-reset archive)."""
+        if not key.startswith(self.layout.user_prefix(tenant_id, user_id)):
+            raise ValueError(f"{key} is not one of {user_id}'s objects")
         data_key = self._keys.get(tenant_id, user_id)
         hashing = _Hashing(self._objects.get(key))
         snapshot = decode_synx(hashing, data_key)
         return ReadGraph(snapshot, hashing.digest.hexdigest(), hashing.size)
+
+    def reset_archives(self, tenant_id: str, user_id: str) -> list[str]:
+        """Keys of the user's soft-reset archives that exist now (oldest label first)."""
+        prefix = self.layout.reset_prefix(tenant_id, user_id)
+        keys = sorted({v.key for v in self._objects.list_versions(prefix)})
+        return [k for k in keys if self._objects.head(k) is not None]
 
     def copy(self, tenant_id: str, user_id: str, source: Tier, target: Tier) -> ArchivedGraph:
         stored = self._objects.copy(
@@ -196,7 +248,9 @@ class GraphArchive:
 
     def purge_old_versions(self, tenant_id: str, user_id: str, tier: Tier) -> int:
         """Delete every version of the tier's object but the current one (versioned buckets)."""
-        key = self.key(tenant_id, user_id, tier)
+        return self.purge_old_versions_of(self.key(tenant_id, user_id, tier))
+
+    def purge_old_versions_of(self, key: str) -> int:
         current = self._objects.head(key)
         keep = None if current is None else current.version_id
         stale = [

@@ -52,6 +52,15 @@ class ObjectLayout:
             raise ValueError("the hot tier lives in Neo4j, not in S3")
         return f"{self.user_prefix(tenant_id, user_id)}{tier.value}/graph.synx"
 
+    def reset_prefix(self, tenant_id: str, user_id: str) -> str:
+        return f"{self.user_prefix(tenant_id, user_id)}archive/"
+
+    def reset_key(self, tenant_id: str, user_id: str, label: str) -> str:
+        """What a soft reset took out of the active graph (spec §3.9 "archive the rest")."""
+        if not label or "/" in label:
+            raise ValueError(f"invalid archive label: {label!r}")
+        return f"{self.reset_prefix(tenant_id, user_id)}soft-reset-{label}.synx"
+
 
 def _error_code(exc: Exception) -> str:
     response = getattr(exc, "response", None) or {}

@@ -14,10 +14,12 @@ from selfimprint.adapters.neo4j import open_driver
 from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
 from selfimprint.adapters.neo4j.message_log import MessageLogs
 from selfimprint.adapters.neo4j.records import UserScope
+from selfimprint.adapters.temporal import connect
 from selfimprint.client import ApiError, SelfImprintClient
 from selfimprint.config import Settings
 from selfimprint.domain.messages import Message, Role
 from selfimprint.domain.users import UserProfile
+from workflows.user_lifecycle import UserLifecycleWorkflow, workflow_id
 
 pytestmark = pytest.mark.e2e
 
@@ -186,3 +188,26 @@ async def test_latency_critical_answers_say_where_their_time_went(
     assert {"tier", "embed", "retrieve", "assemble"} <= {
         item.strip().split(";")[0] for item in context.headers["server-timing"].split(",")
     }
+
+
+async def test_feedback_reaches_the_lifecycle_once_per_id(
+    stack_settings: Settings, tenant_key: str, client: SelfImprintClient, user: str
+) -> None:
+    assert await client.feedback(user, "fb-1") == {"id": "fb-1", "kind": "not_understood"}
+    await client.feedback(user, "fb-1")  # a retry
+    await client.feedback(user, "fb-2")
+    temporal = await connect(stack_settings)
+    handle = temporal.get_workflow_handle_for(
+        UserLifecycleWorkflow.run, workflow_id(tenant_of(tenant_key), user)
+    )
+    state = await handle.query(UserLifecycleWorkflow.state)
+    assert (state.feedback_signals, state.feedback_ids) == (2, ["fb-1", "fb-2"])
+
+    with pytest.raises(ApiError) as err:
+        await client.request("POST", "/v1/users/nobody-here/feedback", json={"id": "x"})
+    assert (err.value.status, err.value.code) == (404, "unknown_user")
+    with pytest.raises(ApiError) as err:
+        await client.request(
+            "POST", f"/v1/users/{user}/feedback", json={"id": "x", "kind": "angry"}
+        )
+    assert (err.value.status, err.value.code) == (422, "invalid_request")

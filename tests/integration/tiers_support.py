@@ -16,6 +16,7 @@ from neo4j import AsyncDriver
 from temporalio.client import Client
 from temporalio.worker import Worker
 
+from activities.compaction import CompactionActivities
 from activities.deletion import DeletionActivities
 from activities.forget import ForgetActivities, ForgetEmbeddingActivities
 from activities.tiers import TierActivities, build_archive
@@ -41,6 +42,7 @@ from selfimprint.domain.models import (
 )
 from selfimprint.domain.users import Tier, UserProfile
 from selfimprint.ports import HypothesisRecord
+from workflows.compaction import CompactionWorkflow
 from workflows.deletion import DeletionWorkflow
 from workflows.forget import ForgetTopicWorkflow
 from workflows.tiers import TierMoveWorkflow
@@ -64,14 +66,15 @@ class Harness:
     def worker(
         self, task_queue: str, overrides: Mapping[str, Callable[..., Any]] | None = None
     ) -> Worker:
-        """Every workflow and activity of tiers, deletion and forget on one queue; `overrides`
-        replaces activities by name (crash injection)."""
+        """Every workflow and activity of tiers, deletion, forget and compaction (soft reset)
+        on one queue; `overrides` replaces activities by name (crash injection)."""
         tiers = TierActivities(self.graph, self.accounts, self.archive)
         deletion = DeletionActivities(
             self.client, self.graph, self.message_logs, self.accounts, self.archive, self.keys
         )
         forget = ForgetActivities(self.graph, self.archive)
         embed = ForgetEmbeddingActivities(self.embedder)
+        compaction = CompactionActivities(self.graph, self.archive)
         activities: list[Callable[..., Any]] = [
             tiers.locate,
             tiers.archive_hot,
@@ -89,6 +92,9 @@ class Harness:
             deletion.delete_profile,
             forget.forget_place,
             embed.embed_topic,
+            compaction.compact,
+            compaction.plan_soft_reset,
+            compaction.apply_soft_reset,
         ]
         replaced = dict(overrides or {})
         activities = [replaced.pop(_name(a), a) for a in activities]  # same order, same names
@@ -96,7 +102,7 @@ class Harness:
         return Worker(
             self.client,
             task_queue=task_queue,
-            workflows=[TierMoveWorkflow, DeletionWorkflow, ForgetTopicWorkflow],
+            workflows=[TierMoveWorkflow, DeletionWorkflow, ForgetTopicWorkflow, CompactionWorkflow],
             activities=activities,
             activity_executor=self.pool,
         )

@@ -15,7 +15,7 @@ from temporalio import activity, workflow
 from temporalio.client import Client
 from temporalio.worker import Worker
 
-from activities.compaction import CompactionActivities
+from activities.compaction import ApplySoftResetInput, CompactionActivities, SoftResetApplied
 from activities.ingestion import (
     ApplyInput,
     ApplyOutcome,
@@ -31,7 +31,13 @@ from activities.tiers import TierMoveInput, TierMoveOutcome
 from selfimprint.domain.compaction import CompactionPlan
 from selfimprint.domain.models import Edge, Hypothesis, Node
 from selfimprint.domain.sleep_writes import SleepRunRecord, SleepWrites
-from selfimprint.ports import CompactionOutcome, GraphSnapshot
+from selfimprint.ports import (
+    CompactionOutcome,
+    ForgetReport,
+    ForgottenMemory,
+    GraphSnapshot,
+    TopicSelector,
+)
 from selfimprint.prompts.hypotheses import HypothesesAnswer, PrecheckAnswer
 from workflows.compaction import CompactionWorkflow
 from workflows.sleep_phase import SleepPhaseWorkflow
@@ -104,6 +110,15 @@ class MemoryGraph:
         return CompactionOutcome(
             edges_deleted=0, nodes_merged=0, edges_rewritten=0, nodes_deleted=0
         )
+
+    async def forget_topic(self, topic: TopicSelector, *, dry_run: bool) -> ForgetReport:
+        gone = [self.nodes[i] for i in topic.node_ids if i in self.nodes]
+        if not dry_run:
+            for node in gone:
+                del self.nodes[node.id]
+                self.hypotheses.pop(node.id, None)
+        memories = tuple(ForgottenMemory(id=n.id, type=n.type, content=n.content) for n in gone)
+        return ForgetReport(dry_run=dry_run, memories=memories, edges=0)
 
 
 @dataclass
@@ -190,12 +205,31 @@ class TierMoveStub:
 
 
 @dataclass
+class SoftResetRecorder:
+    """Stands in for the archive-and-remove activity (its S3 and Neo4j side is integration-
+    tested): records each call and reports three memories archived."""
+
+    calls: list[ApplySoftResetInput] = field(default_factory=list)
+
+    @activity.defn(name="compaction.apply_soft_reset")
+    async def apply(self, data: ApplySoftResetInput) -> SoftResetApplied:
+        self.calls.append(data)
+        return SoftResetApplied(
+            archive_key=f"users/{data.tenant_id}/{data.user_id}/archive/soft-reset-x.synx",
+            archived_memories=3,
+            archived_edges=1,
+            kept_memories=2,
+        )
+
+
+@dataclass
 class Harness:
     graphs: MemoryGraphs
     llm: ScriptedLLM
     ingestion: IngestionStub
     task_queue: str
     gpu_queue: str
+    resets: SoftResetRecorder = field(default_factory=SoftResetRecorder)
 
 
 def workers(
@@ -232,6 +266,7 @@ def workers(
             sleep.check_hypotheses,
             compaction.compact,
             compaction.plan_soft_reset,
+            h.resets.apply,
         ],
     )
     gpu = Worker(

@@ -33,11 +33,13 @@ from tests.workflows.support import (
     workers,
 )
 from workflows.user_lifecycle import (
+    FeedbackReceived,
     LifecycleInput,
     LifecycleState,
     MessagesReceived,
     ProfileChanged,
     SleepRequest,
+    SoftResetRequest,
     TaskQueues,
     UserLifecycleWorkflow,
 )
@@ -310,4 +312,45 @@ async def test_signals_carry_the_configured_timings(own_env: WorkflowEnvironment
         state = await handle.query(UserLifecycleWorkflow.state)
         assert state.timings == long_sessions
         assert state.session_count == 1
+        await handle.terminate("test over")
+
+
+async def test_soft_reset_runs_on_request_and_feedback_counts_once(
+    own_env: WorkflowEnvironment,
+) -> None:
+    env = own_env
+    h = _harness()
+    cpu, gpu = workers(env.client, h)
+    async with cpu, gpu:
+        handle = await env.client.start_workflow(
+            UserLifecycleWorkflow.run,
+            _input(h, "resetter"),
+            id=f"user-t1-resetter-{h.task_queue}",
+            task_queue=h.task_queue,
+        )
+        for feedback_id in ("f1", "f1", "f2"):  # a client's retry of f1 counts once
+            await handle.signal(
+                UserLifecycleWorkflow.feedback_received, FeedbackReceived(id=feedback_id)
+            )
+        await until(lambda: _idle(handle))
+        state = await handle.query(UserLifecycleWorkflow.state)
+        assert (state.feedback_signals, state.feedback_ids) == (2, ["f1", "f2"])
+
+        ack = await handle.execute_update(
+            UserLifecycleWorkflow.request_soft_reset, SoftResetRequest(reason="operator test")
+        )
+        assert ack.accepted
+
+        async def reset_done() -> bool:
+            state = await handle.query(UserLifecycleWorkflow.state)
+            return state.last_soft_reset is not None and not state.soft_reset_requested
+
+        await until(reset_done)
+        state = await handle.query(UserLifecycleWorkflow.state)
+        assert len(h.resets.calls) == 1
+        assert h.resets.calls[0].user_id == "resetter"
+        assert state.last_soft_reset is not None
+        assert "archived 3 memories, kept 2" in state.last_soft_reset
+        assert state.feedback_signals == 0  # counted toward this compaction only
+        assert state.sleeps.compactions == 1
         await handle.terminate("test over")
