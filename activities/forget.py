@@ -58,6 +58,15 @@ class ForgetTopicReport(BaseModel):
     memories: list[ForgottenMemory]  # removed, or on a dry run to be removed
     edges: int
     places: list[str]  # "neo4j" and/or the object keys that held matches
+    derived: int = 0  # sleep results (patterns, triggers, questions) removed with them
+
+
+class ForgetDerivedInput(BaseModel):
+    tenant_id: str
+    user_id: str
+    memory_ids: list[str]
+    text: str
+    dry_run: bool
 
 
 class EmbedTopicInput(BaseModel):
@@ -87,6 +96,7 @@ class PlaceReport(BaseModel):
     place: str
     memories: list[ForgottenMemory]
     edges: int
+    derived: int = 0  # sleep results removed with the memories (the hot place only)
 
 
 # --- pure -----------------------------------------------------------------------------------------
@@ -184,13 +194,17 @@ class ForgetActivities:
             return PlaceReport(place="neo4j", memories=[], edges=0)
         ids = sorted(n.id for n in matched)
         _, edges = without_nodes(graph, set(ids))
+        derived = 0
         if not data.dry_run:
             # The store deletes by id in one transaction per batch (DETACH: edges go too).
             for start in range(0, len(ids), MAX_BATCH_IDS):
                 batch = tuple(ids[start : start + MAX_BATCH_IDS])
-                await store.forget_topic(TopicSelector(node_ids=batch), dry_run=False)
+                report = await store.forget_topic(TopicSelector(node_ids=batch), dry_run=False)
+                derived += report.derived
         log.info("forget.hot", user_id=data.user_id, memories=len(ids), dry_run=data.dry_run)
-        return PlaceReport(place="neo4j", memories=_forgotten(matched), edges=edges)
+        return PlaceReport(
+            place="neo4j", memories=_forgotten(matched), edges=edges, derived=derived
+        )
 
     async def _forget_archived(self, data: ForgetPlaceInput) -> PlaceReport:
         key = data.archive_key or self._archive.key(data.tenant_id, data.user_id, data.tier)
@@ -210,6 +224,15 @@ class ForgetActivities:
         log.info("forget.archived", key=key, memories=len(matched), dry_run=data.dry_run)
         return PlaceReport(place=key, memories=_forgotten(matched), edges=edges)
 
+    @activity.defn(name="forget.forget_derived")
+    async def forget_derived(self, data: ForgetDerivedInput) -> int:
+        """Sleep results live in Neo4j whatever the tier: the ones citing a forgotten memory or
+        naming the topic go too (the hot place removes those of hot memories already)."""
+        store = self._graph.for_user(data.tenant_id, data.user_id)
+        derived = await store.forget_derived(data.memory_ids, data.text, dry_run=data.dry_run)
+        log.info("forget.derived", user_id=data.user_id, derived=derived, dry_run=data.dry_run)
+        return derived
+
     def _rewrite(self, data: ForgetPlaceInput, key: str, pruned: GraphSnapshot) -> None:
         written = self._archive.rewrite(data.tenant_id, data.user_id, key, pruned)
         back = self._archive.read_key(data.tenant_id, data.user_id, key)
@@ -227,4 +250,4 @@ def forget_registrations(
     from workflows.forget import ForgetTopicWorkflow
 
     acts = ForgetActivities(Neo4jGraphStore(driver, settings.neo4j_database), archive)
-    return [ForgetTopicWorkflow], [acts.forget_place]
+    return [ForgetTopicWorkflow], [acts.forget_place, acts.forget_derived]

@@ -15,6 +15,7 @@ with workflow.unsafe.imports_passed_through():
     from activities.forget import (
         EmbedTopicInput,
         ForgetActivities,
+        ForgetDerivedInput,
         ForgetEmbeddingActivities,
         ForgetInput,
         ForgetPlaceInput,
@@ -64,7 +65,7 @@ class ForgetTopicWorkflow:
         # What a soft reset archived is the user's memory too (kept in the cold storage class).
         places += [(Tier.COLD, key) for key in where.resets]
         memories: dict[str, ForgottenMemory] = {}
-        edges, touched = 0, []
+        edges, derived, touched = 0, 0, []
         for tier, key in places:
             report = await workflow.execute_activity_method(
                 ForgetActivities.forget_place,
@@ -82,13 +83,29 @@ class ForgetTopicWorkflow:
                 heartbeat_timeout=HEARTBEAT,
                 retry_policy=RETRY,
             )
+            derived += report.derived
             if report.memories:
                 touched.append(report.place)
                 edges += report.edges
                 memories.update((m.id, m) for m in report.memories)
+        # A dry run counts them all here; a real run removed those citing hot memories already.
+        if workflow.patched("forget-derived-results"):
+            derived += await workflow.execute_activity_method(
+                ForgetActivities.forget_derived,
+                ForgetDerivedInput(
+                    tenant_id=data.tenant_id,
+                    user_id=data.user_id,
+                    memory_ids=sorted(memories),
+                    text=data.topic,
+                    dry_run=data.dry_run,
+                ),
+                start_to_close_timeout=SHORT,
+                retry_policy=RETRY,
+            )
         return ForgetTopicReport(
             dry_run=data.dry_run,
             memories=sorted(memories.values(), key=lambda m: m.id),
             edges=edges,
             places=touched,
+            derived=derived,
         )

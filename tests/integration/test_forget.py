@@ -13,6 +13,8 @@ from activities.forget import ForgetInput, ForgetTopicReport
 from activities.tiers import TierMoveInput
 from selfimprint.adapters.neo4j import Neo4jUserGraph
 from selfimprint.domain.models import Edge, EdgeType
+from selfimprint.domain.patterns import Pattern, PatternKind
+from selfimprint.domain.sleep_writes import SleepWrites
 from selfimprint.domain.users import Tier
 from tests.integration.tiers_support import NOW, Harness, fresh_queue, harness, memory
 from workflows.forget import ForgetTopicWorkflow
@@ -47,6 +49,13 @@ async def seed(h: Harness, store: Neo4jUserGraph) -> None:
     await store.upsert(nodes, edges)
 
 
+def pattern(pid: str, key: str, node_ids: tuple[str, ...]) -> Pattern:
+    return Pattern(
+        id=pid, kind=PatternKind.RECURRING_TOPIC, key=key, description=f"mentions {key}",
+        strength=0.5, mentions=3, node_ids=node_ids, sources=("m-shared",),
+    )  # fmt: skip
+
+
 async def forget(h: Harness, store: Neo4jUserGraph, queue: str, dry_run: bool) -> ForgetTopicReport:
     tenant = h.tenant_of(store)
     return await h.client.execute_workflow(
@@ -63,6 +72,12 @@ async def test_forget_topic_dry_run_then_for_real(harness: Harness, tier: Tier) 
     store = await h.new_user()
     tenant = h.tenant_of(store)
     await seed(h, store)
+    # Sleep results stay in Neo4j whatever the tier: the one about Google must go with it.
+    derived = SleepWrites(
+        patterns=(pattern("p-google", "google", ("g1", "g3")), pattern("p-cat", "murka", ("c1",))),
+        detected_at=NOW,
+    )
+    assert await store.apply_sleep_writes("run-1", "pattern_detection", derived)
     queue = fresh_queue()
     async with h.worker(queue):
         if tier is Tier.WARM:
@@ -77,14 +92,15 @@ async def test_forget_topic_dry_run_then_for_real(harness: Harness, tier: Tier) 
 
         dry = await forget(h, store, queue, dry_run=True)
         assert [m.id for m in dry.memories] == ["g1", "g2", "g3", SIMILAR_ONLY]
-        assert (dry.edges, dry.places, dry.dry_run) == (3, [place], True)
+        assert (dry.edges, dry.places, dry.dry_run, dry.derived) == (3, [place], True, 1)
         if tier is Tier.HOT:
             assert (await store.counts()).nodes == 7
         else:
             assert h.archive.head(tenant, store.user_id, Tier.WARM) == before
 
         done = await forget(h, store, queue, dry_run=False)
-        assert done.memories == dry.memories and done.edges == 3
+        assert done.memories == dry.memories and (done.edges, done.derived) == (3, 1)
+        assert [p["id"] for p in await store.sleep_items("SleepPattern")] == ["p-cat"]
         assert (await forget(h, store, queue, dry_run=True)).memories == []
 
         if tier is Tier.WARM:

@@ -91,6 +91,7 @@ class Harness:
             deletion.delete_messages,
             deletion.delete_profile,
             forget.forget_place,
+            forget.forget_derived,
             embed.embed_topic,
             compaction.compact,
             compaction.plan_soft_reset,

@@ -126,6 +126,19 @@ _COUNT_DERIVED = _DERIVED + "RETURN count(x) AS derived"
 _DELETE_DERIVED = _DERIVED + "DETACH DELETE x RETURN count(*) AS derived"
 
 
+async def forget_derived(
+    tx: AsyncManagedTransaction,
+    scope: UserScope,
+    ids: Sequence[str],
+    text: str | None,
+    *,
+    dry_run: bool,
+) -> int:
+    """Only the sleep results derived from these memories or naming the topic: for memories that
+    are not in Neo4j (a warm or cold graph, a soft-reset archive) while the results are."""
+    return await _derived(tx, scope, set(ids), text, delete=not dry_run)
+
+
 async def _derived(
     tx: AsyncManagedTransaction, scope: UserScope, ids: set[str], text: str | None, *, delete: bool
 ) -> int:

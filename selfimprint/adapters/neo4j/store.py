@@ -302,6 +302,16 @@ class Neo4jUserGraph:
         self._log.info("graph.topic_forgotten", dry_run=dry_run, memories=len(report.memories))
         return report
 
+    async def forget_derived(
+        self, memory_ids: Sequence[str], text: str | None, *, dry_run: bool
+    ) -> int:
+        """Remove (or count) the sleep results that cite these memories or name `text`."""
+
+        def work(tx: AsyncManagedTransaction) -> Awaitable[int]:
+            return forgetting.forget_derived(tx, self._scope, memory_ids, text, dry_run=dry_run)
+
+        return await (self._read(work) if dry_run else self._write(work))
+
     async def delete_graph(self) -> int:
         """Delete every memory and tension of this user, in bounded batches; returns how many
         memories went. Safe to repeat after a crash."""
