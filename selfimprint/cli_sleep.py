@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Callable
 
 import typer
-from temporalio.client import WorkflowUpdateFailedError
+from temporalio.client import WorkflowHandle, WorkflowUpdateFailedError
 from temporalio.service import RPCError
 
 from selfimprint.adapters.temporal import connect
@@ -80,7 +81,20 @@ def status(user: str, tenant: str = TENANT) -> None:
     typer.echo(_describe(state))
 
 
-def _request(user: str, tenant: str, depth: Depth, reason: str, wait: bool) -> None:
+# What an update asks for, and how to tell from the state that it has happened.
+Outcome = Callable[[LifecycleState], str | None]
+LifecycleHandle = WorkflowHandle[UserLifecycleWorkflow, None]
+
+
+def _update_and_wait(
+    user: str,
+    tenant: str,
+    wait: bool,
+    send: Callable[[LifecycleHandle], Awaitable[str]],
+    outcome: Callable[[LifecycleState], Outcome],
+) -> None:
+    """Send one update to the user's lifecycle (`send` returns the ack's message); with `wait`,
+    poll the state until `outcome` (built from the state before the update) has an answer."""
     settings = Settings()
 
     async def run() -> str:
@@ -88,18 +102,15 @@ def _request(user: str, tenant: str, depth: Depth, reason: str, wait: bool) -> N
         handle = client.get_workflow_handle_for(
             UserLifecycleWorkflow.run, workflow_id(tenant, user)
         )
-        before = (await handle.query(UserLifecycleWorkflow.state)).sleep_seq
-        ack = await handle.execute_update(
-            UserLifecycleWorkflow.request_sleep, SleepRequest(depth=depth, reason=reason)
-        )
+        done = outcome(await handle.query(UserLifecycleWorkflow.state))
+        message = await send(handle)
         if not wait:
-            return f"accepted: {ack.message}"
+            return f"accepted: {message}"
         deadline = time.monotonic() + 1800
         while time.monotonic() < deadline:
-            state = await handle.query(UserLifecycleWorkflow.state)
-            done = state.sleep_seq > before and state.sleep_requested is None
-            if done and state.last_sleep is not None:
-                return _describe(state)
+            answer = done(await handle.query(UserLifecycleWorkflow.state))
+            if answer is not None:
+                return answer
             await asyncio.sleep(2)
         return "still running after 30 min: see `selfimprint sleep status`"
 
@@ -111,6 +122,21 @@ def _request(user: str, tenant: str, depth: Depth, reason: str, wait: bool) -> N
     except RPCError as exc:
         typer.echo(f"no lifecycle for {tenant}/{user}: {exc.message}", err=True)
         raise typer.Exit(1) from exc
+
+
+def _request(user: str, tenant: str, depth: Depth, reason: str, wait: bool) -> None:
+    async def send(handle: LifecycleHandle) -> str:
+        request = SleepRequest(depth=depth, reason=reason)
+        return (await handle.execute_update(UserLifecycleWorkflow.request_sleep, request)).message
+
+    def outcome(before: LifecycleState) -> Outcome:
+        def done(state: LifecycleState) -> str | None:
+            finished = state.sleep_seq > before.sleep_seq and state.sleep_requested is None
+            return _describe(state) if finished and state.last_sleep is not None else None
+
+        return done
+
+    _update_and_wait(user, tenant, wait, send, outcome)
 
 
 @sleep_app.command("run")
@@ -148,32 +174,18 @@ def soft_reset(
 ) -> None:
     """Keep pinned memories and the last 30 days; archive the rest to S3 (encrypted SYNX under
     the user's archive/ prefix) and remove it from Neo4j. Forget and erasure cover the archive."""
-    settings = Settings()
 
-    async def run() -> str:
-        client = await connect(settings)
-        handle = client.get_workflow_handle_for(
-            UserLifecycleWorkflow.run, workflow_id(tenant, user)
-        )
-        before = (await handle.query(UserLifecycleWorkflow.state)).last_soft_reset
-        ack = await handle.execute_update(
-            UserLifecycleWorkflow.request_soft_reset, SoftResetRequest(reason=reason)
-        )
-        if not wait:
-            return f"accepted: {ack.message}"
-        deadline = time.monotonic() + 1800
-        while time.monotonic() < deadline:
-            state = await handle.query(UserLifecycleWorkflow.state)
-            if not state.soft_reset_requested and state.last_soft_reset != before:
-                return f"soft reset: {state.last_soft_reset}"
-            await asyncio.sleep(2)
-        return "still running after 30 min: see `selfimprint sleep status`"
+    async def send(handle: LifecycleHandle) -> str:
+        request = SoftResetRequest(reason=reason)
+        ack = await handle.execute_update(UserLifecycleWorkflow.request_soft_reset, request)
+        return ack.message
 
-    try:
-        typer.echo(asyncio.run(run()))
-    except WorkflowUpdateFailedError as exc:
-        typer.echo(f"rejected: {exc.cause}", err=True)
-        raise typer.Exit(1) from exc
-    except RPCError as exc:
-        typer.echo(f"no lifecycle for {tenant}/{user}: {exc.message}", err=True)
-        raise typer.Exit(1) from exc
+    def outcome(before: LifecycleState) -> Outcome:
+        def done(state: LifecycleState) -> str | None:
+            finished = not state.soft_reset_requested
+            changed = state.last_soft_reset != before.last_soft_reset
+            return f"soft reset: {state.last_soft_reset}" if finished and changed else None
+
+        return done
+
+    _update_and_wait(user, tenant, wait, send, outcome)

@@ -5,22 +5,35 @@ it."""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from datetime import UTC, datetime, timedelta
 
 import pytest
 from temporalio.common import WorkflowIDReusePolicy
 from temporalio.testing import ActivityEnvironment
+from temporalio.worker import Worker
+from typer.testing import CliRunner
 
 from activities.compaction import ApplySoftResetInput, CompactionActivities
 from activities.deletion import DeletionInput
 from activities.forget import ForgetInput
+from selfimprint import cli_sleep
+from selfimprint.adapters.neo4j import Neo4jUserGraph
 from selfimprint.domain.models import Edge, EdgeType, NodeType
 from selfimprint.export import export_user_memory
 from tests.integration.tiers_support import Harness, fresh_queue, harness, memory
+from tests.workflows.support import IngestionStub, TierMoveStub
 from workflows.compaction import CompactionInput, CompactionWorkflow
 from workflows.deletion import DeletionWorkflow, deletion_workflow_id
 from workflows.forget import ForgetTopicWorkflow
+from workflows.user_lifecycle import (
+    LifecycleInput,
+    LifecycleState,
+    TaskQueues,
+    UserLifecycleWorkflow,
+    workflow_id,
+)
 
 pytestmark = pytest.mark.integration
 __all__ = ["harness"]
@@ -37,18 +50,13 @@ CONTENTS = {  # id: (content, created, pinned)
 LINKS = [("o1", "r1"), ("o2", "p1"), ("r1", "r2")]
 
 
-async def test_soft_reset_archives_the_rest_and_forget_and_erasure_reach_it(
-    harness: Harness,
-) -> None:
-    h = harness
-    store = await h.new_user()
-    tenant, user = h.tenant_of(store), store.user_id
+async def _seed(store: Neo4jUserGraph) -> None:
     # People decay slowly (0.97/day) and every memory has a fresh, confident edge: the weekly
     # compaction that runs first removes nothing, so what leaves Neo4j is the reset's doing.
     nodes = [
         memory(
-            i, user, text, node_type=NodeType.PERSON, weight=0.9, weight_at=at, created_at=at,
-            last_reinforced_at=at, is_pinned=pinned,
+            i, store.user_id, text, node_type=NodeType.PERSON, weight=0.9, weight_at=at,
+            created_at=at, last_reinforced_at=at, is_pinned=pinned,
         )
         for i, (text, at, pinned) in CONTENTS.items()
     ]  # fmt: skip
@@ -58,6 +66,15 @@ async def test_soft_reset_archives_the_rest_and_forget_and_erasure_reach_it(
         for a, b in LINKS
     ]  # fmt: skip
     await store.upsert(nodes, edges)
+
+
+async def test_soft_reset_archives_the_rest_and_forget_and_erasure_reach_it(
+    harness: Harness,
+) -> None:
+    h = harness
+    store = await h.new_user()
+    tenant, user = h.tenant_of(store), store.user_id
+    await _seed(store)
     queue = fresh_queue()
     async with h.worker(queue):
         result = await h.client.execute_workflow(
@@ -132,3 +149,53 @@ async def test_soft_reset_archives_the_rest_and_forget_and_erasure_reach_it(
         )
     assert h.archive.reset_archives(tenant, user) == []
     assert h.objects.list_versions(h.archive.layout.user_prefix(tenant, user)) == []
+
+
+async def test_the_operator_command_resets_through_the_lifecycle(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`selfimprint sleep soft-reset` sends the lifecycle's update, waits for the child
+    workflow and prints what was archived; `sleep status` shows it afterwards."""
+    h = harness
+    store = await h.new_user()
+    tenant, user = h.tenant_of(store), store.user_id
+    await _seed(store)
+    queue = fresh_queue()
+    compaction = CompactionActivities(h.graph, h.archive)
+    ingestion = IngestionStub()
+    worker = Worker(
+        h.client,
+        task_queue=queue,
+        workflows=[UserLifecycleWorkflow, CompactionWorkflow, TierMoveStub],
+        activities=[
+            ingestion.pending_messages, compaction.compact, compaction.plan_soft_reset,
+            compaction.apply_soft_reset,
+        ],
+        activity_executor=h.pool,
+    )  # fmt: skip
+    monkeypatch.setattr(cli_sleep, "Settings", lambda: h.settings)
+    state = LifecycleState(
+        tenant_id=tenant, user_id=user, queues=TaskQueues(cpu=queue, gpu=f"{queue}-gpu")
+    )
+    runner = CliRunner()
+    async with worker:
+        handle = await h.client.start_workflow(
+            UserLifecycleWorkflow.run,
+            LifecycleInput(state=state),
+            id=workflow_id(tenant, user),
+            task_queue=queue,
+        )
+        args = ["soft-reset", user, "--tenant", tenant, "--reason", "user asked"]
+        result = await asyncio.to_thread(runner.invoke, cli_sleep.sleep_app, args)
+        assert result.exit_code == 0, result.output
+        assert "archived 2 memories, kept 3" in result.output
+        status = await asyncio.to_thread(
+            runner.invoke, cli_sleep.sleep_app, ["status", user, "--tenant", tenant]
+        )
+        assert "soft reset:  " in status.output and "archived 2 memories" in status.output
+        await handle.terminate("test over")
+    assert sorted(n.id for n in (await store.export_graph(TODAY)).nodes) == ["p1", "r1", "r2"]
+    unknown = await asyncio.to_thread(
+        runner.invoke, cli_sleep.sleep_app, args[:1] + ["nobody", *args[2:]]
+    )
+    assert unknown.exit_code == 1 and "no lifecycle" in unknown.output

@@ -3,28 +3,13 @@ must cover every field and match the code."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-from types import ModuleType
-
 import pytest
+
+from tests.unit.scripts import load_script
 
 pytestmark = pytest.mark.unit
 
-_SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "domain_defaults.py"
-
-
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("domain_defaults", _SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses resolve annotations through sys.modules
-    spec.loader.exec_module(module)
-    return module
-
-
-DEFAULTS = _load()
+DEFAULTS = load_script("domain_defaults")
 
 
 def test_every_default_says_where_it_comes_from() -> None:

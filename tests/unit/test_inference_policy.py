@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from collections.abc import Mapping
 from datetime import timedelta
-from pathlib import Path
-from types import ModuleType
 
 import pytest
 from hypothesis import given, settings
@@ -27,22 +23,11 @@ from selfimprint.domain.inference_policy import (
     evidence_bar,
     normalise,
 )
+from tests.unit.scripts import load_script
 
 pytestmark = pytest.mark.unit
 
-_SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "eval_inference_policy.py"
-
-
-def _load_eval() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("eval_inference_policy", _SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses resolve annotations through sys.modules
-    spec.loader.exec_module(module)
-    return module
-
-
-EVAL = _load_eval()
+EVAL = load_script("eval_inference_policy")
 EXAMPLES = {language: EVAL.load_examples(language) for language in ("en", "ru")}
 NEVER_INFER_TEXTS = [
     (language, e.text)
