@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -21,7 +22,7 @@ from selfimprint.domain.decay import node_effective_weight
 from selfimprint.domain.language import detect_language
 from selfimprint.domain.scoring import Candidate, calibrated_similarity, rank
 from selfimprint.logging import get_logger
-from selfimprint.ports import RetrievalQuery
+from selfimprint.ports import RetrievalQuery, RetrievalResult
 from selfimprint.prompts.context_summary import ProseSummary, context_summary_messages
 
 log = get_logger(__name__)
@@ -33,6 +34,10 @@ PROSE_MAX_TOKENS = 600
 class ContextMode(StrEnum):
     FAST = "fast"
     PROSE = "prose"
+
+
+# Where candidates come from: the user's Neo4j graph, or a snapshot read from warm/cold storage.
+Retrieve = Callable[[RetrievalQuery], Awaitable[RetrievalResult]]
 
 
 @dataclass
@@ -49,6 +54,7 @@ async def build_context(
     message: str,
     budget_tokens: int,
     mode: ContextMode,
+    retrieve: Retrieve | None = None,
 ) -> ContextOutcome:
     timings: dict[str, float] = {}
     started = time.perf_counter()
@@ -60,8 +66,8 @@ async def build_context(
     timings["embed"] = (time.perf_counter() - mark) * 1000
 
     mark = time.perf_counter()
-    store = resources.graph.for_user(scope.tenant_id, scope.user_id)
-    found = await store.retrieve(
+    retrieve = retrieve or resources.graph.for_user(scope.tenant_id, scope.user_id).retrieve
+    found = await retrieve(
         RetrievalQuery(
             embedding=tuple(vector), embedding_model=resources.embedder.model_id, now=now
         )

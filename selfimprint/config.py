@@ -156,6 +156,19 @@ class Settings(BaseSettings):
     api_port: int = Field(8000, ge=1, le=65535, description="Local API port.")
     run_api: bool = Field(True, description="Whether `dev up` starts the API.")
     run_workers: bool = Field(True, description="Whether `dev up` starts the workers.")
+    context_archive_timeout_s: float = Field(
+        2.0,
+        ge=0.0,
+        description=(
+            "Context for a warm/cold user: how long to spend reading their SYNX object to answer "
+            "with memories while the graph comes back (0 = answer at once without memories)."
+        ),
+    )
+    context_archive_max_nodes: int = Field(
+        20_000,
+        ge=0,
+        description="Larger archived graphs are not read on the context path (decode time).",
+    )
 
     # --- encryption at rest ------------------------------------------------------------------
     kek_path: Path | None = Field(

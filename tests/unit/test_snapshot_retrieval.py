@@ -1,0 +1,99 @@
+"""Retrieval over a snapshot in memory follows the Neo4j read path's rules."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from selfimprint.adapters.snapshot_retrieval import retrieve_from_snapshot
+from selfimprint.domain.models import (
+    Belief,
+    Edge,
+    EdgeType,
+    Hypothesis,
+    HypothesisStatus,
+    Node,
+    NodeType,
+)
+from selfimprint.ports import GraphSnapshot, RetrievalQuery
+
+pytestmark = pytest.mark.unit
+
+NOW = datetime(2026, 11, 1, 12, tzinfo=UTC)
+MODEL = "e5"
+
+
+def node(nid: str, vector: tuple[float, ...] | None, **fields: Any) -> Node:
+    values: dict[str, Any] = {
+        "id": nid,
+        "user_id": "u",
+        "type": NodeType.FACT,
+        "content": f"memory {nid}",
+        "weight_at": NOW - timedelta(days=1),
+        "created_at": NOW - timedelta(days=1),
+        "sources": (f"msg-{nid}",),
+        "belief": Belief(first_seen=NOW - timedelta(days=1)),
+        "embedding": vector,
+        "embedding_model": MODEL if vector is not None else None,
+    }
+    return Node.model_validate(values | fields)
+
+
+def hypothesis(nid: str, status: HypothesisStatus) -> Hypothesis:
+    return Hypothesis(node_id=nid, status=status, created_at=NOW, deadline=NOW + timedelta(14))
+
+
+def snapshot() -> GraphSnapshot:
+    nodes = (
+        node("close", (1.0, 0.0, 0.0)),
+        node("near", (0.8, 0.6, 0.0)),
+        node("far", (0.0, 0.0, 1.0)),
+        node("expired", (1.0, 0.0, 0.0), expires_at=NOW - timedelta(hours=1)),
+        node("other-model", (1.0, 0.0, 0.0), embedding_model="bge-m3"),
+        node("no-vector", None),
+        node("refuted", (1.0, 0.0, 0.0), type=NodeType.HYPOTHESIS, is_inference=True),
+        node("confirmed", (0.9, 0.1, 0.0), type=NodeType.HYPOTHESIS, is_inference=True),
+    )
+    edges = (
+        Edge(source_id="close", target_id="no-vector", type=EdgeType.CAUSED_BY, created_at=NOW),
+        Edge(source_id="expired", target_id="close", type=EdgeType.FOLLOWED_BY, created_at=NOW),
+        Edge(source_id="far", target_id="no-vector", type=EdgeType.CAUSED_BY, created_at=NOW),
+    )
+    return GraphSnapshot(
+        user_id="u",
+        exported_at=NOW,
+        nodes=nodes,
+        edges=edges,
+        hypotheses=(
+            hypothesis("refuted", HypothesisStatus.REFUTED),
+            hypothesis("confirmed", HypothesisStatus.CONFIRMED),
+        ),
+        tensions=(),
+    )
+
+
+def query(limit: int = 3) -> RetrievalQuery:
+    return RetrievalQuery(embedding=(1.0, 0.0, 0.0), embedding_model=MODEL, now=NOW, limit=limit)
+
+
+def test_candidates_are_the_most_similar_active_memories_of_the_query_model() -> None:
+    found = retrieve_from_snapshot(snapshot(), query())
+    assert [c.node.id for c in found.candidates] == ["close", "confirmed", "near"]
+    assert found.candidates[0].similarity == pytest.approx(1.0)  # (1 + cos) / 2, as Neo4j
+    assert found.candidates[2].similarity == pytest.approx(0.9)
+    assert all(c.node.embedding is None for c in found.candidates)
+
+
+def test_the_neighbourhood_holds_active_memories_only() -> None:
+    found = retrieve_from_snapshot(snapshot(), query())
+    assert [n.id for n in found.neighbours] == ["no-vector"]
+    # The edge from the expired memory is not part of the answer; the far one touches no
+    # candidate.
+    assert [(e.source_id, e.target_id) for e in found.edges] == [("close", "no-vector")]
+
+
+def test_a_snapshot_without_vectors_of_the_model_gives_nothing() -> None:
+    other = RetrievalQuery(embedding=(1.0, 0.0, 0.0), embedding_model="x", now=NOW)
+    assert retrieve_from_snapshot(snapshot(), other).candidates == ()
