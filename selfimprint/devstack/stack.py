@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -14,6 +15,9 @@ from selfimprint.devstack.services import Service, all_services, busy_ports
 from selfimprint.logging import get_logger
 
 log = get_logger(__name__)
+
+# Started together and stopped together: none of them depends on another.
+INFRASTRUCTURE = frozenset({"temporal", "neo4j", "s3", "llm"})
 
 
 class PreflightError(RuntimeError):
@@ -84,7 +88,7 @@ def up(settings: Settings) -> list[ServiceReport]:
     try:
         # Infrastructure processes start together (they do not depend on each other) and are
         # then awaited one by one; our own processes need them, so they come after.
-        infra = [s for s in services if s.name in {"temporal", "neo4j", "s3", "llm"}]
+        infra = [s for s in services if s.name in INFRASTRUCTURE]
         rest = [s for s in services if s not in infra]
         t0 = time.monotonic()
         launched = _launch(settings, infra, started)
@@ -172,15 +176,25 @@ PORT_RELEASE_S = 15.0
 
 
 def down(settings: Settings) -> list[str]:
-    """Stop exactly what `up` started (by PID file), in reverse start order, and return once
-    their ports are free again: a process can outlive its PID-file check by a moment (a child
-    still closing its listener), and an `up` right after would find the port taken."""
-    stopped = []
-    for service in reversed(all_services()):
-        if process_for(service, settings).stop():
-            stopped.append(service.name)
-            _await_ports_released(service, settings)
-    return stopped
+    """Stop exactly what `up` started (by PID file): our processes first, one by one in reverse
+    start order, then the infrastructure services together (they do not depend on each other,
+    and SeaweedFS alone spends 15 s in its filer's graceful stop). Returns once their ports are
+    free again: a process can outlive its PID-file check by a moment (a child still closing its
+    listener), and an `up` right after would find the port taken."""
+    services = list(reversed(all_services()))
+    ours = [s for s in services if s.name not in INFRASTRUCTURE]
+    infra = [s for s in services if s.name in INFRASTRUCTURE]
+    stopped = [s.name for s in ours if _stop(s, settings)]
+    with ThreadPoolExecutor(max_workers=len(infra)) as pool:
+        results = list(pool.map(lambda s: _stop(s, settings), infra))
+    return stopped + [s.name for s, ran in zip(infra, results, strict=True) if ran]
+
+
+def _stop(service: Service, settings: Settings) -> bool:
+    if not process_for(service, settings).stop():
+        return False
+    _await_ports_released(service, settings)
+    return True
 
 
 def _await_ports_released(service: Service, settings: Settings) -> None:
