@@ -105,7 +105,6 @@ class _Template(NamedTuple):
     followed_by: str
     tentative_marker: str
     question: str  # format string with {topic}
-    upcoming: str  # format string with {topic}: a scheduled event inside its priority window
 
 
 _TEMPLATES: Final[Mapping[str, _Template]] = {
@@ -123,7 +122,6 @@ _TEMPLATES: Final[Mapping[str, _Template]] = {
         followed_by="after",
         tentative_marker="(tentative)",
         question="Any news on this: {topic}?",
-        upcoming="Coming up: {topic}. How is it going?",
     ),
     "ru": _Template(
         instruction=(
@@ -139,7 +137,6 @@ _TEMPLATES: Final[Mapping[str, _Template]] = {
         followed_by="после",
         tentative_marker="(предположение)",
         question="Есть новости по этому поводу: {topic}?",
-        upcoming="Скоро: {topic}. Как дела с этим?",
     ),
     "uk": _Template(
         instruction=(
@@ -155,7 +152,6 @@ _TEMPLATES: Final[Mapping[str, _Template]] = {
         followed_by="після",
         tentative_marker="(припущення)",
         question="Є новини щодо цього: {topic}?",
-        upcoming="Незабаром: {topic}. Як із цим справи?",
     ),
 }
 FALLBACK_LANGUAGE: Final = "en"
@@ -355,9 +351,9 @@ def _pool(
     )
 
 
-def _question(node: Node, form: str, limit: int) -> str:
+def _question(node: Node, template: _Template, limit: int) -> str:
     topic = _one_line(node.content)
-    question = topic if topic.endswith("?") else form.format(topic=topic.rstrip(".!"))
+    question = topic if topic.endswith("?") else template.question.format(topic=topic.rstrip(".!"))
     if len(question) <= limit:
         return question
     return question[: limit - 2].rstrip() + "…?"
@@ -386,7 +382,6 @@ def assemble_context(
     template = _TEMPLATES[used_language]
     estimate = config.token_estimate
     pool = _pool(ranked, nodes, neighbours, edges, now, config)
-    upcoming = {m.id for m in ranked if m.prioritised}
     chosen: list[tuple[float, Node]] = []
     text, open_loops = "", []
     for entry in pool:
@@ -407,15 +402,8 @@ def assemble_context(
             )
             for score, node in chosen
         ),
-        # Upcoming events first (the sleep phase put them in a priority window: spec §3.5.1
-        # scheduled triggers), then unresolved threads.
         open_loop_questions=tuple(
-            [
-                _question(node, template.upcoming, config.max_question_chars)
-                for _, node in chosen
-                if node.id in upcoming and node.type is not NodeType.OPEN_LOOP
-            ]
-            + [_question(node, template.question, config.max_question_chars) for node in open_loops]
+            _question(node, template, config.max_question_chars) for node in open_loops
         ),
         tokens=count_tokens(text, estimate),
         language=language,

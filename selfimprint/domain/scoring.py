@@ -97,7 +97,6 @@ class ScoredMemory(_Value):
     similarity: Unit
     recency: Unit
     effective_weight: Unit
-    prioritised: bool = False  # inside a scheduled trigger's window: an upcoming event
 
 
 def recency(
@@ -126,7 +125,6 @@ def score(
         similarity=candidate.similarity,
         recency=fresh,
         effective_weight=candidate.effective_weight,
-        prioritised=candidate.prioritised,
     )
 
 

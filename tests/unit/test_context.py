@@ -163,31 +163,6 @@ def test_people_open_loops_and_hypotheses_have_their_own_sections() -> None:
     )
 
 
-def test_an_upcoming_event_becomes_the_first_question_in_the_users_language() -> None:
-    interview = node("i", "Job interview at Globex on March 18.", NodeType.EVENT)
-    loop = node("o", "Has not decided whether to accept the offer.", NodeType.OPEN_LOOP)
-    for language, expected in (
-        ("en", "Coming up: Job interview at Globex on March 18. How is it going?"),
-        ("ru", "Скоро: Job interview at Globex on March 18. Как дела с этим?"),
-    ):
-        context = assemble_context(
-            [
-                scored("o", 0.9),
-                scored("i", 0.6).model_copy(update={"prioritised": True}),
-            ],
-            [interview, loop],
-            [],
-            [],
-            language=language,
-            now=NOW,
-        )
-        assert context.open_loop_questions[0] == expected
-        assert len(context.open_loop_questions) == 2  # then the unresolved thread
-    # Outside its window the event is just a memory.
-    plain = assemble([(interview, 0.6)])
-    assert plain.open_loop_questions == ()
-
-
 def test_a_hypothesis_inside_a_chain_is_marked_tentative() -> None:
     context = assemble(
         [
