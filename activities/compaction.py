@@ -17,6 +17,7 @@ from typing import Protocol
 from pydantic import BaseModel
 from temporalio import activity
 
+from activities.tiers import with_heartbeats
 from selfimprint.adapters.graph_archive import GraphArchive, merge_snapshots
 from selfimprint.domain.compaction import (
     CompactionPlan,
@@ -108,6 +109,17 @@ def reset_label(now: datetime) -> str:
     return f"{now:%Y%m%dT%H%M%SZ}"
 
 
+def _store_verified(
+    archive: GraphArchive, tenant_id: str, user_id: str, label: str, part: GraphSnapshot
+) -> None:
+    """Upload the archive, read it back and compare, then drop older versions of it."""
+    written = archive.write_reset(tenant_id, user_id, label, part)
+    back = archive.read_key(tenant_id, user_id, written.key)
+    if not back.matches(written):
+        raise RuntimeError(f"{written.key} does not read back as written: nothing was removed")
+    archive.purge_old_versions_of(written.key)
+
+
 class CompactionActivities:
     def __init__(self, graphs: CompactionGraphs, archive: GraphArchive | None = None) -> None:
         self._graphs = graphs
@@ -167,7 +179,9 @@ class CompactionActivities:
         part = archived_part(snapshot, ids)
         if await asyncio.to_thread(archive.head_key, key) is not None:
             # A retry: the first attempt may already have removed some memories from Neo4j.
-            earlier = await asyncio.to_thread(archive.read_key, data.tenant_id, data.user_id, key)
+            earlier = await with_heartbeats(
+                asyncio.to_thread(archive.read_key, data.tenant_id, data.user_id, key)
+            )
             part = merge_snapshots(earlier.snapshot, part)
         elif not ids:
             return SoftResetApplied(
@@ -176,14 +190,9 @@ class CompactionActivities:
                 archived_edges=0,
                 kept_memories=len(plan.keep_node_ids),
             )
-        activity.heartbeat("archiving")
-        written = await asyncio.to_thread(
-            archive.write_reset, data.tenant_id, data.user_id, label, part
+        await with_heartbeats(
+            asyncio.to_thread(_store_verified, archive, data.tenant_id, data.user_id, label, part)
         )
-        back = await asyncio.to_thread(archive.read_key, data.tenant_id, data.user_id, key)
-        if not back.matches(written):
-            raise RuntimeError(f"{key} does not read back as written: nothing was removed")
-        await asyncio.to_thread(archive.purge_old_versions_of, key)
         ordered = sorted(ids)
         for start in range(0, len(ordered), MAX_BATCH_IDS):
             batch = tuple(ordered[start : start + MAX_BATCH_IDS])

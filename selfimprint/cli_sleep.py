@@ -20,6 +20,7 @@ from temporalio.service import RPCError
 from selfimprint.adapters.temporal import connect
 from selfimprint.config import Settings
 from selfimprint.domain.sleep_policy import Depth
+from selfimprint.domain.sleep_writes import SleepStatus
 from workflows.user_lifecycle import (
     LifecycleState,
     SleepRequest,
@@ -81,8 +82,9 @@ def status(user: str, tenant: str = TENANT) -> None:
     typer.echo(_describe(state))
 
 
-# What an update asks for, and how to tell from the state that it has happened.
-Outcome = Callable[[LifecycleState], str | None]
+# What an update asks for, and how to tell from the state that it has happened: None while it
+# has not, else what to print and whether it succeeded.
+Outcome = Callable[[LifecycleState], tuple[str, bool] | None]
 LifecycleHandle = WorkflowHandle[UserLifecycleWorkflow, None]
 
 
@@ -97,7 +99,7 @@ def _update_and_wait(
     poll the state until `outcome` (built from the state before the update) has an answer."""
     settings = Settings()
 
-    async def run() -> str:
+    async def run() -> tuple[str, bool]:
         client = await connect(settings)
         handle = client.get_workflow_handle_for(
             UserLifecycleWorkflow.run, workflow_id(tenant, user)
@@ -105,23 +107,26 @@ def _update_and_wait(
         done = outcome(await handle.query(UserLifecycleWorkflow.state))
         message = await send(handle)
         if not wait:
-            return f"accepted: {message}"
+            return f"accepted: {message}", True
         deadline = time.monotonic() + 1800
         while time.monotonic() < deadline:
             answer = done(await handle.query(UserLifecycleWorkflow.state))
             if answer is not None:
                 return answer
             await asyncio.sleep(2)
-        return "still running after 30 min: see `selfimprint sleep status`"
+        return "still running after 30 min: see `selfimprint sleep status`", True
 
     try:
-        typer.echo(asyncio.run(run()))
+        text, succeeded = asyncio.run(run())
     except WorkflowUpdateFailedError as exc:
         typer.echo(f"rejected: {exc.cause}", err=True)
         raise typer.Exit(1) from exc
     except RPCError as exc:
         typer.echo(f"no lifecycle for {tenant}/{user}: {exc.message}", err=True)
         raise typer.Exit(1) from exc
+    typer.echo(text)
+    if not succeeded:
+        raise typer.Exit(1)
 
 
 def _request(user: str, tenant: str, depth: Depth, reason: str, wait: bool) -> None:
@@ -130,9 +135,11 @@ def _request(user: str, tenant: str, depth: Depth, reason: str, wait: bool) -> N
         return (await handle.execute_update(UserLifecycleWorkflow.request_sleep, request)).message
 
     def outcome(before: LifecycleState) -> Outcome:
-        def done(state: LifecycleState) -> str | None:
+        def done(state: LifecycleState) -> tuple[str, bool] | None:
             finished = state.sleep_seq > before.sleep_seq and state.sleep_requested is None
-            return _describe(state) if finished and state.last_sleep is not None else None
+            if not finished or state.last_sleep is None:
+                return None
+            return _describe(state), state.last_sleep.status is not SleepStatus.FAILED
 
         return done
 
@@ -181,10 +188,11 @@ def soft_reset(
         return ack.message
 
     def outcome(before: LifecycleState) -> Outcome:
-        def done(state: LifecycleState) -> str | None:
+        def done(state: LifecycleState) -> tuple[str, bool] | None:
             finished = not state.soft_reset_requested
-            changed = state.last_soft_reset != before.last_soft_reset
-            return f"soft reset: {state.last_soft_reset}" if finished and changed else None
+            if not finished or state.last_soft_reset == before.last_soft_reset:
+                return None
+            return f"soft reset: {state.last_soft_reset}", not state.last_soft_reset_failed
 
         return done
 

@@ -18,7 +18,7 @@ from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
 from selfimprint.adapters.neo4j.records import UserScope
 from selfimprint.domain.models import Node
 from selfimprint.domain.users import Tier
-from selfimprint.ports import GraphSnapshot
+from selfimprint.ports import GraphSnapshot, ObjectNotFoundError
 
 
 class MemoryExport(BaseModel):
@@ -80,7 +80,11 @@ async def export_user_memory(
             snapshot = merge_snapshots(snapshot, await store.export_graph(now))
     resets = []
     for key in await asyncio.to_thread(archive.reset_archives, tenant_id, user_id):
-        resets.append((await asyncio.to_thread(archive.read_key, tenant_id, user_id, key)).snapshot)
+        try:
+            read = await asyncio.to_thread(archive.read_key, tenant_id, user_id, key)
+        except ObjectNotFoundError:
+            continue  # deleted between the listing and the read (erasure, an operator)
+        resets.append(read.snapshot)
     if not include_embeddings:
         snapshot, resets = _without_embeddings(snapshot), [_without_embeddings(r) for r in resets]
     return MemoryExport(

@@ -144,8 +144,9 @@ class LifecycleState(BaseModel):
     # assistant no longer understands them (counted since the last compaction).
     soft_reset_requested: bool = False
     feedback_signals: int = 0
-    feedback_ids: list[str] = Field(default_factory=list)  # this week's, for idempotency
+    feedback_ids: list[str] = Field(default_factory=list)  # the latest, for idempotency
     last_soft_reset: str | None = None  # one line: when, what was archived, where
+    last_soft_reset_failed: bool = False
     last_reconcile_at: datetime | None = None
     # Off only where the server has not registered the SelfImprint* attributes.
     publish_search_attributes: bool = True
@@ -647,13 +648,17 @@ class UserLifecycleWorkflow:
             workflow.logger.warning("compaction failed", extra={"error": str(err.cause)})
             if soft_reset:
                 state.last_soft_reset = f"{now:%Y-%m-%d %H:%M} failed: {err.cause}"[:300]
+                state.last_soft_reset_failed = True
             return
         state.last_compaction_at = now
         state.last_entropy = result.compaction.entropy.score
         state.sleeps.compactions += 1
-        # Feedback counts toward the next weekly decision only.
-        state.feedback_signals, state.feedback_ids = 0, []
+        # Feedback counts toward the next weekly decision only; its ids stay (bounded), so a
+        # client's retry that crosses a compaction is still recognised.
+        state.feedback_signals = 0
         applied = result.soft_reset_applied
+        if soft_reset:
+            state.last_soft_reset_failed = False
         if applied is not None:
             where = f", in {applied.archive_key}" if applied.archive_key else ""
             state.last_soft_reset = (

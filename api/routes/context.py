@@ -135,6 +135,12 @@ def _from_snapshot(snapshot: GraphSnapshot) -> Retrieve:
     return retrieve
 
 
+# Archive reads decode in worker threads that a timeout cannot stop: a few at a time per API
+# process, and a request that finds them all busy is answered without memories at once.
+MAX_ARCHIVE_READS = 2
+_archive_reads = asyncio.Semaphore(MAX_ARCHIVE_READS)
+
+
 async def read_archived(
     resources: Resources, scope: UserScope, tier: Tier
 ) -> tuple[GraphSnapshot | None, str]:
@@ -143,20 +149,28 @@ async def read_archived(
     settings = resources.settings
     if settings.context_archive_timeout_s <= 0:
         return None, "reading the archive on the context path is switched off"
-    archive = resources.archive()
-    try:
-        head = await asyncio.to_thread(archive.head, scope.tenant_id, scope.user_id, tier)
-        if head is None:
-            return None, "no archived graph found (it may have just come back: ask again)"
-        if head.nodes > settings.context_archive_max_nodes:
-            return None, f"{head.nodes} memories: too many to read on the context path"
-        read = await asyncio.wait_for(
-            asyncio.to_thread(archive.read, scope.tenant_id, scope.user_id, tier),
-            settings.context_archive_timeout_s,
-        )
-    except TimeoutError:
-        return None, f"reading it took over {settings.context_archive_timeout_s:g} s"
-    except Exception as exc:  # any storage failure degrades to a context without memories
-        log.warning("context.archive_read_failed", user_id=scope.user_id, error=str(exc)[:200])
-        return None, f"it could not be read ({type(exc).__name__})"
+    if _archive_reads.locked():
+        return None, "other archive reads are in progress on this server"
+    async with _archive_reads:
+        try:
+            return await asyncio.wait_for(
+                _read(resources, scope, tier), settings.context_archive_timeout_s
+            )
+        except TimeoutError:
+            return None, f"reading it took over {settings.context_archive_timeout_s:g} s"
+        except Exception as exc:  # any storage failure degrades to a context without memories
+            log.warning("context.archive_read_failed", user_id=scope.user_id, error=str(exc)[:200])
+            return None, f"it could not be read ({type(exc).__name__})"
+
+
+async def _read(
+    resources: Resources, scope: UserScope, tier: Tier
+) -> tuple[GraphSnapshot | None, str]:
+    archive = await asyncio.to_thread(resources.archive)  # first use builds boto3 and the keys
+    head = await asyncio.to_thread(archive.head, scope.tenant_id, scope.user_id, tier)
+    if head is None:
+        return None, "no archived graph found (it may have just come back: ask again)"
+    if head.nodes > resources.settings.context_archive_max_nodes:
+        return None, f"{head.nodes} memories: too many to read on the context path"
+    read = await asyncio.to_thread(archive.read, scope.tenant_id, scope.user_id, tier)
     return read.snapshot, ""
