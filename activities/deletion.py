@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from neo4j import AsyncDriver
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from temporalio import activity
 from temporalio.client import Client, WorkflowExecutionStatus
 from temporalio.service import RPCError, RPCStatusCode
@@ -30,6 +30,10 @@ log = get_logger(__name__)
 class DeletionInput(BaseModel):
     tenant_id: str
     user_id: str
+    # A second pass this long after the erasure (0: none) catches what an activity already
+    # running at erasure time wrote late (a tier move or soft reset uploading, which would also
+    # create a fresh data key). Longer than any activity's start-to-close timeout (30 min).
+    sweep_after_s: int = Field(45 * 60, ge=0)
 
 
 class DeletionReport(BaseModel):
@@ -42,6 +46,21 @@ class DeletionReport(BaseModel):
     profile_deleted: bool
     key_destroyed: bool
     finished_at: datetime
+    sweep_workflow_id: str | None = None  # the delayed second pass, if one was started
+
+
+class SweepInput(BaseModel):
+    tenant_id: str
+    user_id: str
+    after_s: int
+
+
+class SweepReport(BaseModel):
+    """What the second pass still found: anything non-zero was written after the erasure."""
+
+    objects_deleted: int
+    memories_deleted: int
+    key_destroyed: bool
 
 
 class StopWorkflowsInput(BaseModel):
@@ -135,7 +154,7 @@ def deletion_registrations(
 ) -> tuple[list[type], list[Callable[..., Any]]]:
     """Workflows and activities for the cpu worker; pass the same archive and key store as the
     tier registrations (one boto3 client, one key store per process)."""
-    from workflows.deletion import DeletionWorkflow
+    from workflows.deletion import DeletionWorkflow, ErasureSweepWorkflow
 
     acts = DeletionActivities(
         client,
@@ -145,7 +164,7 @@ def deletion_registrations(
         archive,
         keys,
     )
-    return [DeletionWorkflow], [
+    return [DeletionWorkflow, ErasureSweepWorkflow], [
         acts.stop_workflows,
         acts.destroy_key,
         acts.delete_objects,

@@ -5,6 +5,12 @@ that workflow first (so nothing writes while the stores are emptied), which woul
 children too. Order: stop workflows -> destroy the data key (from here on every SYNX copy anywhere
 is unreadable) -> S3 objects (all versions) -> graph -> raw messages -> profile. Each step is
 idempotent, so the workflow finishes across crashes and a rerun reports zeros.
+
+Terminating a workflow does not stop an activity already running for it: a tier move or soft
+reset in the middle of an upload can still write after the erasure, and would create a fresh
+data key to do so. So the erasure ends by starting `ErasureSweepWorkflow` (abandoned: it outlives
+this workflow), which waits longer than any activity may run and then destroys the key, the
+objects and the graph again, logging whatever it still found.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from datetime import timedelta
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
+from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
     from activities.deletion import (
@@ -21,11 +28,19 @@ with workflow.unsafe.imports_passed_through():
         DeletionInput,
         DeletionReport,
         StopWorkflowsInput,
+        SweepInput,
+        SweepReport,
     )
     from workflows.tiers import tier_workflow_id
     from workflows.user_lifecycle import workflow_id as lifecycle_workflow_id
 
-__all__ = ["DeletionInput", "DeletionReport", "DeletionWorkflow", "deletion_workflow_id"]
+__all__ = [
+    "DeletionInput",
+    "DeletionReport",
+    "DeletionWorkflow",
+    "ErasureSweepWorkflow",
+    "deletion_workflow_id",
+]
 
 
 def deletion_workflow_id(tenant_id: str, user_id: str) -> str:
@@ -86,6 +101,20 @@ class DeletionWorkflow:
             start_to_close_timeout=SHORT,
             retry_policy=RETRY,
         )
+        sweep_id = None
+        if data.sweep_after_s > 0 and workflow.patched("erasure-sweep"):
+            # The run id: a second erasure of the same user must not collide with this sweep.
+            run = workflow.info().run_id
+            sweep_id = f"delete-sweep-{data.tenant_id}-{data.user_id}-{run}"
+            await workflow.start_child_workflow(
+                ErasureSweepWorkflow.run,
+                SweepInput(
+                    tenant_id=data.tenant_id, user_id=data.user_id, after_s=data.sweep_after_s
+                ),
+                id=sweep_id,
+                parent_close_policy=ParentClosePolicy.ABANDON,
+                static_summary="second erasure pass",
+            )
         report = DeletionReport(
             tenant_id=data.tenant_id,
             user_id=data.user_id,
@@ -96,6 +125,38 @@ class DeletionWorkflow:
             profile_deleted=profile,
             key_destroyed=key_destroyed,
             finished_at=workflow.now(),
+            sweep_workflow_id=sweep_id,
         )
         workflow.logger.info("user erased: %s", report.model_dump(exclude={"finished_at"}))
+        return report
+
+
+@workflow.defn
+class ErasureSweepWorkflow:
+    @workflow.run
+    async def run(self, data: SweepInput) -> SweepReport:
+        await workflow.sleep(timedelta(seconds=data.after_s), summary="let late writers finish")
+        user = DeleteUserPartInput(tenant_id=data.tenant_id, user_id=data.user_id)
+        key_destroyed = await workflow.execute_activity_method(
+            DeletionActivities.destroy_key, user, start_to_close_timeout=SHORT, retry_policy=RETRY
+        )
+        objects = await workflow.execute_activity_method(
+            DeletionActivities.delete_objects,
+            user,
+            start_to_close_timeout=LONG,
+            heartbeat_timeout=HEARTBEAT,
+            retry_policy=RETRY,
+        )
+        memories = await workflow.execute_activity_method(
+            DeletionActivities.delete_graph,
+            user,
+            start_to_close_timeout=LONG,
+            heartbeat_timeout=HEARTBEAT,
+            retry_policy=RETRY,
+        )
+        report = SweepReport(
+            objects_deleted=objects, memories_deleted=memories, key_destroyed=key_destroyed
+        )
+        if objects or memories or key_destroyed:
+            workflow.logger.warning("erasure sweep found late writes: %s", report.model_dump())
         return report

@@ -1,6 +1,7 @@
 """Erasure on the real stack: after DeletionWorkflow no node, object, object version, message,
 profile or data key of the user remains, the lifecycle workflow is gone, and a SYNX copy taken
-before the deletion can no longer be decrypted."""
+before the deletion can no longer be decrypted; and what an activity still running at erasure
+time writes afterwards is removed by the delayed second pass."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 from temporalio.client import WorkflowExecutionStatus
 from temporalio.common import WorkflowIDReusePolicy
 
-from activities.deletion import DeletionInput, DeletionReport
+from activities.deletion import DeletionInput, DeletionReport, SweepReport
 from activities.tiers import TierMoveInput
 from selfimprint.adapters.crypto import DataKeyNotFoundError
 from selfimprint.adapters.neo4j.records import UserScope
@@ -19,6 +20,7 @@ from selfimprint.adapters.s3 import S3ObjectStore
 from selfimprint.adapters.synx import SynxWrongKeyError, read_synx
 from selfimprint.domain.messages import Message, Role
 from selfimprint.domain.users import Tier
+from selfimprint.ports import GraphSnapshot
 from tests.integration.tiers_support import NOW, Harness, fresh_queue, harness, memory, seed_graph
 from workflows.deletion import DeletionWorkflow, deletion_workflow_id
 from workflows.tiers import TierMoveWorkflow, tier_workflow_id
@@ -102,6 +104,43 @@ async def test_deletion_leaves_nothing_and_shreds_old_copies(harness: Harness) -
         again = await erase(h, tenant, user, queue)  # idempotent: nothing left to remove
         assert (again.memories_deleted, again.objects_deleted, again.messages_deleted) == (0, 0, 0)
         assert again.workflows_terminated == [] and not again.key_destroyed
+
+
+async def test_a_write_landing_after_the_erasure_is_swept(harness: Harness) -> None:
+    h = harness
+    store = await h.new_user()
+    tenant, user = h.tenant_of(store), store.user_id
+    await seed_graph(store, size=6)
+    prefix = h.archive.layout.user_prefix(tenant, user)
+    queue = fresh_queue()
+    async with h.worker(queue):
+        report = await h.client.execute_workflow(
+            DeletionWorkflow.run,
+            DeletionInput(tenant_id=tenant, user_id=user, sweep_after_s=3),
+            id=deletion_workflow_id(tenant, user),
+            task_queue=queue,
+            id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE,
+        )
+        assert report.sweep_workflow_id is not None
+        # A tier move that was mid-upload when the erasure ran finishes now: it gets a fresh
+        # data key (the old one is destroyed) and leaves a readable object behind.
+        late = GraphSnapshot(
+            user_id=user,
+            exported_at=NOW,
+            nodes=(memory("late", user, "uploaded after the erasure"),),
+            edges=(),
+            hypotheses=(),
+            tensions=(),
+        )
+        h.archive.write(tenant, user, Tier.WARM, late)
+        assert h.objects.list_versions(prefix) != []
+        swept = await h.client.get_workflow_handle(
+            report.sweep_workflow_id, result_type=SweepReport
+        ).result()
+    assert (swept.objects_deleted, swept.key_destroyed) == (1, True)
+    assert h.objects.list_versions(prefix) == []
+    with pytest.raises(DataKeyNotFoundError):
+        h.keys.get(tenant, user)
 
 
 def test_prefix_delete_removes_every_version(harness: Harness) -> None:

@@ -43,7 +43,7 @@ from selfimprint.domain.models import (
 from selfimprint.domain.users import Tier, UserProfile
 from selfimprint.ports import HypothesisRecord
 from workflows.compaction import CompactionWorkflow
-from workflows.deletion import DeletionWorkflow
+from workflows.deletion import DeletionWorkflow, ErasureSweepWorkflow
 from workflows.forget import ForgetTopicWorkflow
 from workflows.tiers import TierMoveWorkflow
 
@@ -103,7 +103,13 @@ class Harness:
         return Worker(
             self.client,
             task_queue=task_queue,
-            workflows=[TierMoveWorkflow, DeletionWorkflow, ForgetTopicWorkflow, CompactionWorkflow],
+            workflows=[
+                TierMoveWorkflow,
+                DeletionWorkflow,
+                ErasureSweepWorkflow,
+                ForgetTopicWorkflow,
+                CompactionWorkflow,
+            ],
             activities=activities,
             activity_executor=self.pool,
         )
