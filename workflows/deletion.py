@@ -54,6 +54,29 @@ HEARTBEAT = timedelta(seconds=30)
 RETRY = RetryPolicy(initial_interval=timedelta(seconds=1), maximum_interval=timedelta(seconds=60))
 
 
+async def _shred(user: DeleteUserPartInput) -> tuple[bool, int, int]:
+    """Destroy the data key, then every object version, then the graph: shared by the erasure
+    and its delayed second pass. Returns (key destroyed, objects deleted, memories deleted)."""
+    key_destroyed = await workflow.execute_activity_method(
+        DeletionActivities.destroy_key, user, start_to_close_timeout=SHORT, retry_policy=RETRY
+    )
+    objects = await workflow.execute_activity_method(
+        DeletionActivities.delete_objects,
+        user,
+        start_to_close_timeout=LONG,
+        heartbeat_timeout=HEARTBEAT,
+        retry_policy=RETRY,
+    )
+    memories = await workflow.execute_activity_method(
+        DeletionActivities.delete_graph,
+        user,
+        start_to_close_timeout=LONG,
+        heartbeat_timeout=HEARTBEAT,
+        retry_policy=RETRY,
+    )
+    return key_destroyed, objects, memories
+
+
 @workflow.defn
 class DeletionWorkflow:
     @workflow.run
@@ -71,23 +94,7 @@ class DeletionWorkflow:
             start_to_close_timeout=SHORT,
             retry_policy=RETRY,
         )
-        key_destroyed = await workflow.execute_activity_method(
-            DeletionActivities.destroy_key, user, start_to_close_timeout=SHORT, retry_policy=RETRY
-        )
-        objects = await workflow.execute_activity_method(
-            DeletionActivities.delete_objects,
-            user,
-            start_to_close_timeout=LONG,
-            heartbeat_timeout=HEARTBEAT,
-            retry_policy=RETRY,
-        )
-        memories = await workflow.execute_activity_method(
-            DeletionActivities.delete_graph,
-            user,
-            start_to_close_timeout=LONG,
-            heartbeat_timeout=HEARTBEAT,
-            retry_policy=RETRY,
-        )
+        key_destroyed, objects, memories = await _shred(user)
         messages = await workflow.execute_activity_method(
             DeletionActivities.delete_messages,
             user,
@@ -137,23 +144,7 @@ class ErasureSweepWorkflow:
     async def run(self, data: SweepInput) -> SweepReport:
         await workflow.sleep(timedelta(seconds=data.after_s), summary="let late writers finish")
         user = DeleteUserPartInput(tenant_id=data.tenant_id, user_id=data.user_id)
-        key_destroyed = await workflow.execute_activity_method(
-            DeletionActivities.destroy_key, user, start_to_close_timeout=SHORT, retry_policy=RETRY
-        )
-        objects = await workflow.execute_activity_method(
-            DeletionActivities.delete_objects,
-            user,
-            start_to_close_timeout=LONG,
-            heartbeat_timeout=HEARTBEAT,
-            retry_policy=RETRY,
-        )
-        memories = await workflow.execute_activity_method(
-            DeletionActivities.delete_graph,
-            user,
-            start_to_close_timeout=LONG,
-            heartbeat_timeout=HEARTBEAT,
-            retry_policy=RETRY,
-        )
+        key_destroyed, objects, memories = await _shred(user)
         report = SweepReport(
             objects_deleted=objects, memories_deleted=memories, key_destroyed=key_destroyed
         )
