@@ -23,7 +23,7 @@ import numpy as np
 from neo4j import AsyncDriver
 
 from selfimprint.adapters.neo4j import Neo4jGraphStore, VectorSearchConfig, open_driver, retrieval
-from selfimprint.adapters.neo4j.records import vector_index
+from selfimprint.adapters.neo4j.records import vector_index, vector_property
 from selfimprint.config import Settings
 from selfimprint.devstack.ports import free_ports
 from selfimprint.devstack.process import ManagedProcess
@@ -233,8 +233,10 @@ async def _server_side(
     server, trip = [], []
     for i in range(calls):
         _, summary, _ = await driver.execute_query(
-            retrieval._BY_INDEX,  # noqa: SLF001 - the very query the store runs
+            retrieval.BY_INDEX,  # the very statement the store runs
             index=vector_index(DIM),
+            property=vector_property(DIM),
+            scheduled_limit=5,
             fetch=40,
             scope="bench/big",
             model=MODEL,

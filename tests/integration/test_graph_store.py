@@ -138,6 +138,8 @@ async def test_changed_applied_migration_is_refused(
 
 
 async def test_upsert_round_trips_every_field(graph: Neo4jUserGraph) -> None:
+    # Instants travel as epoch numbers (records.epoch_parts): microseconds and a time before
+    # 1970 (floor division) must come back exactly.
     stored = node(
         "n1",
         graph.user_id,
@@ -145,16 +147,21 @@ async def test_upsert_round_trips_every_field(graph: Neo4jUserGraph) -> None:
         node_type=NodeType.EMOTIONAL_NOTE,
         valence="negative",
         weight=0.7,
-        expires_at=NOW + timedelta(days=3),
-        last_reinforced_at=NOW + timedelta(hours=1),
+        weight_at=NOW + timedelta(microseconds=123_457),
+        expires_at=NOW + timedelta(days=3, microseconds=1),
+        last_reinforced_at=NOW + timedelta(hours=1, microseconds=999_999),
+        belief=Belief(first_seen=datetime(1969, 12, 31, 23, 59, 59, 500_001, tzinfo=UTC)),
         sources=("msg-1", "msg-2"),
         is_pinned=True,
     )
-    await graph.upsert([stored])
+    other = node("n2", graph.user_id)
+    link = edge("n1", "n2", last_reinforced_at=NOW + timedelta(microseconds=7))
+    await graph.upsert([stored, other], [link])
     (got,) = await graph.get_nodes(["n1"])
     assert got.model_dump(exclude={"embedding"}) == stored.model_dump(exclude={"embedding"})
     assert got.embedding is not None
     assert np.allclose(got.embedding, stored.embedding or (), atol=1e-6)  # stored as float32
+    assert await graph.edges_of("n1") == [link]
 
 
 async def test_retried_upsert_leaves_the_same_graph_and_unites_sources(

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
 from pydantic import TypeAdapter
@@ -40,6 +40,55 @@ def chunked(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
     """Bounded UNWIND batches (itertools.batched needs Python 3.12)."""
     for start in range(0, len(items), size):
         yield items[start : start + size]
+
+
+class Rows(list[Any]):
+    """A list parameter with a short repr. The driver (6.4) formats every RUN's parameters for
+    its debug log before checking the log level: for a 1,000-node upsert that repr of 384k
+    floats was ~250 ms of client CPU, a third of the write (docs/decisions.md, "Graph store:
+    what an upsert cost")."""
+
+    def __repr__(self) -> str:
+        return f"<{len(self)} rows>"
+
+
+# Instants travel as plain numbers and become DateTimes inside Neo4j: the driver converts each
+# datetime parameter and each DateTime it reads in pure Python (~25 us apiece), and a node has
+# eight of them, which made datetime conversion the largest cost of an upsert.
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
+
+
+def epoch_parts(value: datetime) -> list[int]:
+    """[whole seconds, nanoseconds] since the epoch, floor-divided like Java's Instant."""
+    seconds, micros = divmod((value - _EPOCH) // _MICROSECOND, 1_000_000)
+    return [seconds, micros * 1_000]
+
+
+def from_epoch_micros(value: int) -> datetime:
+    return _EPOCH + timedelta(microseconds=value)
+
+
+def set_times(var: str) -> str:
+    """Cypher: set `row.times` ({name: epoch_parts}) on `var` as UTC DateTimes."""
+    return (
+        f"FOREACH (k IN keys(row.times) | SET {var}[k] = datetime("
+        "{epochSeconds: row.times[k][0], nanosecond: row.times[k][1]}))"
+    )
+
+
+def epoch_micros(expr: str) -> str:
+    """Cypher: the DateTime `expr` as integer microseconds since the epoch (null stays null).
+    From epochMillis, which floors; epochSeconds truncates towards zero, so it is one second
+    off before 1970."""
+    return f"{expr}.epochMillis * 1000 + {expr}.nanosecond / 1000 % 1000"
+
+
+def split_times(props: dict[str, Any]) -> tuple[dict[str, Any], dict[str, list[int]]]:
+    """Props without their set instants, and those instants as epoch parts; a None instant
+    stays in props, where it clears the stored value."""
+    times = {k: epoch_parts(v) for k, v in props.items() if isinstance(v, datetime)}
+    return {k: v for k, v in props.items() if k not in times}, times
 
 
 class UnsupportedDimensionError(ValueError):
@@ -108,13 +157,20 @@ _HYPOTHESIS_FIELDS = (
 )  # fmt: skip
 _VECTOR_FIELDS = tuple(f"embedding_{d}" for d in VECTOR_DIMENSIONS)
 _NODE_FIELDS = _NODE_SCALARS + _BELIEF_FIELDS
+# The node fields that hold instants: read back as epoch microseconds (see `epoch_micros`).
+_NODE_TIMES = frozenset(
+    {"weight_at", "created_at", "last_reinforced_at", "expires_at"}
+    | {"first_seen", "confirmed_at", "challenged_at", "confidence_at"}
+)
+_EDGE_TIMES = ("created_at", "last_reinforced_at")
 
 
 def node_projection(var: str, *, with_vectors: bool = False) -> str:
     """A Cypher map projection of a node's model fields: returning `n {.*}` would ship every
     vector (1.5-4 KB each) to the read path, which never needs them."""
     fields = _NODE_FIELDS + (_VECTOR_FIELDS if with_vectors else ())
-    return var + " {" + ", ".join(f".{f}" for f in fields) + "}"
+    items = (f"{f}: {epoch_micros(f'{var}.{f}')}" if f in _NODE_TIMES else f".{f}" for f in fields)
+    return var + " {" + ", ".join(items) + "}"
 
 
 HYPOTHESIS_PROJECTION = "n {" + ", ".join(f".hypothesis_{f}" for f in _HYPOTHESIS_FIELDS) + "}"
@@ -150,10 +206,12 @@ def node_row(node: Node) -> dict[str, Any]:
     """Parameters for one node in an UNWIND upsert; None values clear stored properties."""
     props = {f: _storable(getattr(node, f)) for f in _NODE_SCALARS if f not in {"id", "sources"}}
     props |= {f: _storable(getattr(node.belief, f)) for f in _BELIEF_FIELDS}
+    props, times = split_times(props)
     return {
         "id": node.id,
         "label": TYPE_LABELS[node.type],
         "props": props,
+        "times": times,
         # dict.fromkeys: drop duplicates, keep first-seen order.
         "sources": list(dict.fromkeys(node.sources)),
         "embedding": list(node.embedding) if node.embedding is not None else None,
@@ -161,8 +219,14 @@ def node_row(node: Node) -> dict[str, Any]:
     }
 
 
+def _instant(name: str, value: Any) -> Any:
+    if name in _NODE_TIMES and isinstance(value, int):
+        return from_epoch_micros(value)
+    return _native(value)
+
+
 def node_from_record(raw: Mapping[str, Any]) -> Node:
-    values = {k: _native(v) for k, v in raw.items()}
+    values = {k: _instant(k, v) for k, v in raw.items()}
     vector = next((values[f] for f in _VECTOR_FIELDS if values.get(f) is not None), None)
     data = {f: values.get(f) for f in _NODE_SCALARS}
     data["sources"] = tuple(values.get("sources") or ())
@@ -174,26 +238,36 @@ def node_from_record(raw: Mapping[str, Any]) -> Node:
 
 
 def edge_row(edge: Edge) -> dict[str, Any]:
-    return {
-        "source_id": edge.source_id,
-        "target_id": edge.target_id,
-        "type": REL_TYPES[edge.type],
-        "props": {
+    props, times = split_times(
+        {
             "confidence": edge.confidence,
             "is_inferred": edge.is_inferred,
             "created_at": utc(edge.created_at),
             "last_reinforced_at": utc(edge.last_reinforced_at),
-        },
+        }
+    )
+    return {
+        "source_id": edge.source_id,
+        "target_id": edge.target_id,
+        "type": REL_TYPES[edge.type],
+        "props": props,
+        "times": times,
     }
 
 
 EDGE_PROJECTION = (
-    "{source_id: startNode(r).id, target_id: endNode(r).id, type: type(r), props: properties(r)}"
+    "{source_id: startNode(r).id, target_id: endNode(r).id, type: type(r), "
+    "props: r {.confidence, .is_inferred, "
+    + ", ".join(f"{f}: {epoch_micros(f'r.{f}')}" for f in _EDGE_TIMES)
+    + "}}"
 )
 
 
 def edge_from_record(raw: Mapping[str, Any]) -> Edge:
-    props = {k: _native(v) for k, v in raw["props"].items()}
+    props = {
+        k: from_epoch_micros(v) if k in _EDGE_TIMES and isinstance(v, int) else _native(v)
+        for k, v in raw["props"].items()
+    }
     return Edge.model_validate(
         {
             "source_id": raw["source_id"],

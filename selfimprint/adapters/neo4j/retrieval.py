@@ -23,6 +23,7 @@ from neo4j import AsyncManagedTransaction
 from selfimprint.adapters.neo4j.records import (
     EDGE_PROJECTION,
     INDEXED_LABEL,
+    Rows,
     UserScope,
     edge_from_record,
     node_from_record,
@@ -51,14 +52,14 @@ CALL (n) {{
   WITH r, m WHERE m:Memory AND m.scope = $scope AND {active("m")}
   RETURN collect({{edge: {EDGE_PROJECTION}, node: {node_projection("m")}}}) AS hood
 }}
-RETURN {node_projection("n")} AS node, score, hood
+RETURN {node_projection("n")} AS node, score, scheduled, hood
 """
 
 _BY_INDEX = f"""
 CALL db.index.vector.queryNodes($index, $fetch, $embedding) YIELD node AS n, score
 WHERE n.scope = $scope AND n.embedding_model = $model AND {active("n")}
 WITH n, score ORDER BY score DESC LIMIT $limit
-{_EXPAND}
+RETURN n, score, false AS scheduled
 """
 
 _EXACT = f"""
@@ -67,7 +68,7 @@ WHERE n.embedding_model = $model AND {active("n")}
 WITH n, vector.similarity.cosine(n[$property], $embedding) AS score
 WHERE score IS NOT NULL
 WITH n, score ORDER BY score DESC LIMIT $limit
-{_EXPAND}
+RETURN n, score, false AS scheduled
 """
 
 # Active scheduled-trigger windows: a range seek on (scope, priority_until), then the window's
@@ -82,8 +83,21 @@ WITH n, CASE WHEN n.embedding_model = $model
              THEN coalesce(vector.similarity.cosine(n[$property], $embedding), 0.0)
              ELSE 0.0 END AS score
 ORDER BY n.priority_until, n.id LIMIT $scheduled_limit
-{_EXPAND}
+RETURN n, score, true AS scheduled
 """
+
+
+def _read_query(*parts: str) -> str:
+    """The similar and the scheduled candidates and their neighbourhood in one statement: each
+    statement is a round trip, and on a shared 2-core host the round trips, not Neo4j's own
+    work, were most of a read's latency (docs/decisions.md, "Graph store")."""
+    union = "\n  UNION ALL\n".join(parts)
+    return f"CALL () {{\n{union}\n}}\n{_EXPAND}"
+
+
+BY_INDEX = _read_query(_BY_INDEX, _SCHEDULED)
+EXACT_ONLY = _read_query(_EXACT)
+EXACT = _read_query(_EXACT, _SCHEDULED)
 
 _SIZES = f"""
 CALL () {{ MATCH (n:{INDEXED_LABEL}) RETURN count(n) AS indexed_total }}
@@ -184,36 +198,30 @@ async def retrieve(
     params: dict[str, Any] = {
         "scope": scope.key,
         "model": query.embedding_model,
-        "embedding": list(query.embedding),
+        "embedding": Rows(query.embedding),
         "now": query.now,
         "limit": query.limit,
     }
     size = await sizes.get(tx, scope)
     fetch = index_fetch(query.limit, size, config)
-    rows: list[Any] = []
-    if fetch is not None:
-        result = await tx.run(_BY_INDEX, params, index=vector_index(dimension), fetch=fetch)
-        rows = [r async for r in result]
+    params["property"] = vector_property(dimension)
+    params["scheduled_limit"] = query.scheduled_limit
+    if fetch is None:
+        result = await tx.run(EXACT, params)
+        return _assemble([r async for r in result])
+    result = await tx.run(BY_INDEX, params, index=vector_index(dimension), fetch=fetch)
+    rows = [r async for r in result]
     # Too few survivors (the user's vectors cluster away from the query's neighbourhood, or
     # many are inactive): the exact scan is always right.
-    if fetch is None or len(rows) < min(query.limit, size.mine):
-        result = await tx.run(_EXACT, params, property=vector_property(dimension))
-        rows = [r async for r in result]
-    scheduled: list[Any] = []
-    if query.scheduled_limit:
-        result = await tx.run(
-            _SCHEDULED,
-            params,
-            property=vector_property(dimension),
-            scheduled_limit=query.scheduled_limit,
-        )
-        scheduled = [r async for r in result]
-    return _assemble(rows, scheduled)
+    if sum(not r["scheduled"] for r in rows) < min(query.limit, size.mine):
+        result = await tx.run(EXACT_ONLY, params)
+        rows = [r for r in rows if r["scheduled"]] + [r async for r in result]
+    return _assemble(rows)
 
 
-def _assemble(similar: list[Any], scheduled: list[Any]) -> RetrievalResult:
-    prioritised = {r["node"]["id"] for r in scheduled}
-    by_id = {r["node"]["id"]: r for r in [*scheduled, *similar]}
+def _assemble(rows: list[Any]) -> RetrievalResult:
+    prioritised = {r["node"]["id"] for r in rows if r["scheduled"]}
+    by_id = {r["node"]["id"]: r for r in sorted(rows, key=lambda r: r["scheduled"])}
     rows = sorted(by_id.values(), key=lambda r: (-r["score"], r["node"]["id"]))
     candidates = tuple(
         RetrievedMemory(

@@ -15,6 +15,7 @@ from selfimprint.adapters.neo4j.records import (
     HYPOTHESIS_PROJECTION,
     TENSION_PROJECTION,
     TYPE_LABELS,
+    Rows,
     UserScope,
     chunked,
     edge_from_record,
@@ -23,6 +24,7 @@ from selfimprint.adapters.neo4j.records import (
     node_from_record,
     node_projection,
     node_row,
+    set_times,
     tension_from_record,
 )
 from selfimprint.domain.models import Edge, Node
@@ -96,6 +98,7 @@ def _create_nodes_query(label: str) -> str:
 UNWIND $rows AS row
 CREATE (n:Memory:{label} {{scope: $scope, id: row.id, tenant_id: $tenant_id}})
 SET n += row.props, n.sources = row.sources
+{set_times("n")}
 {writes.SET_VECTOR}
 RETURN row.id AS id, elementId(n) AS element
 """
@@ -103,12 +106,13 @@ RETURN row.id AS id, elementId(n) AS element
 
 _CREATE_NODES = {node_type: _create_nodes_query(label) for node_type, label in TYPE_LABELS.items()}
 
-_CREATE_EDGES = """
+_CREATE_EDGES = f"""
 UNWIND $rows AS row
 MATCH (a) WHERE elementId(a) = row.source
 MATCH (b) WHERE elementId(b) = row.target
 CREATE (a)-[r:$(row.type)]->(b)
 SET r += row.props
+{set_times("r")}
 """
 
 
@@ -123,7 +127,7 @@ async def _create_nodes(
                 _CREATE_NODES[node_type],
                 scope=scope.key,
                 tenant_id=scope.tenant_id,
-                rows=[node_row(n) for n in chunk],
+                rows=Rows(node_row(n) for n in chunk),
             )
             elements.update({r["id"]: r["element"] async for r in result})
     return elements
@@ -136,10 +140,10 @@ async def _create_edges(
     if missing:
         raise writes.MissingNodesError(missing)
     for chunk in chunked(edges, writes.BATCH):
-        rows = [
+        rows = Rows(
             {**edge_row(e), "source": elements[e.source_id], "target": elements[e.target_id]}
             for e in chunk
-        ]
+        )
         await tx.run(_CREATE_EDGES, rows=rows)
 
 

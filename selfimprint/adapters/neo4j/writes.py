@@ -14,11 +14,13 @@ from neo4j import AsyncManagedTransaction
 from selfimprint.adapters.neo4j.records import (
     INDEXED_LABEL,
     TYPE_LABELS,
+    Rows,
     UserScope,
     chunked,
     edge_row,
     hypothesis_row,
     node_row,
+    set_times,
     tension_row,
     utc,
 )
@@ -56,6 +58,7 @@ UNWIND $rows AS row
 MERGE (n:Memory {{scope: $scope, id: row.id}})
   ON CREATE SET n.tenant_id = $tenant_id, n.sources = []
 SET n += row.props, n:{labels}
+{set_times("n")}
 REMOVE n:{others}
 SET n.sources = n.sources + [s IN row.sources WHERE NOT s IN n.sources]
 {SET_VECTOR}
@@ -84,12 +87,13 @@ WITH id WHERE n IS NULL
 RETURN collect(id) AS missing
 """
 
-_UPSERT_EDGES = """
+_UPSERT_EDGES = f"""
 UNWIND $rows AS row
-MATCH (a:Memory {scope: $scope, id: row.source_id})
-MATCH (b:Memory {scope: $scope, id: row.target_id})
+MATCH (a:Memory {{scope: $scope, id: row.source_id}})
+MATCH (b:Memory {{scope: $scope, id: row.target_id}})
 MERGE (a)-[r:$(row.type)]->(b)
 SET r += row.props
+{set_times("r")}
 """
 
 
@@ -133,7 +137,7 @@ async def upsert_nodes(
                 _UPSERT_NODES[(node_type, indexed)],
                 scope=scope.key,
                 tenant_id=scope.tenant_id,
-                rows=[node_row(n) for n in chunk],
+                rows=Rows(node_row(n) for n in chunk),
             )
 
 
@@ -150,7 +154,7 @@ async def upsert_edges(
     transaction instead of silently dropping the edge."""
     await _require_nodes(tx, scope, {i for e in edges for i in (e.source_id, e.target_id)})
     for chunk in chunked(edges, BATCH):
-        await tx.run(_UPSERT_EDGES, scope=scope.key, rows=[edge_row(e) for e in chunk])
+        await tx.run(_UPSERT_EDGES, scope=scope.key, rows=Rows(edge_row(e) for e in chunk))
 
 
 _REINFORCE = """
