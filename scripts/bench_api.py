@@ -1,6 +1,7 @@
 """API benchmark: context latency for a user with 10,000 memories (end to end over HTTP, query
-embedding included), message acceptance latency, and ingestion throughput with the local LLM and
-without it (verbatim extraction), on a throw-away local stack.
+embedding included), message acceptance latency, and ingestion throughput with the local LLM,
+with that LLM's recorded answers replayed (no inference: scripts/llm_replay.py), and with
+verbatim extraction, on a throw-away local stack.
 
     .venv/bin/python scripts/bench_api.py [--memories 10000] [--requests 300] [--no-write]
 
@@ -22,6 +23,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx
+from llm_replay import ReplayServer
 
 from selfimprint.adapters.embedders import build_embedder
 from selfimprint.adapters.neo4j import Neo4jGraphStore, open_driver
@@ -30,7 +32,7 @@ from selfimprint.adapters.neo4j.message_log import ExtractionState, MessageLogs
 from selfimprint.adapters.neo4j.records import UserScope
 from selfimprint.config import Settings
 from selfimprint.devstack import stack
-from selfimprint.devstack.ports import isolated_port_settings
+from selfimprint.devstack.ports import free_ports, isolated_port_settings
 from selfimprint.devstack.report import replace_section
 from selfimprint.devstack.services import PythonProcess
 from selfimprint.domain.decay import coefficient_for, expires_at
@@ -156,18 +158,29 @@ async def wait_extracted(settings: Settings, scope: UserScope, total: int) -> fl
 
 
 def ingest(
-    http: httpx.Client, settings: Settings, tenant: str, messages: int, label: str
+    http: httpx.Client,
+    settings: Settings,
+    tenant: str,
+    messages: int,
+    label: str,
+    period: int | None = None,
 ) -> tuple[float, int]:
-    """Send `messages` messages in batches of 4 and wait until all are extracted."""
+    """Send `messages` messages in batches of 4 and wait until all are extracted. `period`:
+    message m<j> says what m<j mod period> said (the replay of a recorded conversation)."""
     user = f"ingest-{label}-{uuid.uuid4().hex[:6]}"
     http.put(f"/v1/users/{user}", json={}).raise_for_status()
-    texts = synthetic_sentences(messages, random.Random(11))
+    texts = synthetic_sentences(period or messages, random.Random(11))
     started = time.perf_counter()
     now = datetime.now(UTC)
     for i in range(0, messages, 4):
         rows = [
-            {"id": f"m{j}", "role": "user", "text": f"I {t.lower()}", "sent_at": now.isoformat()}
-            for j, t in enumerate(texts[i : i + 4], start=i)
+            {
+                "id": f"m{j}",
+                "role": "user",
+                "text": f"I {texts[j % len(texts)].lower()}",
+                "sent_at": now.isoformat(),
+            }
+            for j in range(i, min(i + 4, messages))
         ]
         http.post(f"/v1/users/{user}/messages", json={"messages": rows}).raise_for_status()
     asyncio.run(wait_extracted(settings, UserScope(tenant, user), messages))
@@ -201,6 +214,9 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=300)
     parser.add_argument("--llm-messages", type=int, default=12)
     parser.add_argument("--verbatim-messages", type=int, default=200)
+    parser.add_argument(
+        "--replayed-messages", type=int, default=200, help="with the LLM's recorded answers"
+    )
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args()
 
@@ -250,11 +266,27 @@ def main() -> None:
         say(f"ingesting {args.verbatim_messages} messages without the LLM ...")
         verbatim_s, verbatim_n = ingest(http, settings, tenant, args.verbatim_messages, "verbatim")
 
-        llm_s, llm_n = 0.0, 0
+        llm_s, llm_n, replay_s, replay_n, replay_note = 0.0, 0, 0.0, 0, ""
         if args.llm_messages:
-            restart_gpu_worker(settings)
-            say(f"ingesting {args.llm_messages} messages with the local LLM ...")
-            llm_s, llm_n = ingest(http, settings, tenant, args.llm_messages, "llm")
+            # The gpu worker reaches llama.cpp through the recorder, which keeps its answers;
+            # then the recorder turns into their replay for the no-inference figure.
+            recorder = ReplayServer(free_ports(1)[0], upstream=settings.llm_target)
+            recorder.start()
+            try:
+                restart_gpu_worker(settings.model_copy(update={"llm_base_url": recorder.base_url}))
+                say(f"ingesting {args.llm_messages} messages with the local LLM ...")
+                llm_s, llm_n = ingest(http, settings, tenant, args.llm_messages, "llm")
+                recorder.upstream = None
+                say(f"ingesting {args.replayed_messages} messages with recorded answers ...")
+                replay_s, replay_n = ingest(
+                    http, settings, tenant, args.replayed_messages, "replay", args.llm_messages
+                )
+                replay_note = (
+                    f"{recorder.recordings.answers} answers recorded, "
+                    f"{recorder.recordings.misses} misses"
+                )
+            finally:
+                recorder.stop()
     finally:
         stack.down(settings)
         shutil.rmtree(root, ignore_errors=True)
@@ -277,6 +309,14 @@ def main() -> None:
             "ingestion with the local LLM (SmolLM2-135M, llama.cpp, 2 cores)",
             f"{llm_n / llm_s:.2f} messages/s ({llm_n} in {llm_s:.0f} s)" if llm_n else "not run",
             "batches of 4 messages",
+        ),
+        (
+            "ingestion with the LLM's answers replayed (no inference: prompt, answer parsing, "
+            "apply rules, embedding, graph writes, workflow)",
+            f"{replay_n / replay_s:.1f} messages/s ({replay_n} in {replay_s:.0f} s)"
+            if replay_n
+            else "not run",
+            f"benchmark only (scripts/llm_replay.py); {replay_note}" if replay_n else "",
         ),
         (
             "ingestion without the LLM (verbatim extraction, embedding + graph writes)",

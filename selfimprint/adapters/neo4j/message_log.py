@@ -14,7 +14,7 @@ from enum import StrEnum
 
 from neo4j import AsyncDriver, AsyncManagedTransaction
 
-from selfimprint.adapters.neo4j.records import UserScope
+from selfimprint.adapters.neo4j.records import Rows, UserScope, epoch_parts
 from selfimprint.domain.messages import Message, Role
 
 
@@ -42,24 +42,29 @@ class AppendOutcome:
     duplicate_ids: list[str]
 
 
-# The user's profile is checked in the same round trip: the API answers 404 for an unknown
-# user without a separate read, and a user erased meanwhile cannot get messages back.
-_EXISTING = """
-OPTIONAL MATCH (p:UserProfile {scope: $scope})
-CALL () {
-  UNWIND $ids AS id
-  MATCH (m:RawMessage {scope: $scope, id: id})
-  RETURN collect({id: m.id, hash: m.hash}) AS stored
-}
-RETURN p IS NOT NULL AS known, stored
-"""
-
+# One statement, so acceptance costs one round trip before the commit: the profile check (the
+# API answers 404 for an unknown user, and a user erased meanwhile cannot get messages back),
+# the stored hashes of these ids, and the write, which happens only when neither refuses.
 _APPEND = """
-UNWIND $rows AS row
-MERGE (m:RawMessage {scope: $scope, id: row.id})
-  ON CREATE SET m.role = row.role, m.text = row.text, m.sent_at = row.sent_at,
-                m.hash = row.hash, m.received_at = datetime(),
-                m.extraction_state = 'pending'
+OPTIONAL MATCH (p:UserProfile {scope: $scope})
+WITH p IS NOT NULL AS known
+CALL () {
+  UNWIND $rows AS row
+  OPTIONAL MATCH (m:RawMessage {scope: $scope, id: row.id})
+  WITH row, m WHERE m IS NOT NULL
+  RETURN collect(row.id) AS stored, collect(CASE WHEN m.hash <> row.hash THEN row.id END) AS clash
+}
+CALL (known, stored, clash) {
+  WITH known, stored, clash WHERE (known OR NOT $require_profile) AND size(clash) = 0
+  UNWIND $rows AS row
+  WITH row, stored WHERE NOT row.id IN stored
+  MERGE (m:RawMessage {scope: $scope, id: row.id})
+    ON CREATE SET m.role = row.role, m.text = row.text,
+                  m.sent_at = datetime({epochSeconds: row.sent_at[0], nanosecond: row.sent_at[1]}),
+                  m.hash = row.hash, m.received_at = datetime(),
+                  m.extraction_state = 'pending'
+}
+RETURN known, stored, clash
 """
 
 _GET = """
@@ -117,18 +122,20 @@ class Neo4jMessageLog:
             raise MessageConflictError(sorted(clashing))
 
         async def work(tx: AsyncManagedTransaction) -> AppendOutcome:
-            result = await tx.run(_EXISTING, scope=self._scope.key, ids=list(by_id))
+            result = await tx.run(
+                _APPEND,
+                scope=self._scope.key,
+                rows=Rows(_row(m) for m in by_id.values()),
+                require_profile=require_profile,
+            )
             record = await result.single(strict=True)
+            # Either refusal means the statement wrote nothing (its write is conditional).
             if require_profile and not record["known"]:
                 raise UnknownUserError(self._scope.user_id)
-            stored = {r["id"]: r["hash"] for r in record["stored"]}
-            conflicts = sorted(i for i, h in stored.items() if h != by_id[i].content_hash())
-            if conflicts:
-                raise MessageConflictError(conflicts)
-            rows = [_row(m) for i, m in by_id.items() if i not in stored]
-            if rows:
-                await (await tx.run(_APPEND, scope=self._scope.key, rows=rows)).consume()
-            return AppendOutcome([str(r["id"]) for r in rows], sorted(stored))
+            if record["clash"]:
+                raise MessageConflictError(sorted(record["clash"]))
+            stored = set(record["stored"])
+            return AppendOutcome([i for i in by_id if i not in stored], sorted(stored))
 
         async with self._driver.session(database=self._database) as session:
             return await session.execute_write(work)
@@ -186,7 +193,7 @@ def _row(message: Message) -> dict[str, object]:
         "id": message.id,
         "role": message.role.value,
         "text": message.text,
-        "sent_at": message.sent_at,
+        "sent_at": epoch_parts(message.sent_at),
         "hash": message.content_hash(),
     }
 
