@@ -35,12 +35,12 @@ from selfimprint.adapters.neo4j.records import UserScope
 from selfimprint.config import Settings
 from selfimprint.devstack import stack
 from selfimprint.devstack.ports import isolated_port_settings
+from selfimprint.devstack.report import replace_section
 from selfimprint.domain.models import Belief, Edge, EdgeType, Node, NodeType, Valence
 from selfimprint.domain.users import Tier, UserProfile
 from selfimprint.logging import configure_logging
 from selfimprint.ports import GraphSnapshot
 
-BENCHMARKS = Path(__file__).resolve().parents[1] / "BENCHMARKS.md"
 SECTION = "## Storage tiers"
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 _TYPES = (NodeType.FACT, NodeType.FACT, NodeType.EVENT, NodeType.PERSON, NodeType.EMOTIONAL_NOTE)
@@ -237,14 +237,7 @@ def main() -> None:
     )
     print(section)  # noqa: T201 - the report
     if not args.no_write:
-        text = BENCHMARKS.read_text(encoding="utf-8")
-        if SECTION in text:
-            start = text.index(SECTION)
-            end = text.find("\n## ", start + len(SECTION))
-            text = text[:start] + section + (text[end + 1 :] if end != -1 else "")
-        else:
-            text = text.rstrip("\n") + "\n\n" + section
-        BENCHMARKS.write_text(text, encoding="utf-8")
+        replace_section(section)
 
 
 if __name__ == "__main__":
