@@ -51,6 +51,16 @@ class ForgetInput(BaseModel):
     # Queue of the embedding activity (the gpu worker's, where the embedder of the stored
     # vectors lives); None: the workflow's own queue. None for min_similarity: text match only.
     embed_task_queue: str | None = None
+    # A real run tells the user's lifecycle when it is done, so that the lifecycle runs it again
+    # after any graph operation that overlapped it; those replays do not tell it again.
+    notify_lifecycle: bool = True
+
+
+class TopicForgotten(BaseModel):
+    """Signal to the lifecycle from a finished forget: what it removed, and since when it ran."""
+
+    forget: ForgetInput
+    started_at: datetime
 
 
 class ForgetTopicReport(BaseModel):

@@ -10,6 +10,7 @@ from datetime import timedelta
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
+from temporalio.exceptions import FailureError
 
 with workflow.unsafe.imports_passed_through():
     from activities.forget import (
@@ -20,11 +21,13 @@ with workflow.unsafe.imports_passed_through():
         ForgetInput,
         ForgetPlaceInput,
         ForgetTopicReport,
+        TopicForgotten,
         TopicVector,
     )
     from activities.tiers import LocateInput, TierActivities
     from selfimprint.domain.users import Tier
     from selfimprint.ports import ForgottenMemory
+    from workflows.ids import lifecycle_workflow_id
 
 __all__ = ["ForgetInput", "ForgetTopicReport", "ForgetTopicWorkflow"]
 
@@ -102,10 +105,31 @@ class ForgetTopicWorkflow:
                 start_to_close_timeout=SHORT,
                 retry_policy=RETRY,
             )
-        return ForgetTopicReport(
+        outcome = ForgetTopicReport(
             dry_run=data.dry_run,
             memories=sorted(memories.values(), key=lambda m: m.id),
             edges=edges,
             places=touched,
             derived=derived,
         )
+        if not data.dry_run and data.notify_lifecycle and workflow.patched("forget-notifies"):
+            await _tell_lifecycle(data)
+        return outcome
+
+
+async def _tell_lifecycle(data: ForgetInput) -> None:
+    """A tier move, soft reset, sleep or extraction that ran alongside this forget may have
+    copied what it removed (an export taken before, an archive written after); the lifecycle
+    knows what ran when and replays the forget after it (docs/decisions.md)."""
+    handle = workflow.get_external_workflow_handle(
+        lifecycle_workflow_id(data.tenant_id, data.user_id)
+    )
+    replay = data.model_copy(update={"notify_lifecycle": False})
+    try:
+        await handle.signal(
+            "topic_forgotten", TopicForgotten(forget=replay, started_at=workflow.info().start_time)
+        )
+    except FailureError as err:
+        # No running lifecycle (a user who never wrote, or one being erased): nothing moves
+        # the graph, so nothing can have overlapped.
+        workflow.logger.info("no lifecycle to tell", extra={"error": str(err)})

@@ -19,6 +19,8 @@ one-line summary in the memo.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import Literal
 
@@ -31,6 +33,7 @@ from temporalio.common import (
 from temporalio.exceptions import ActivityError, ApplicationError, ChildWorkflowError
 
 with workflow.unsafe.imports_passed_through():
+    from activities.forget import ForgetInput, TopicForgotten
     from activities.ingestion import (
         ApplyInput,
         ExtractInput,
@@ -53,13 +56,12 @@ with workflow.unsafe.imports_passed_through():
     from selfimprint.domain.sleep_writes import SleepStatus
     from selfimprint.domain.users import Tier, UserProfile
     from workflows.compaction import CompactionInput, CompactionResult, CompactionWorkflow
+    from workflows.forget import ForgetTopicWorkflow
+    from workflows.ids import lifecycle_workflow_id
     from workflows.sleep_phase import SleepInput, SleepOutcome, SleepPhaseWorkflow
     from workflows.tiers import TierMoveInput, TierMoveWorkflow, tier_workflow_id
 
-
-def workflow_id(tenant_id: str, user_id: str) -> str:
-    """Tenant ids contain no '-', so the first '-' after the prefix separates the two."""
-    return f"user-{tenant_id}-{user_id}"
+workflow_id = lifecycle_workflow_id
 
 
 # Registered on the local dev server by selfimprint/devstack/services.py (SEARCH_ATTRIBUTES).
@@ -148,6 +150,10 @@ class LifecycleState(BaseModel):
     last_soft_reset: str | None = None  # one line: when, what was archived, where
     last_soft_reset_failed: bool = False
     last_reconcile_at: datetime | None = None
+    # Forgets to run again: each overlapped a graph operation (`topic_forgotten`).
+    forget_replays: list[ForgetInput] = Field(default_factory=list)
+    last_operation_ended_at: datetime | None = None
+    last_forget_replay_failed: str | None = None
     # Off only where the server has not registered the SelfImprint* attributes.
     publish_search_attributes: bool = True
     # Session gap, tier moves, compaction, reconcile: from Settings, refreshed by each signal.
@@ -247,6 +253,7 @@ class UserLifecycleWorkflow:
         self._continue_after = data.continue_as_new_after
         self._woken = False  # a handler changed something the loop must re-plan for
         self._sleeping = False
+        self._operation: str | None = None  # the graph operation running now, if any
         self._published: tuple[object, ...] | None = None
 
     # --- signals -----------------------------------------------------------------------------
@@ -288,6 +295,22 @@ class UserLifecycleWorkflow:
         if self._state.tier is not Tier.HOT:
             self._state.rehydrate_requested = True
         self._woken = True
+
+    @workflow.signal
+    def topic_forgotten(self, signal: TopicForgotten) -> None:
+        """A forget finished. An operation that overlapped it (running now, or ended after the
+        forget began) may have copied what it removed: a tier move's or soft reset's export
+        taken before, uploaded after; a sleep or an extraction writing about the topic. Such a
+        forget runs again once the loop is free; forgetting is idempotent, so a replay that
+        finds nothing costs one pass."""
+        state = self._state
+        ended = state.last_operation_ended_at
+        overlapped = self._operation is not None or (
+            ended is not None and ended >= signal.started_at
+        )
+        if overlapped and signal.forget not in state.forget_replays:
+            state.forget_replays.append(signal.forget)
+            self._woken = True
 
     @workflow.signal
     def feedback_received(self, signal: FeedbackReceived) -> None:
@@ -372,27 +395,34 @@ class UserLifecycleWorkflow:
                 )
             loops += 1
             self._woken = False
+            if state.forget_replays:
+                await self._replay_forget(state.forget_replays.pop(0))
+                continue
             if state.tier is not Tier.HOT and (
                 state.pending_message_ids
                 or state.rehydrate_requested
                 or state.sleep_requested is not None
                 or state.soft_reset_requested
             ):
-                await self._move_tier(Tier.HOT)  # before extraction: the graph must be in Neo4j
+                with self._operating("tier move"):
+                    await self._move_tier(Tier.HOT)  # before extraction: the graph must be in Neo4j
                 continue
             if state.pending_message_ids:
                 batch = state.pending_message_ids[:EXTRACTION_BATCH]
-                await self._ingest(batch)
+                with self._operating("extraction"):
+                    await self._ingest(batch)
                 del state.pending_message_ids[: len(batch)]
                 continue
             now = workflow.now()
             if state.soft_reset_requested:
-                await self._compact(now, soft_reset=True)
+                with self._operating("soft reset"):
+                    await self._compact(now, soft_reset=True)
                 state.soft_reset_requested = False
                 continue
             if state.sleep_requested is not None:
                 depth, state.sleep_requested = state.sleep_requested, None
-                await self._sleep(depth, None, explicit=True)
+                with self._operating("sleep"):
+                    await self._sleep(depth, None, explicit=True)
                 continue
             planned = self._plan(now)
             tier_at, tier_target = self._tier_due()
@@ -400,11 +430,13 @@ class UserLifecycleWorkflow:
             if not state.paused and planned is not None and planned <= now:
                 view = state.next_sleep
                 assert view is not None and view.depth is not None
-                await self._sleep(view.depth, view.kind, explicit=False)
+                with self._operating("sleep"):
+                    await self._sleep(view.depth, view.kind, explicit=False)
                 continue
             if not state.paused and tier_at is not None and tier_at <= now:
                 assert tier_target is not None
-                await self._move_tier(tier_target)
+                with self._operating("tier move"):
+                    await self._move_tier(tier_target)
                 continue
             if reconcile_at <= now:
                 await self._reconcile()
@@ -426,6 +458,34 @@ class UserLifecycleWorkflow:
                 )
             except TimeoutError:
                 pass
+
+    @contextmanager
+    def _operating(self, name: str) -> Iterator[None]:
+        """Marks a graph operation as running, for `topic_forgotten`'s overlap check."""
+        self._operation = name
+        try:
+            yield
+        finally:
+            self._operation = None
+            self._state.last_operation_ended_at = workflow.now()
+
+    async def _replay_forget(self, forget: ForgetInput) -> None:
+        """Run a forget again, alone: nothing else touches the graph while the loop waits."""
+        state = self._state
+        now = workflow.now()
+        try:
+            await workflow.execute_child_workflow(
+                ForgetTopicWorkflow.run,
+                forget,
+                id=f"forget-replay-{state.tenant_id}-{state.user_id}-{now:%Y%m%dT%H%M%S%f}",
+                task_queue=state.queues.cpu,
+            )
+        except ChildWorkflowError as err:
+            # Its activities retry transient errors without limit, so this is permanent (bad
+            # input, an archive that cannot be read): retrying here would block the user's
+            # lifecycle for nothing. Operators see it in the state.
+            workflow.logger.warning("forget replay failed", extra={"error": str(err.cause)})
+            state.last_forget_replay_failed = f"{now:%Y-%m-%d %H:%M}: {err.cause}"[:300]
 
     def _should_continue_as_new(self, loops: int) -> bool:
         if self._sleeping or self._state.pending_message_ids:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from pydantic import BaseModel
 from temporalio import activity, workflow
@@ -16,6 +16,7 @@ from temporalio.client import Client
 from temporalio.worker import Worker
 
 from activities.compaction import ApplySoftResetInput, CompactionActivities, SoftResetApplied
+from activities.forget import ForgetInput, ForgetTopicReport
 from activities.ingestion import (
     ApplyInput,
     ApplyOutcome,
@@ -204,16 +205,32 @@ class TierMoveStub:
         return TierMoveOutcome(tier=data.target, moved=True, nodes=0, edges=0, bytes=0, detail="")
 
 
+@workflow.defn(name="ForgetTopicWorkflow", sandboxed=False)
+class ForgetStub:
+    """Records each forget the lifecycle runs (by workflow id: a replayed task adds nothing)."""
+
+    runs: ClassVar[dict[str, ForgetInput]] = {}
+
+    @workflow.run
+    async def run(self, data: ForgetInput) -> ForgetTopicReport:
+        ForgetStub.runs[workflow.info().workflow_id] = data
+        return ForgetTopicReport(dry_run=data.dry_run, memories=[], edges=0, places=[])
+
+
 @dataclass
 class SoftResetRecorder:
     """Stands in for the archive-and-remove activity (its S3 and Neo4j side is integration-
-    tested): records each call and reports three memories archived."""
+    tested): records each call and reports three memories archived. With `gate` set, each call
+    waits for it first (a reset caught in the middle)."""
 
     calls: list[ApplySoftResetInput] = field(default_factory=list)
+    gate: asyncio.Event | None = None
 
     @activity.defn(name="compaction.apply_soft_reset")
     async def apply(self, data: ApplySoftResetInput) -> SoftResetApplied:
         self.calls.append(data)
+        if self.gate is not None:
+            await self.gate.wait()
         return SoftResetApplied(
             archive_key=f"users/{data.tenant_id}/{data.user_id}/archive/soft-reset-x.synx",
             archived_memories=3,

@@ -7,7 +7,7 @@ import asyncio
 import json
 import os
 import uuid
-from datetime import UTC, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -16,6 +16,7 @@ from temporalio import activity
 from temporalio.client import WorkflowExecutionStatus, WorkflowHandle
 from temporalio.testing import WorkflowEnvironment
 
+from activities.forget import ForgetInput, TopicForgotten
 from activities.sleep import OperationInput, PatternsOutput
 from selfimprint.domain.lifecycle_timings import LifecycleTimings
 from selfimprint.domain.sleep_policy import Depth, Plan
@@ -23,6 +24,7 @@ from selfimprint.domain.sleep_simulation import simulate_user
 from selfimprint.domain.sleep_writes import SleepStatus
 from selfimprint.domain.users import Tier, UserProfile
 from tests.workflows.support import (
+    ForgetStub,
     Harness,
     IngestionStub,
     MemoryGraphs,
@@ -353,4 +355,76 @@ async def test_soft_reset_runs_on_request_and_feedback_counts_once(
         assert "archived 3 memories, kept 2" in state.last_soft_reset
         assert state.feedback_signals == 0  # counted toward this compaction only
         assert state.sleeps.compactions == 1
+        await handle.terminate("test over")
+
+
+async def test_a_forget_that_overlapped_a_graph_operation_runs_again_after_it(
+    own_env: WorkflowEnvironment,
+) -> None:
+    """A forget that ran beside a soft reset (or a tier move, sleep, extraction) may have been
+    undone by it (an export taken before the forget, archived after): the lifecycle runs it
+    again once the operation is over. One that overlapped nothing is not repeated."""
+    env = own_env
+    h = _harness()
+    h.resets.gate = asyncio.Event()
+    cpu, gpu = workers(env.client, h, extra_workflows=[ForgetStub])
+    user = f"forgetter-{uuid.uuid4().hex[:6]}"
+
+    def forget(topic: str) -> ForgetInput:
+        return ForgetInput(
+            tenant_id="t1", user_id=user, topic=topic, dry_run=False, notify_lifecycle=False
+        )
+
+    def replayed() -> list[str]:
+        return sorted(f.topic for f in ForgetStub.runs.values() if f.user_id == user)
+
+    long_ago, far_ahead = datetime(2000, 1, 1, tzinfo=UTC), datetime(2100, 1, 1, tzinfo=UTC)
+    async with cpu, gpu:
+        handle = await env.client.start_workflow(
+            UserLifecycleWorkflow.run,
+            _input(h, user),
+            id=f"user-t1-{user}-{h.task_queue}",
+            task_queue=h.task_queue,
+        )
+        await until(lambda: _idle(handle))
+        # Idle, and no operation has run yet: nothing to repeat.
+        await handle.signal(
+            UserLifecycleWorkflow.topic_forgotten,
+            TopicForgotten(forget=forget("idle"), started_at=long_ago),
+        )
+        await handle.execute_update(
+            UserLifecycleWorkflow.request_soft_reset, SoftResetRequest(reason="forget test")
+        )
+
+        async def resetting() -> bool:
+            return len(h.resets.calls) == 1
+
+        await until(resetting)  # the reset is archiving, held at the gate
+        await handle.signal(
+            UserLifecycleWorkflow.topic_forgotten,
+            TopicForgotten(forget=forget("during"), started_at=far_ahead),
+        )
+        await asyncio.sleep(0.5)
+        assert replayed() == []  # not while the reset runs
+        h.resets.gate.set()
+
+        async def replays(expected: list[str]) -> bool:
+            return replayed() == expected
+
+        await until(lambda: replays(["during"]))
+        # Idle again; a forget that began before the reset ended overlapped it too.
+        await handle.signal(
+            UserLifecycleWorkflow.topic_forgotten,
+            TopicForgotten(forget=forget("before the end"), started_at=long_ago),
+        )
+        await until(lambda: replays(["before the end", "during"]))
+        # One that began after the last operation ended overlapped nothing.
+        await handle.signal(
+            UserLifecycleWorkflow.topic_forgotten,
+            TopicForgotten(forget=forget("after"), started_at=far_ahead),
+        )
+        await until(lambda: _idle(handle))
+        state = await handle.query(UserLifecycleWorkflow.state)
+        assert state.forget_replays == [] and state.last_forget_replay_failed is None
+        assert replayed() == ["before the end", "during"]
         await handle.terminate("test over")
