@@ -68,6 +68,10 @@ def _describe(state: LifecycleState) -> str:
             f"soft reset:  {state.last_soft_reset or 'never'}; "
             f"{state.feedback_signals} 'not understood' feedback since the last compaction"
         )
+    if state.forget_replays or state.last_forget_replay_failed:
+        topics = ", ".join(repr(f.topic) for f in state.forget_replays) or "none"
+        failed = state.last_forget_replay_failed or "none"
+        lines.append(f"forget:      second passes queued: {topics}; last failed: {failed}")
     return "\n".join(lines)
 
 

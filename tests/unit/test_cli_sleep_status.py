@@ -1,0 +1,22 @@
+"""`selfimprint sleep status` shows what an operator must act on: queued, failed forget passes."""
+
+from __future__ import annotations
+
+from activities.forget import ForgetInput
+from selfimprint.cli_sleep import _describe
+from workflows.user_lifecycle import LifecycleState, TaskQueues
+
+
+def state(**fields: object) -> LifecycleState:
+    base = LifecycleState(tenant_id="t1", user_id="u1", queues=TaskQueues(cpu="c", gpu="g"))
+    return base.model_copy(update=fields)
+
+
+def test_no_forget_line_when_nothing_is_queued_or_failed() -> None:
+    assert "forget:" not in _describe(state())
+
+
+def test_queued_and_failed_forget_passes_are_shown() -> None:
+    queued = ForgetInput(tenant_id="t1", user_id="u1", topic="Google", dry_run=False)
+    text = _describe(state(forget_replays=[queued], last_forget_replay_failed="boom"))
+    assert "second passes queued: 'Google'; last failed: boom" in text
