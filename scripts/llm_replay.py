@@ -52,7 +52,15 @@ class PerMessage:
 class Recordings:
     by_message: dict[str, PerMessage] = field(default_factory=dict)
     answers: int = 0  # batches recorded
+    unusable: int = 0  # answers that were not JSON of the expected shape (not recorded)
     misses: int = 0  # replayed message ids with no recording
+
+    def describe(self) -> str:
+        candidates = sum(len(m.candidates) for m in self.by_message.values())
+        return (
+            f"{self.answers} of {self.answers + self.unusable} answers usable, "
+            f"{candidates} memories from {len(self.by_message)} messages; {self.misses} misses"
+        )
 
     def record(self, ids: list[str], answer: dict[str, Any]) -> None:
         """Split one batch's answer by the message each candidate cites first. Refs are made
@@ -196,6 +204,7 @@ class ReplayServer:
         content = str(upstream.json()["choices"][0]["message"]["content"])
         try:
             self.recordings.record(ids, json.loads(content))
-        except (ValueError, KeyError, TypeError):
-            pass  # an unusable answer: the worker falls back to verbatim, nothing to replay
+        except (ValueError, KeyError, TypeError, AttributeError):
+            # Cut off or malformed: the worker falls back to verbatim; nothing to replay.
+            self.recordings.unusable += 1
         return StreamingResponse(_sse(content, model), media_type="text/event-stream")

@@ -43,6 +43,7 @@ def test_a_recorded_batch_replays_split_by_message_with_refs_and_ids_rewritten()
     assert [c["ref"] for c in later["candidates"]] == ["n1", "n2", "n3"]
     assert later["edges"] == [{"source_ref": "n3", "target_ref": "n1", "type": "caused_by"}]
     assert recordings.misses == 0
+    assert recordings.describe() == "1 of 1 answers usable, 3 memories from 3 messages; 0 misses"
 
 
 def test_an_unknown_id_shape_is_a_counted_miss() -> None:
