@@ -53,38 +53,42 @@ class Recordings:
     by_message: dict[str, PerMessage] = field(default_factory=dict)
     answers: int = 0  # batches recorded
     unusable: int = 0  # answers that were not JSON of the expected shape (not recorded)
+    abandoned: int = 0  # answers that came after the worker had given up (not recorded)
     misses: int = 0  # replayed message ids with no recording
 
     def describe(self) -> str:
         candidates = sum(len(m.candidates) for m in self.by_message.values())
         return (
-            f"{self.answers} of {self.answers + self.unusable} answers usable, "
+            f"{self.answers} of {self.answers + self.unusable + self.abandoned} answers usable, "
             f"{candidates} memories from {len(self.by_message)} messages; {self.misses} misses"
         )
 
     def record(self, ids: list[str], answer: dict[str, Any]) -> None:
         """Split one batch's answer by the message each candidate cites first. Refs are made
-        unique across answers (every answer numbers from n1)."""
-        self.answers += 1
-        for message_id in ids:  # "nothing to remember" is an answer too
-            self.by_message.setdefault(message_id, PerMessage())
+        unique across answers (every answer numbers from n1). A batch recorded again (a retry)
+        replaces what its messages had. Raises on an answer of the wrong shape, recording
+        nothing of it."""
+        number = self.answers + 1
+        split: dict[str, PerMessage] = {i: PerMessage() for i in ids}
         owner_of: dict[str, str] = {}
-        for candidate in answer.get("candidates", []):
-            cited = [i for i in candidate.get("source_message_ids", []) if i in ids]
+        for candidate in answer["candidates"]:
+            cited = [i for i in candidate["source_message_ids"] if i in split]
             owner = cited[0] if cited else (ids[0] if ids else "")
             owner_of[candidate["ref"]] = owner
-            keyed = candidate | {"ref": f"{self.answers}:{candidate['ref']}"}
-            self.by_message.setdefault(owner, PerMessage()).candidates.append(keyed)
-        for edge in answer.get("edges", []):
-            owner = owner_of.get(edge.get("source_ref", ""))
-            if owner is not None and edge.get("target_ref") in owner_of:
-                self.by_message[owner].edges.append(
+            keyed = candidate | {"ref": f"{number}:{candidate['ref']}"}
+            split.setdefault(owner, PerMessage()).candidates.append(keyed)
+        for edge in answer["edges"]:
+            owner = owner_of.get(edge["source_ref"])
+            if owner is not None and edge["target_ref"] in owner_of:
+                split[owner].edges.append(
                     edge
                     | {
-                        "source_ref": f"{self.answers}:{edge['source_ref']}",
-                        "target_ref": f"{self.answers}:{edge['target_ref']}",
+                        "source_ref": f"{number}:{edge['source_ref']}",
+                        "target_ref": f"{number}:{edge['target_ref']}",
                     }
                 )
+        self.by_message.update(split)
+        self.answers = number
 
     def canonical(self, message_id: str) -> str | None:
         """The recorded id that `message_id` replays: itself, or m<j mod period>."""
@@ -202,6 +206,10 @@ class ReplayServer:
             upstream = await http.post(f"{self.upstream}/chat/completions", json=forwarded)
         upstream.raise_for_status()
         content = str(upstream.json()["choices"][0]["message"]["content"])
+        if await request.is_disconnected():
+            # The worker gave up (timeout) and will retry: record the retry's answer instead.
+            self.recordings.abandoned += 1
+            return Response(status_code=499)
         try:
             self.recordings.record(ids, json.loads(content))
         except (ValueError, KeyError, TypeError, AttributeError):

@@ -69,7 +69,7 @@ def _describe(state: LifecycleState) -> str:
             f"{state.feedback_signals} 'not understood' feedback since the last compaction"
         )
     if state.forget_replays or state.last_forget_replay_failed:
-        topics = ", ".join(repr(f.topic) for f in state.forget_replays) or "none"
+        topics = ", ".join(repr(r.forget.topic) for r in state.forget_replays) or "none"
         failed = state.last_forget_replay_failed or "none"
         lines.append(f"forget:      second passes queued: {topics}; last failed: {failed}")
     return "\n".join(lines)

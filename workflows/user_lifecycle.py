@@ -114,6 +114,20 @@ class LastSleep(BaseModel):
     finished_at: datetime
 
 
+class ForgetReplay(BaseModel):
+    """A forget to run again, once the messages queued when it finished are extracted: they
+    were sent before it and may mention the topic."""
+
+    forget: ForgetInput
+    after_messages: list[str] = Field(default_factory=list)
+
+
+# A cancelled sleep's activity may still be finishing a write after the child has closed, so an
+# operation counts as overlapping a forget that began up to this long after it ended (the sleep
+# activities' heartbeat timeout is 30 s).
+FORGET_OVERLAP_GRACE = timedelta(minutes=2)
+
+
 class LifecycleState(BaseModel):
     """Everything the workflow knows; carried whole across continue-as-new."""
 
@@ -151,7 +165,7 @@ class LifecycleState(BaseModel):
     last_soft_reset_failed: bool = False
     last_reconcile_at: datetime | None = None
     # Forgets to run again: each overlapped a graph operation (`topic_forgotten`).
-    forget_replays: list[ForgetInput] = Field(default_factory=list)
+    forget_replays: list[ForgetReplay] = Field(default_factory=list)
     last_operation_ended_at: datetime | None = None
     last_forget_replay_failed: str | None = None
     # Off only where the server has not registered the SelfImprint* attributes.
@@ -303,13 +317,21 @@ class UserLifecycleWorkflow:
         taken before, uploaded after; a sleep or an extraction writing about the topic. Such a
         forget runs again once the loop is free; forgetting is idempotent, so a replay that
         finds nothing costs one pass."""
+        # Old histories never saw this signal handled (a worker without this handler buffered
+        # it): replaying them must not start a child they do not have.
+        if not workflow.patched("lifecycle-forget-replay"):
+            return
         state = self._state
         ended = state.last_operation_ended_at
-        overlapped = self._operation is not None or (
-            ended is not None and ended >= signal.started_at
+        overlapped = (
+            self._operation is not None
+            or bool(state.pending_message_ids)
+            or (ended is not None and ended + FORGET_OVERLAP_GRACE >= signal.started_at)
         )
-        if overlapped and signal.forget not in state.forget_replays:
-            state.forget_replays.append(signal.forget)
+        if overlapped and all(r.forget != signal.forget for r in state.forget_replays):
+            queued = list(state.pending_message_ids)
+            replay = ForgetReplay(forget=signal.forget, after_messages=queued)
+            state.forget_replays.append(replay)
             self._woken = True
 
     @workflow.signal
@@ -395,8 +417,10 @@ class UserLifecycleWorkflow:
                 )
             loops += 1
             self._woken = False
-            if state.forget_replays:
-                await self._replay_forget(state.forget_replays.pop(0))
+            replay = self._forget_due()
+            if replay is not None:
+                state.forget_replays.remove(replay)
+                await self._replay_forget(replay.forget)
                 continue
             if state.tier is not Tier.HOT and (
                 state.pending_message_ids
@@ -468,6 +492,13 @@ class UserLifecycleWorkflow:
         finally:
             self._operation = None
             self._state.last_operation_ended_at = workflow.now()
+
+    def _forget_due(self) -> ForgetReplay | None:
+        """The first queued forget whose messages are all extracted."""
+        pending = set(self._state.pending_message_ids)
+        return next(
+            (r for r in self._state.forget_replays if pending.isdisjoint(r.after_messages)), None
+        )
 
     async def _replay_forget(self, forget: ForgetInput) -> None:
         """Run a forget again, alone: nothing else touches the graph while the loop waits."""

@@ -18,6 +18,7 @@ from selfimprint.domain.sleep_writes import SleepWrites
 from selfimprint.domain.users import Tier
 from tests.integration.tiers_support import NOW, Harness, fresh_queue, harness, memory
 from workflows.forget import ForgetTopicWorkflow
+from workflows.ids import lifecycle_workflow_id
 from workflows.tiers import TierMoveWorkflow
 
 pytestmark = pytest.mark.integration
@@ -58,12 +59,24 @@ def pattern(pid: str, key: str, node_ids: tuple[str, ...]) -> Pattern:
 
 async def forget(h: Harness, store: Neo4jUserGraph, queue: str, dry_run: bool) -> ForgetTopicReport:
     tenant = h.tenant_of(store)
-    return await h.client.execute_workflow(
+    handle = await h.client.start_workflow(
         ForgetTopicWorkflow.run,
         ForgetInput(tenant_id=tenant, user_id=store.user_id, topic="Google", dry_run=dry_run),
         id=f"forget-{tenant}-{store.user_id}-{uuid.uuid4().hex[:6]}",
         task_queue=queue,
     )
+    report = await handle.result()
+    # A real run tells the user's lifecycle (none runs here: the failed signal is caught and
+    # the forget still completes); a dry run does not.
+    told = [
+        (a.signal_name, a.workflow_execution.workflow_id)
+        async for e in handle.fetch_history_events()
+        if e.HasField("signal_external_workflow_execution_initiated_event_attributes")
+        for a in [e.signal_external_workflow_execution_initiated_event_attributes]
+    ]
+    lifecycle = lifecycle_workflow_id(tenant, store.user_id)
+    assert told == ([] if dry_run else [("topic_forgotten", lifecycle)])
+    return report
 
 
 @pytest.mark.parametrize("tier", [Tier.HOT, Tier.WARM])

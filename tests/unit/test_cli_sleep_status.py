@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from activities.forget import ForgetInput
 from selfimprint.cli_sleep import _describe
-from workflows.user_lifecycle import LifecycleState, TaskQueues
+from workflows.user_lifecycle import ForgetReplay, LifecycleState, TaskQueues
 
 
 def state(**fields: object) -> LifecycleState:
@@ -18,5 +18,6 @@ def test_no_forget_line_when_nothing_is_queued_or_failed() -> None:
 
 def test_queued_and_failed_forget_passes_are_shown() -> None:
     queued = ForgetInput(tenant_id="t1", user_id="u1", topic="Google", dry_run=False)
-    text = _describe(state(forget_replays=[queued], last_forget_replay_failed="boom"))
+    replay = ForgetReplay(forget=queued)
+    text = _describe(state(forget_replays=[replay], last_forget_replay_failed="boom"))
     assert "second passes queued: 'Google'; last failed: boom" in text

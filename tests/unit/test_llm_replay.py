@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from tests.unit.scripts import load_script
 
 replay = load_script("llm_replay")
@@ -51,3 +53,12 @@ def test_an_unknown_id_shape_is_a_counted_miss() -> None:
     recordings.record(["m0"], {"candidates": [candidate("n1", "m0")], "edges": []})
     assert recordings.replay(["other"]) == {"candidates": [], "edges": []}
     assert recordings.misses == 1
+
+
+def test_a_malformed_answer_records_nothing() -> None:
+    recordings = replay.Recordings()
+    recordings.record(["m0"], {"candidates": [candidate("n1", "m0")], "edges": []})
+    with pytest.raises(KeyError):
+        recordings.record(["m0", "m1"], {"candidates": [{"ref": "n1"}], "edges": []})
+    assert recordings.answers == 1
+    assert [c["content"] for c in recordings.replay(["m0"])["candidates"]] == ["memory n1"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -35,9 +35,10 @@ def test_before_the_epoch_floors_like_java_instant() -> None:
 
 
 def test_offsets_are_instants() -> None:
-    plus_three = datetime(2026, 1, 1, 3, tzinfo=UTC) + timedelta(0)
-    local = plus_three.astimezone(datetime.now(UTC).astimezone().tzinfo)
-    assert epoch_parts(local) == epoch_parts(plus_three)
+    at_utc = datetime(2026, 1, 1, 3, tzinfo=UTC)
+    moscow = at_utc.astimezone(timezone(timedelta(hours=3)))
+    assert moscow.hour == 6
+    assert epoch_parts(moscow) == epoch_parts(at_utc)
 
 
 def test_split_times_keeps_none_in_props_so_it_clears_the_stored_value() -> None:

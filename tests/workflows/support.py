@@ -162,11 +162,18 @@ class ScriptedLLM:
         return True
 
 
+# Batches loaded so far by any IngestionStub: ForgetStub notes it, so a test can tell whether a
+# forget ran before or after an extraction.
+LOADED_BATCHES: list[list[str]] = []
+
+
 class IngestionStub:
-    """Ingestion without a message log: every signalled id counts as already extracted."""
+    """Ingestion without a message log: every signalled id counts as already extracted. With
+    `gate` set, loading a batch waits for it first (an extraction caught in the middle)."""
 
     def __init__(self) -> None:
         self.pending_calls = 0
+        self.gate: asyncio.Event | None = None
 
     @activity.defn(name="ingestion.pending_messages")
     async def pending_messages(self, data: PendingInput) -> list[str]:
@@ -175,6 +182,9 @@ class IngestionStub:
 
     @activity.defn(name="ingestion.load_batch")
     async def load_batch(self, data: LoadBatchInput) -> ExtractionBatch:
+        if self.gate is not None:
+            await self.gate.wait()
+        LOADED_BATCHES.append(list(data.message_ids))
         return ExtractionBatch(
             tenant_id=data.tenant_id,
             user_id=data.user_id,
@@ -210,10 +220,12 @@ class ForgetStub:
     """Records each forget the lifecycle runs (by workflow id: a replayed task adds nothing)."""
 
     runs: ClassVar[dict[str, ForgetInput]] = {}
+    loaded_before: ClassVar[dict[str, list[str]]] = {}  # topic -> message ids loaded by then
 
     @workflow.run
     async def run(self, data: ForgetInput) -> ForgetTopicReport:
         ForgetStub.runs[workflow.info().workflow_id] = data
+        ForgetStub.loaded_before[data.topic] = [i for b in LOADED_BATCHES for i in b]
         return ForgetTopicReport(dry_run=data.dry_run, memories=[], edges=0, places=[])
 
 

@@ -428,3 +428,46 @@ async def test_a_forget_that_overlapped_a_graph_operation_runs_again_after_it(
         assert state.forget_replays == [] and state.last_forget_replay_failed is None
         assert replayed() == ["before the end", "during"]
         await handle.terminate("test over")
+
+
+async def test_a_forget_replay_waits_for_the_messages_queued_before_it(
+    own_env: WorkflowEnvironment,
+) -> None:
+    """Messages sent before the forget finished may mention the topic: the second pass runs
+    after they are extracted, not between two of their batches."""
+    env = own_env
+    h = _harness()
+    h.ingestion.gate = asyncio.Event()
+    cpu, gpu = workers(env.client, h, extra_workflows=[ForgetStub])
+    user = f"queued-{uuid.uuid4().hex[:6]}"
+    async with cpu, gpu:
+        handle = await env.client.start_workflow(
+            UserLifecycleWorkflow.run,
+            _input(h, user),
+            id=f"user-t1-{user}-{h.task_queue}",
+            task_queue=h.task_queue,
+        )
+        await until(lambda: _idle(handle))
+        ids = [f"{user}-m{i}" for i in range(6)]  # two batches: 4 + 2
+        await handle.signal(
+            UserLifecycleWorkflow.messages_received,
+            MessagesReceived(message_ids=ids, last_sent_at=datetime.now(UTC)),
+        )
+        await asyncio.sleep(0.5)  # the first batch's load waits at the gate
+        forget = ForgetInput(
+            tenant_id="t1", user_id=user, topic=f"topic of {user}", dry_run=False,
+            notify_lifecycle=False,
+        )  # fmt: skip
+        far_ahead = datetime(2100, 1, 1, tzinfo=UTC)
+        await handle.signal(
+            UserLifecycleWorkflow.topic_forgotten,
+            TopicForgotten(forget=forget, started_at=far_ahead),
+        )
+        h.ingestion.gate.set()
+
+        async def replayed() -> bool:
+            return forget.topic in ForgetStub.loaded_before
+
+        await until(replayed)
+        assert set(ids) <= set(ForgetStub.loaded_before[forget.topic])
+        await handle.terminate("test over")

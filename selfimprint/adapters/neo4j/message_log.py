@@ -52,7 +52,8 @@ CALL () {
   UNWIND $rows AS row
   OPTIONAL MATCH (m:RawMessage {scope: $scope, id: row.id})
   WITH row, m WHERE m IS NOT NULL
-  RETURN collect(row.id) AS stored, collect(CASE WHEN m.hash <> row.hash THEN row.id END) AS clash
+  RETURN collect(row.id) AS stored, collect(
+    CASE WHEN m.hash IS NULL OR m.hash <> row.hash THEN row.id END) AS clash
 }
 CALL (known, stored, clash) {
   WITH known, stored, clash WHERE (known OR NOT $require_profile) AND size(clash) = 0

@@ -257,7 +257,9 @@ def edge_row(edge: Edge) -> dict[str, Any]:
 
 EDGE_PROJECTION = (
     "{source_id: startNode(r).id, target_id: endNode(r).id, type: type(r), "
-    "props: r {.confidence, .is_inferred, "
+    # coalesce: a missing property reads as the model's default, as properties(r) left it out.
+    "props: r {confidence: coalesce(r.confidence, 1.0), "
+    "is_inferred: coalesce(r.is_inferred, false), "
     + ", ".join(f"{f}: {epoch_micros(f'r.{f}')}" for f in _EDGE_TIMES)
     + "}}"
 )

@@ -221,7 +221,8 @@ async def retrieve(
 
 def _assemble(rows: list[Any]) -> RetrievalResult:
     prioritised = {r["node"]["id"] for r in rows if r["scheduled"]}
-    by_id = {r["node"]["id"]: r for r in sorted(rows, key=lambda r: r["scheduled"])}
+    # A memory both similar and scheduled keeps its similar row (the later entry wins).
+    by_id = {r["node"]["id"]: r for r in sorted(rows, key=lambda r: not r["scheduled"])}
     rows = sorted(by_id.values(), key=lambda r: (-r["score"], r["node"]["id"]))
     candidates = tuple(
         RetrievedMemory(
