@@ -358,6 +358,20 @@ async def test_soft_reset_runs_on_request_and_feedback_counts_once(
         await handle.terminate("test over")
 
 
+async def _started(
+    env: WorkflowEnvironment, h: Harness, user: str
+) -> WorkflowHandle[UserLifecycleWorkflow, None]:
+    """A lifecycle for `user`, started and idle."""
+    handle = await env.client.start_workflow(
+        UserLifecycleWorkflow.run,
+        _input(h, user),
+        id=f"user-t1-{user}-{h.task_queue}",
+        task_queue=h.task_queue,
+    )
+    await until(lambda: _idle(handle))
+    return handle
+
+
 async def test_a_forget_that_overlapped_a_graph_operation_runs_again_after_it(
     own_env: WorkflowEnvironment,
 ) -> None:
@@ -380,13 +394,7 @@ async def test_a_forget_that_overlapped_a_graph_operation_runs_again_after_it(
 
     long_ago, far_ahead = datetime(2000, 1, 1, tzinfo=UTC), datetime(2100, 1, 1, tzinfo=UTC)
     async with cpu, gpu:
-        handle = await env.client.start_workflow(
-            UserLifecycleWorkflow.run,
-            _input(h, user),
-            id=f"user-t1-{user}-{h.task_queue}",
-            task_queue=h.task_queue,
-        )
-        await until(lambda: _idle(handle))
+        handle = await _started(env, h, user)
         # Idle, and no operation has run yet: nothing to repeat.
         await handle.signal(
             UserLifecycleWorkflow.topic_forgotten,
@@ -441,13 +449,7 @@ async def test_a_forget_replay_waits_for_the_messages_queued_before_it(
     cpu, gpu = workers(env.client, h, extra_workflows=[ForgetStub])
     user = f"queued-{uuid.uuid4().hex[:6]}"
     async with cpu, gpu:
-        handle = await env.client.start_workflow(
-            UserLifecycleWorkflow.run,
-            _input(h, user),
-            id=f"user-t1-{user}-{h.task_queue}",
-            task_queue=h.task_queue,
-        )
-        await until(lambda: _idle(handle))
+        handle = await _started(env, h, user)
         ids = [f"{user}-m{i}" for i in range(6)]  # two batches: 4 + 2
         await handle.signal(
             UserLifecycleWorkflow.messages_received,
