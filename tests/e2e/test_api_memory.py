@@ -14,14 +14,17 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from selfimprint.adapters.neo4j import open_driver
+from selfimprint.adapters.embedders import build_embedder
+from selfimprint.adapters.neo4j import Neo4jGraphStore, open_driver
 from selfimprint.adapters.neo4j.message_log import ExtractionState, MessageLogs
 from selfimprint.adapters.neo4j.records import UserScope
 from selfimprint.client import SelfImprintClient
 from selfimprint.config import Settings
 from selfimprint.devstack import stack
 from selfimprint.devstack.services import LlamaCppServer
+from selfimprint.domain.decay import coefficient_for, expires_at
 from selfimprint.domain.messages import Message, Role
+from selfimprint.domain.models import Belief, Edge, EdgeType, Node, NodeType, Valence
 from selfimprint.domain.users import UserProfile
 from tests.e2e.helpers import scripted_conversation, wait_extracted
 
@@ -88,6 +91,73 @@ async def test_a_three_week_conversation_is_remembered_with_sources(
     # Every memory can say why it exists.
     detail = await client.memory(user, answer.memories[0].id)
     assert {m["id"] for m in detail["why"]} == set(answer.memories[0].sources)
+
+
+async def test_a_causal_chain_in_the_graph_reaches_the_context_with_its_sources(
+    stack_settings: Settings, client: SelfImprintClient, tenant_key: str
+) -> None:
+    """The read path of the chain the issue asks for: interview -> frustration ->
+    underpreparation, stored in Neo4j as caused_by edges, comes back through retrieval and its
+    one-hop expansion and reads as one line, each memory with its source messages. The graph is
+    written to the store directly, as an extraction that found the edges would leave it: the
+    local 135M model does not find them reliably (the test above checks what it does find)."""
+    user = f"chain-{uuid.uuid4().hex[:6]}"
+    tenant = tenant_key.split("_")[1]
+    conversation = {m.id: m for m in scripted_conversation()}
+    memories = {  # id: (type, content, source message)
+        "frustration": (
+            NodeType.EMOTIONAL_NOTE,
+            "Is frustrated with themselves after the Globex interview.",
+            "w3-frustration",
+        ),
+        "interview": (NodeType.EVENT, "The Globex interview went badly.", "w3-interview-done"),
+        "underprep": (NodeType.FACT, "Was underprepared for the Globex interview.", "w2-underprep"),
+    }
+    now = datetime.now(UTC)
+    embedder = build_embedder(stack_settings)
+    vectors = embedder.embed_passages([c for _, c, _ in memories.values()])
+    nodes = []
+    for (node_id, (kind, content, source)), vector in zip(memories.items(), vectors, strict=True):
+        valence = Valence.NEGATIVE if kind is NodeType.EMOTIONAL_NOTE else None
+        coefficient = coefficient_for(kind, valence=valence)
+        nodes.append(
+            Node(
+                id=node_id, user_id=user, type=kind, valence=valence, content=content,
+                weight=1.0, weight_at=now, created_at=now, decay_coefficient=coefficient,
+                expires_at=expires_at(1.0, now, coefficient), sources=(source,),
+                belief=Belief(first_seen=now), embedding=tuple(vector),
+                embedding_model=embedder.model_id,
+            )
+        )  # fmt: skip
+    chain = [
+        Edge(source_id=a, target_id=b, type=EdgeType.CAUSED_BY, created_at=now)
+        for a, b in (("frustration", "interview"), ("interview", "underprep"))
+    ]
+    driver = open_driver(stack_settings)
+    try:
+        # The source messages are stored and already extracted (nothing for the lifecycle to
+        # pick up), before the profile starts the user's lifecycle.
+        log = MessageLogs(driver, stack_settings.neo4j_database).for_user(scope(tenant_key, user))
+        await log.append([conversation[source] for _, _, source in memories.values()])
+        await log.set_state(
+            [source for _, _, source in memories.values()], ExtractionState.EXTRACTED
+        )
+        await client.put_user(user, UserProfile())
+        graph = Neo4jGraphStore(driver, stack_settings.neo4j_database).for_user(tenant, user)
+        await graph.upsert(nodes, chain)
+    finally:
+        await driver.close()
+
+    answer = await client.context(user, "How did the Globex interview go?")
+    assert (
+        "- Is frustrated with themselves after the Globex interview. -> caused by The Globex "
+        "interview went badly. -> caused by Was underprepared for the Globex interview."
+    ) in answer.context, answer.context
+    assert {m.id: m.sources for m in answer.memories} == {
+        node_id: [source] for node_id, (_, _, source) in memories.items()
+    }
+    detail = await client.memory(user, "interview")
+    assert [m["id"] for m in detail["why"]] == ["w3-interview-done"]
 
 
 async def test_messages_survive_an_llm_outage_and_are_extracted_exactly_once(
