@@ -88,6 +88,12 @@ async def test_correct_forget_export_and_delete(
     with pytest.raises(ApiError) as err:
         await client.memories(user)
     assert (err.value.status, err.value.code) == (404, "unknown_user")
+    # This API process signalled the user's lifecycle before (its acceptance fast path would
+    # signal and store side by side): the erased user's message is still refused, unstored.
+    late = Message(id="late", role=Role.USER, text="Still there?", sent_at=datetime.now(UTC))
+    with pytest.raises(ApiError) as err:
+        await client.post_messages(user, [late])
+    assert (err.value.status, err.value.code) == (404, "unknown_user")
     with pytest.raises(ApiError) as err:
         await client.request("GET", "/v1/operations/delete-someoneelse-x")
     assert err.value.code == "unknown_operation"

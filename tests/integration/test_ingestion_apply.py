@@ -3,12 +3,16 @@ near-duplicates reinforce, distinct memories stay distinct, and a retry changes 
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from datetime import UTC, datetime
 
 import pytest
+from temporalio.exceptions import ApplicationError
+from temporalio.testing import ActivityEnvironment
 
 from activities.ingestion import (
+    STORE_WAIT_ATTEMPTS,
     ApplyInput,
     ExtractInput,
     ExtractionActivities,
@@ -74,3 +78,24 @@ async def test_near_duplicates_reinforce_and_distinct_memories_stay(
     ana = by_content["My sister Ana lives in Lisbon."]
     assert set(ana.sources) == {"m1", "m4"}  # the repeat joined the memory's evidence
     assert ana.last_reinforced_at is not None
+
+
+async def test_a_batch_waits_for_messages_not_stored_yet_then_goes_ahead_without_them(
+    stack_settings: Settings, graph_store: Neo4jGraphStore, graph_driver: object
+) -> None:
+    """The API's fast path signals while it stores, so the load can run before the commit."""
+    logs = MessageLogs(graph_driver, stack_settings.neo4j_database)  # type: ignore[arg-type]
+    scope = UserScope("tingest", f"u{uuid.uuid4().hex[:8]}")
+    stored = Message(id="here", role=Role.USER, text="I moved to Porto.", sent_at=NOW)
+    await logs.for_user(scope).append([stored])
+    cpu = IngestionActivities(graph_store, logs)
+    data = LoadBatchInput(
+        tenant_id=scope.tenant_id, user_id=scope.user_id, message_ids=["here", "in-flight"]
+    )
+    env = ActivityEnvironment()
+    with pytest.raises(ApplicationError) as err:
+        await env.run(cpu.load_batch, data)
+    assert err.value.type == "MessagesNotStoredYet" and not err.value.non_retryable
+    env.info = dataclasses.replace(env.info, attempt=STORE_WAIT_ATTEMPTS)
+    batch = await env.run(cpu.load_batch, data)
+    assert [m.id for m in batch.messages] == ["here"]
