@@ -14,7 +14,6 @@ from enum import StrEnum
 
 from pydantic import BaseModel, Field
 from temporalio import activity
-from temporalio.exceptions import ApplicationError
 
 from selfimprint.adapters.llm import LLMAnswerInvalidError
 from selfimprint.adapters.neo4j import Neo4jGraphStore
@@ -110,12 +109,8 @@ class IngestionActivities:
     async def load_batch(self, data: LoadBatchInput) -> ExtractionBatch:
         scope = UserScope(data.tenant_id, data.user_id)
         message_log = self._logs.for_user(scope)
-        found = await message_log.get(data.message_ids)
-        absent = sorted(set(data.message_ids) - {m.id for m in found})
-        if absent:
-            _wait_for_store(data, absent)
         pending = set(await message_log.pending(limit=100_000))
-        messages = [m for m in found if m.id in pending]
+        messages = [m for m in await message_log.get(data.message_ids) if m.id in pending]
         recent_nodes = await self._graph.for_user(data.tenant_id, data.user_id).recent(
             RECENT_MEMORIES
         )
@@ -199,26 +194,6 @@ class IngestionActivities:
         await self._logs.for_user(UserScope(data.tenant_id, data.user_id)).set_state(
             data.message_ids, ExtractionState.FAILED
         )
-
-
-# The API signals a known user's lifecycle while it stores the messages (the acceptance fast
-# path, api/routes/messages.py), so a batch's ids can reach this activity before the commit.
-# Ids not in the log yet fail the attempt (retried after 1, 2, 4, 8, 16 s by the workflow's
-# policy); after that the batch goes ahead without them. Only a store that failed (the API
-# answered 409 or 5xx, nothing was acknowledged) leaves ids absent that long; a client's retry
-# of the same call signals them again.
-STORE_WAIT_ATTEMPTS = 6
-
-
-def _wait_for_store(data: LoadBatchInput, absent: list[str]) -> None:
-    attempt = activity.info().attempt
-    if attempt < STORE_WAIT_ATTEMPTS:
-        raise ApplicationError(
-            f"{len(absent)} of {len(data.message_ids)} messages not in the log yet "
-            f"(attempt {attempt}): {absent[:5]}",
-            type="MessagesNotStoredYet",
-        )
-    log.warning("ingestion.messages_absent", user_id=data.user_id, ids=absent[:20])
 
 
 class ExtractionActivities:

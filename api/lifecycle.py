@@ -7,7 +7,6 @@ from datetime import UTC, datetime
 
 from pydantic import BaseModel
 from temporalio.common import WorkflowIDConflictPolicy
-from temporalio.service import RPCError, RPCStatusCode
 
 from api.resources import Resources
 from selfimprint.adapters.neo4j.records import UserScope
@@ -64,29 +63,6 @@ async def signal_messages(
         timings=resources.settings.lifecycle_timings(),
     )
     await _signal_with_start(resources, scope, "messages_received", received)
-
-
-async def signal_running(
-    resources: Resources, scope: UserScope, message_ids: list[str], last_sent_at: datetime
-) -> bool:
-    """Signal a lifecycle believed to be running, without starting one: True when delivered,
-    False when there is none (never started, erased, or closed)."""
-    client = await resources.temporal()
-    handle = client.get_workflow_handle_for(
-        UserLifecycleWorkflow.run, workflow_id(scope.tenant_id, scope.user_id)
-    )
-    received = MessagesReceived(
-        message_ids=message_ids,
-        last_sent_at=last_sent_at,
-        timings=resources.settings.lifecycle_timings(),
-    )
-    try:
-        await handle.signal(UserLifecycleWorkflow.messages_received, received)
-    except RPCError as err:
-        if err.status is RPCStatusCode.NOT_FOUND:
-            return False
-        raise
-    return True
 
 
 async def signal_profile(resources: Resources, scope: UserScope, change: ProfileChanged) -> None:

@@ -11,7 +11,6 @@ from neo4j import AsyncDriver
 from temporalio.client import Client
 
 from activities.tiers import build_archive
-from api.recently_seen import RecentlySeen
 from selfimprint.adapters.crypto import FileDataKeyStore, load_kek
 from selfimprint.adapters.embedders import build_embedder
 from selfimprint.adapters.graph_archive import GraphArchive
@@ -36,12 +35,6 @@ class Resources:
     _temporal: Client | None = None
     _archive: GraphArchive | None = None
     _temporal_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    # Users whose lifecycle this process signalled lately: their messages take the acceptance
-    # fast path (api/routes/messages.py). Short-lived, so an operator's terminate or an erasure
-    # in another process costs at most one slow-path retry.
-    lifecycles: RecentlySeen = field(
-        default_factory=lambda: RecentlySeen(ttl_s=600.0, max_entries=100_000)
-    )
 
     @staticmethod
     def open(settings: Settings) -> Resources:

@@ -25,8 +25,6 @@ from pathlib import Path
 import httpx
 from llm_replay import ReplayServer
 
-from api.lifecycle import signal_messages, signal_running
-from api.resources import Resources
 from selfimprint.adapters.embedders import build_embedder
 from selfimprint.adapters.neo4j import Neo4jGraphStore, open_driver
 from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
@@ -38,7 +36,6 @@ from selfimprint.devstack.ports import free_ports, isolated_port_settings
 from selfimprint.devstack.report import replace_section
 from selfimprint.devstack.services import PythonProcess
 from selfimprint.domain.decay import coefficient_for, expires_at
-from selfimprint.domain.messages import Message, Role
 from selfimprint.domain.models import Belief, Node, NodeType, Valence
 
 SUBJECTS = ["my sister", "my manager", "the dentist", "our landlord", "my running club", "Marta"]
@@ -190,36 +187,6 @@ def ingest(
     return time.perf_counter() - started, messages
 
 
-async def acceptance_paths(
-    settings: Settings, scope: UserScope, requests: int
-) -> tuple[list[float], list[float]]:
-    """The API's two acceptance paths, in process and alternating, so that one run compares
-    them: store then signal-with-start (a user's first message in an API process), and store
-    beside a plain signal (the fast path for a user seen lately). Milliseconds each."""
-    resources = Resources.open(settings)
-    log = resources.messages(scope)
-    now = datetime.now(UTC)
-    sequential: list[float] = []
-    side_by_side: list[float] = []
-    try:
-        for i in range(requests):
-            first = Message(id=f"seq{i}", role=Role.USER, text="ok, noted.", sent_at=now)
-            started = time.perf_counter()
-            await log.append([first], require_profile=True)
-            await signal_messages(resources, scope, [first.id], now)
-            sequential.append((time.perf_counter() - started) * 1000)
-            known = Message(id=f"par{i}", role=Role.USER, text="ok, noted.", sent_at=now)
-            started = time.perf_counter()
-            await asyncio.gather(
-                log.append([known], require_profile=True),
-                signal_running(resources, scope, [known.id], now),
-            )
-            side_by_side.append((time.perf_counter() - started) * 1000)
-    finally:
-        await resources.driver.close()
-    return sequential, side_by_side
-
-
 def part_rows(parts: dict[str, list[float]]) -> list[tuple[str, str, str]]:
     """Table rows for the server's own Server-Timing parts (its `total` is the row above)."""
     return [
@@ -310,10 +277,6 @@ def main() -> None:
         parked_ms = time_requests(
             http, "POST", f"/v1/users/{acceptor}/messages", accept_bodies("p"), 202, parked_parts
         )
-        say("comparing the two acceptance paths side by side ...")
-        sequential_ms, side_by_side_ms = asyncio.run(
-            acceptance_paths(settings, UserScope(tenant, acceptor), args.requests)
-        )
         restart_gpu_worker(settings.model_copy(update={"extraction": "verbatim"}))
         asyncio.run(wait_extracted(settings, UserScope(tenant, acceptor), args.requests))
         accept_parts: dict[str, list[float]] = {}
@@ -364,20 +327,6 @@ def main() -> None:
             "target p95 <= 20 ms",
         ),
         *part_rows(parked_parts),
-        (
-            "... the two paths side by side in one run, in process (no HTTP): store, then "
-            "signal-with-start",
-            f"p50 {statistics.median(sequential_ms):.1f} ms, p95 {pct(sequential_ms, 0.95):.1f} ms",
-            "a user's first message in an API process",
-        ),
-        (
-            "... store beside a plain signal",
-            f"p50 {statistics.median(side_by_side_ms):.1f} ms, "
-            f"p95 {pct(side_by_side_ms, 0.95):.1f} ms",
-            f"a user seen lately; ratio p50 "
-            f"{statistics.median(sequential_ms) / statistics.median(side_by_side_ms):.2f}x, "
-            f"p95 {pct(sequential_ms, 0.95) / pct(side_by_side_ms, 0.95):.2f}x",
-        ),
         (
             "message acceptance, while the same 2 cores extract the backlog (verbatim)",
             f"p50 {statistics.median(accept_ms):.1f} ms, p95 {pct(accept_ms, 0.95):.1f} ms",

@@ -88,8 +88,7 @@ async def test_correct_forget_export_and_delete(
     with pytest.raises(ApiError) as err:
         await client.memories(user)
     assert (err.value.status, err.value.code) == (404, "unknown_user")
-    # This API process signalled the user's lifecycle before (its acceptance fast path would
-    # signal and store side by side): the erased user's message is still refused, unstored.
+    # A message for the erased user is refused and starts no new lifecycle.
     late = Message(id="late", role=Role.USER, text="Still there?", sent_at=datetime.now(UTC))
     with pytest.raises(ApiError) as err:
         await client.post_messages(user, [late])

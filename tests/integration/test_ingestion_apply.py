@@ -3,16 +3,12 @@ near-duplicates reinforce, distinct memories stay distinct, and a retry changes 
 
 from __future__ import annotations
 
-import dataclasses
 import uuid
 from datetime import UTC, datetime
 
 import pytest
-from temporalio.exceptions import ApplicationError
-from temporalio.testing import ActivityEnvironment
 
 from activities.ingestion import (
-    STORE_WAIT_ATTEMPTS,
     ApplyInput,
     ExtractInput,
     ExtractionActivities,
@@ -22,10 +18,12 @@ from activities.ingestion import (
 from selfimprint.adapters.embedders import build_embedder
 from selfimprint.adapters.llm import build_llm
 from selfimprint.adapters.neo4j import Neo4jGraphStore
-from selfimprint.adapters.neo4j.message_log import MessageLogs
+from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
+from selfimprint.adapters.neo4j.message_log import MessageLogs, UnknownUserError
 from selfimprint.adapters.neo4j.records import UserScope
 from selfimprint.config import Settings
 from selfimprint.domain.messages import Message, Role
+from selfimprint.domain.users import UserProfile
 
 pytestmark = pytest.mark.integration
 
@@ -80,22 +78,20 @@ async def test_near_duplicates_reinforce_and_distinct_memories_stay(
     assert ana.last_reinforced_at is not None
 
 
-async def test_a_batch_waits_for_messages_not_stored_yet_then_goes_ahead_without_them(
-    stack_settings: Settings, graph_store: Neo4jGraphStore, graph_driver: object
+async def test_a_user_being_erased_gets_no_more_messages(
+    stack_settings: Settings, graph_driver: object
 ) -> None:
-    """The API's fast path signals while it stores, so the load can run before the commit."""
-    logs = MessageLogs(graph_driver, stack_settings.neo4j_database)  # type: ignore[arg-type]
+    """From the erasure request on, the message log refuses the user (the API answers 404 and
+    sends no signal that could start a new lifecycle behind the deletion)."""
+    database = stack_settings.neo4j_database
+    logs = MessageLogs(graph_driver, database)  # type: ignore[arg-type]
+    accounts = Neo4jAccounts(graph_driver, database)  # type: ignore[arg-type]
     scope = UserScope("tingest", f"u{uuid.uuid4().hex[:8]}")
-    stored = Message(id="here", role=Role.USER, text="I moved to Porto.", sent_at=NOW)
-    await logs.for_user(scope).append([stored])
-    cpu = IngestionActivities(graph_store, logs)
-    data = LoadBatchInput(
-        tenant_id=scope.tenant_id, user_id=scope.user_id, message_ids=["here", "in-flight"]
-    )
-    env = ActivityEnvironment()
-    with pytest.raises(ApplicationError) as err:
-        await env.run(cpu.load_batch, data)
-    assert err.value.type == "MessagesNotStoredYet" and not err.value.non_retryable
-    env.info = dataclasses.replace(env.info, attempt=STORE_WAIT_ATTEMPTS)
-    batch = await env.run(cpu.load_batch, data)
-    assert [m.id for m in batch.messages] == ["here"]
+    await accounts.put_profile(scope, UserProfile())
+    message = Message(id="m1", role=Role.USER, text="Hello again.", sent_at=NOW)
+    assert (await logs.for_user(scope).append([message], require_profile=True)).new_ids == ["m1"]
+    assert await accounts.mark_deleting(scope)
+    later = Message(id="m2", role=Role.USER, text="Are you there?", sent_at=NOW)
+    with pytest.raises(UnknownUserError):
+        await logs.for_user(scope).append([later], require_profile=True)
+    assert await logs.for_user(scope).count() == 1

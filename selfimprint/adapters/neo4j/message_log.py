@@ -43,11 +43,12 @@ class AppendOutcome:
 
 
 # One statement, so acceptance costs one round trip before the commit: the profile check (the
-# API answers 404 for an unknown user, and a user erased meanwhile cannot get messages back),
+# API answers 404 for an unknown user, and a user being erased, or erased meanwhile, cannot get
+# messages back, nor a new lifecycle through the signal that follows),
 # the stored hashes of these ids, and the write, which happens only when neither refuses.
 _APPEND = """
 OPTIONAL MATCH (p:UserProfile {scope: $scope})
-WITH p IS NOT NULL AS known
+WITH p IS NOT NULL AND p.deleting_since IS NULL AS known
 CALL () {
   UNWIND $rows AS row
   OPTIONAL MATCH (m:RawMessage {scope: $scope, id: row.id})
