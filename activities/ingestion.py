@@ -14,6 +14,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, Field
 from temporalio import activity
+from temporalio.exceptions import ApplicationError
 
 from selfimprint.adapters.llm import LLMAnswerInvalidError
 from selfimprint.adapters.neo4j import Neo4jGraphStore
@@ -31,6 +32,10 @@ log = get_logger(__name__)
 
 # How many of the user's recent memories the extractor sees (to link and to spot contradictions).
 RECENT_MEMORIES = 12
+ALSO_PENDING = 100
+# The error type `pending_messages` raises for a user with no profile (erased, or being erased):
+# the lifecycle ends instead of living on for nobody (a late signal-with-start can start one).
+USER_GONE = "UserGone"
 # Existing memories compared with each candidate for reinforcement.
 NEAREST_PER_CANDIDATE = 3
 EXTRACTION_MAX_TOKENS = 800
@@ -54,6 +59,9 @@ class ExtractionBatch(BaseModel):
     recent: list[RecentMemory] = Field(default_factory=list)
     language: str
     now: datetime
+    # Other messages pending in the log (oldest first, at most ALSO_PENDING): the workflow
+    # queues those it was never told about.
+    also_pending: list[str] = Field(default_factory=list)
 
 
 class ExtractInput(BaseModel):
@@ -103,14 +111,23 @@ class IngestionActivities:
 
     @activity.defn(name="ingestion.pending_messages")
     async def pending_messages(self, data: PendingInput) -> list[str]:
-        return await self._logs.for_user(UserScope(data.tenant_id, data.user_id)).pending()
+        message_log = self._logs.for_user(UserScope(data.tenant_id, data.user_id))
+        if not await message_log.user_active():
+            raise ApplicationError(
+                f"user {data.user_id!r} has no profile (erased, or being erased)",
+                type=USER_GONE,
+                non_retryable=True,
+            )
+        return await message_log.pending()
 
     @activity.defn(name="ingestion.load_batch")
     async def load_batch(self, data: LoadBatchInput) -> ExtractionBatch:
         scope = UserScope(data.tenant_id, data.user_id)
         message_log = self._logs.for_user(scope)
-        pending = set(await message_log.pending(limit=100_000))
-        messages = [m for m in await message_log.get(data.message_ids) if m.id in pending]
+        pending = await message_log.pending(limit=100_000)
+        pending_ids, requested = set(pending), set(data.message_ids)
+        messages = [m for m in await message_log.get(data.message_ids) if m.id in pending_ids]
+        also_pending = [i for i in pending if i not in requested][:ALSO_PENDING]
         recent_nodes = await self._graph.for_user(data.tenant_id, data.user_id).recent(
             RECENT_MEMORIES
         )
@@ -122,6 +139,7 @@ class IngestionActivities:
             recent=[RecentMemory.from_node(n) for n in recent_nodes],
             language=detect_language(user_text or " ".join(m.text for m in messages)),
             now=datetime.now(UTC),
+            also_pending=also_pending,
         )
 
     @activity.defn(name="ingestion.apply_extraction")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import partial
 
 from fastapi import FastAPI, Response
 from fastapi.responses import JSONResponse
@@ -12,8 +13,10 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 import selfimprint
 from api.errors import install_error_handlers
 from api.health import check_all
+from api.lifecycle import signal_messages
 from api.limits import BodySizeLimit
 from api.metrics import RequestMetrics
+from api.notifier import LifecycleNotifier
 from api.resources import Resources
 from api.routes import context, erasure, memories, messages, users
 from selfimprint.config import Settings
@@ -24,6 +27,9 @@ log = get_logger(__name__)
 # 2 MiB: a full batch of long messages fits; a 1 MB single message is refused by the message
 # model (32k characters) with a 422 that names the field, bigger bodies by this limit (413).
 MAX_BODY_BYTES = 2 * 1024 * 1024
+# At shutdown, how long nudges still waiting may take to reach their lifecycle workflows; what
+# is left waits for each workflow's reconcile (docs/api.md, "Messages").
+NUDGE_DRAIN_S = 5.0
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -38,7 +44,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         except Exception as exc:  # serve /healthz and /readyz even when Neo4j is down
             log.error("neo4j.migrate_failed", error=str(exc))
         app.state.resources = resources
+        app.state.notifier = LifecycleNotifier(partial(signal_messages, resources))
         yield
+        await app.state.notifier.close(timeout_s=NUDGE_DRAIN_S)
         await resources.close()
 
     app = FastAPI(

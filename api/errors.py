@@ -8,7 +8,9 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from neo4j.exceptions import ServiceUnavailable, SessionExpired
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from temporalio.service import RPCError, RPCStatusCode
 
 from selfimprint.logging import get_logger
 
@@ -22,6 +24,9 @@ class ApiError(Exception):
         self.code = code
         self.message = message
         self.details = details
+
+
+ORCHESTRATOR_DOWN = ("orchestrator_unavailable", "Temporal cannot be reached; retry the same call")
 
 
 def error_body(code: str, message: str, details: Any = None) -> dict[str, Any]:
@@ -79,6 +84,24 @@ def install_error_handlers(app: FastAPI) -> None:
     async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = _HTTP_CODES.get(exc.status_code, "error")
         return JSONResponse(status_code=exc.status_code, content=error_body(code, str(exc.detail)))
+
+    # A dependency that cannot be reached is the server's problem but not a bug: 503, so that
+    # clients retry, with a code that says which one.
+    @app.exception_handler(RPCError)
+    async def temporal_error(request: Request, exc: RPCError) -> JSONResponse:
+        if exc.status not in (RPCStatusCode.UNAVAILABLE, RPCStatusCode.DEADLINE_EXCEEDED):
+            return await unexpected(request, exc)
+        log.warning("api.temporal_unavailable", path=request.url.path, error=str(exc))
+        return JSONResponse(status_code=503, content=error_body(*ORCHESTRATOR_DOWN))
+
+    @app.exception_handler(ServiceUnavailable)
+    @app.exception_handler(SessionExpired)
+    async def neo4j_error(request: Request, exc: Exception) -> JSONResponse:
+        log.warning("api.neo4j_unavailable", path=request.url.path, error=str(exc))
+        return JSONResponse(
+            status_code=503,
+            content=error_body("store_unavailable", "the graph store cannot be reached; retry"),
+        )
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception) -> JSONResponse:

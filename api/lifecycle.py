@@ -25,6 +25,8 @@ from workflows.user_lifecycle import (
 
 log = get_logger(__name__)
 
+RETOLD_PER_SIGNAL = 1000  # MessagesReceived's limit
+
 
 def _initial(resources: Resources, scope: UserScope) -> LifecycleInput:
     s = resources.settings
@@ -63,6 +65,21 @@ async def signal_messages(
         timings=resources.settings.lifecycle_timings(),
     )
     await _signal_with_start(resources, scope, "messages_received", received)
+
+
+async def retell_pending(resources: Resources, scope: UserScope) -> None:
+    """Tell the lifecycle about every stored message not extracted yet, whether or not its nudge
+    has landed (it may still be on its way from another API process). A forget sends this
+    first: a message accepted before the forget is then queued when the forget ends, and the
+    lifecycle forgets again after extracting it."""
+    pending = await resources.messages(scope).pending(limit=100_000)
+    for start in range(0, len(pending), RETOLD_PER_SIGNAL):
+        retold = MessagesReceived(
+            message_ids=pending[start : start + RETOLD_PER_SIGNAL],
+            last_sent_at=datetime.now(UTC),
+            activity=False,
+        )
+        await _signal_with_start(resources, scope, "messages_received", retold)
 
 
 async def signal_profile(resources: Resources, scope: UserScope, change: ProfileChanged) -> None:

@@ -11,6 +11,7 @@ from neo4j import AsyncDriver
 from temporalio.client import Client
 
 from activities.tiers import build_archive
+from api.errors import ORCHESTRATOR_DOWN, ApiError
 from selfimprint.adapters.crypto import FileDataKeyStore, load_kek
 from selfimprint.adapters.embedders import build_embedder
 from selfimprint.adapters.graph_archive import GraphArchive
@@ -62,7 +63,10 @@ class Resources:
     async def temporal(self) -> Client:
         async with self._temporal_lock:
             if self._temporal is None:
-                self._temporal = await connect(self.settings)
+                try:
+                    self._temporal = await connect(self.settings)
+                except RuntimeError as exc:  # the SDK's "Failed client connect"
+                    raise ApiError(503, *ORCHESTRATOR_DOWN) from exc
             return self._temporal
 
     async def close(self) -> None:

@@ -33,7 +33,6 @@ class ApiError(Exception):
 class Accepted(BaseModel):
     accepted: int
     duplicates: int
-    scheduled: bool
 
 
 class UsedMemory(BaseModel):

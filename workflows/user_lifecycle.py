@@ -35,6 +35,7 @@ from temporalio.exceptions import ActivityError, ApplicationError, ChildWorkflow
 with workflow.unsafe.imports_passed_through():
     from activities.forget import ForgetInput, TopicForgotten
     from activities.ingestion import (
+        USER_GONE,
         ApplyInput,
         ExtractInput,
         ExtractionActivities,
@@ -184,6 +185,9 @@ class MessagesReceived(BaseModel):
     message_ids: list[str] = Field(min_length=1, max_length=1000)
     last_sent_at: datetime
     timings: LifecycleTimings | None = None  # the API's current configuration
+    # False: messages stored a while ago that the workflow may not have been told about (the
+    # API re-tells them before a forget): queue them, but they are not new user activity.
+    activity: bool = True
 
 
 class ProfileChanged(BaseModel):
@@ -275,11 +279,9 @@ class UserLifecycleWorkflow:
     @workflow.signal
     def messages_received(self, signal: MessagesReceived) -> None:
         state = self._state
-        queued = set(state.pending_message_ids)
-        for message_id in signal.message_ids:
-            if message_id not in queued:
-                state.pending_message_ids.append(message_id)
-                queued.add(message_id)
+        self._queue(signal.message_ids)
+        if not signal.activity:
+            return
         stats = state.ingestion
         stats.messages_received += len(signal.message_ids)
         if stats.last_message_at is None or signal.last_sent_at > stats.last_message_at:
@@ -406,8 +408,8 @@ class UserLifecycleWorkflow:
         state = self._state
         self._plan(workflow.now())
         self._publish()
-        if not state.reconciled:
-            await self._reconcile()
+        if not state.reconciled and not await self._reconcile():
+            return
         loops = 0
         while True:
             if self._should_continue_as_new(loops):
@@ -463,7 +465,8 @@ class UserLifecycleWorkflow:
                     await self._move_tier(tier_target)
                 continue
             if reconcile_at <= now:
-                await self._reconcile()
+                if not await self._reconcile():
+                    return
                 continue
             self._publish()
             deadlines = [reconcile_at]
@@ -782,18 +785,33 @@ class UserLifecycleWorkflow:
 
     # --- ingestion -----------------------------------------------------------------------------
 
-    async def _reconcile(self) -> None:
-        """Pick up messages stored but never signalled (e.g. Temporal was down at the time)."""
-        pending = await workflow.execute_activity_method(
-            IngestionActivities.pending_messages,
-            PendingInput(tenant_id=self._state.tenant_id, user_id=self._state.user_id),
-            start_to_close_timeout=CPU_TIMEOUT,
-            retry_policy=CPU_RETRY,
-        )
-        queued = set(self._state.pending_message_ids)
-        self._state.pending_message_ids.extend(i for i in pending if i not in queued)
+    async def _reconcile(self) -> bool:
+        """Pick up messages stored but never signalled (the API's nudge was lost). False when
+        the user is gone (erased, or being erased): then the workflow ends, so that a late
+        signal-with-start cannot leave a lifecycle running for nobody."""
+        try:
+            pending = await workflow.execute_activity_method(
+                IngestionActivities.pending_messages,
+                PendingInput(tenant_id=self._state.tenant_id, user_id=self._state.user_id),
+                start_to_close_timeout=CPU_TIMEOUT,
+                retry_policy=CPU_RETRY,
+            )
+        except ActivityError as err:
+            if isinstance(err.cause, ApplicationError) and err.cause.type == USER_GONE:
+                workflow.logger.warning("the user is gone: the lifecycle ends")
+                return False
+            raise
+        self._queue(pending)
         self._state.reconciled = True
         self._state.last_reconcile_at = workflow.now()
+        return True
+
+    def _queue(self, message_ids: list[str]) -> None:
+        queued = set(self._state.pending_message_ids)
+        for message_id in message_ids:
+            if message_id not in queued:
+                self._state.pending_message_ids.append(message_id)
+                queued.add(message_id)
 
     async def _ingest(self, message_ids: list[str]) -> None:
         tenant_id, user_id = self._state.tenant_id, self._state.user_id
@@ -803,6 +821,9 @@ class UserLifecycleWorkflow:
             start_to_close_timeout=CPU_TIMEOUT,
             retry_policy=CPU_RETRY,
         )
+        # The load looks at the whole log: messages whose nudge from the API was lost (it died
+        # after answering) join the queue with the user's next message, not the next reconcile.
+        self._queue(batch.also_pending)
         if not batch.messages:
             return  # all already extracted (a replayed signal)
         try:

@@ -7,6 +7,7 @@ from typing import Annotated
 from fastapi import Path, Request
 
 from api.errors import ApiError
+from api.notifier import LifecycleNotifier
 from api.resources import Resources
 from selfimprint.adapters.neo4j.accounts import Principal
 from selfimprint.adapters.neo4j.records import UserScope
@@ -27,6 +28,11 @@ UserId = Annotated[
 def resources_of(request: Request) -> Resources:
     resources: Resources = request.app.state.resources
     return resources
+
+
+def notifier_of(request: Request) -> LifecycleNotifier:
+    notifier: LifecycleNotifier = request.app.state.notifier
+    return notifier
 
 
 def scope_of(who: Principal, user_id: str) -> UserScope:

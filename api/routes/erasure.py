@@ -18,6 +18,7 @@ from temporalio.service import RPCError
 
 from api.auth import Caller
 from api.errors import ApiError
+from api.lifecycle import retell_pending
 from api.routes.common import UserId, known_user, resources_of, scope_of
 from selfimprint.adapters.crypto import DataKeyNotFoundError
 from selfimprint.export import UnknownUserError, export_user_memory
@@ -56,6 +57,8 @@ async def forget(
     resources = resources_of(request)
     scope = scope_of(who, user_id)
     await known_user(resources, scope)
+    if not body.dry_run:
+        await retell_pending(resources, scope)
     client = await resources.temporal()
     request_id = uuid.uuid4().hex[:12]
     return await client.execute_workflow(

@@ -9,15 +9,12 @@ from pydantic import BaseModel, Field
 
 from api.auth import Caller
 from api.errors import ApiError
-from api.lifecycle import signal_messages
-from api.routes.common import UserId, resources_of, scope_of, unknown_user
+from api.routes.common import UserId, notifier_of, resources_of, scope_of, unknown_user
 from api.timing import ServerTiming
 from selfimprint.adapters.neo4j.message_log import MessageConflictError, UnknownUserError
 from selfimprint.domain.messages import MAX_BATCH_MESSAGES, Message
-from selfimprint.logging import get_logger
 
 router = APIRouter(prefix="/v1/users", tags=["messages"])
-log = get_logger(__name__)
 
 
 class MessageBatch(BaseModel):
@@ -27,7 +24,6 @@ class MessageBatch(BaseModel):
 class Accepted(BaseModel):
     accepted: int = Field(description="Messages stored by this call.")
     duplicates: int = Field(description="Messages already stored with the same content.")
-    scheduled: bool = Field(description="The lifecycle workflow has been told about them.")
 
 
 @router.post("/{user_id}/messages", status_code=202, response_model=Accepted)
@@ -36,9 +32,10 @@ async def post_messages(
 ) -> Accepted:
     """Store a batch of chat messages (idempotent on `id`) and schedule their extraction.
 
-    The same id with different content is a 409 and nothing of the batch is stored. If the
-    orchestrator cannot be reached the messages are still stored (503): retry the same call;
-    the workflow also picks up stored-but-unscheduled messages when it starts.
+    202 means the messages are durable in the message log; the same id with different content
+    is a 409 and nothing of the batch is stored. The user's lifecycle workflow is told right
+    after the answer (it also finds stored messages in the log by itself), so acceptance does
+    not wait for the orchestrator and keeps working while it is down.
     """
     resources = resources_of(request)
     scope = scope_of(who, user_id)
@@ -50,19 +47,8 @@ async def post_messages(
         raise unknown_user(scope) from exc
     except MessageConflictError as exc:
         raise ApiError(409, "message_conflict", str(exc), {"ids": exc.ids}) from exc
+    # Duplicates too: their first nudge may have been lost (the workflow ignores what it has).
     ids = [m.id for m in batch.messages]
-    try:
-        with timer("signal"):
-            await signal_messages(resources, scope, ids, max(m.sent_at for m in batch.messages))
-    except Exception as exc:
-        log.warning("lifecycle.signal_failed", user_id=user_id, error=str(exc))
-        raise ApiError(
-            503,
-            "orchestrator_unavailable",
-            "messages are stored but extraction could not be scheduled; retry the same call",
-            {"stored": len(outcome.new_ids)},
-        ) from exc
+    notifier_of(request).notify(scope, ids, max(m.sent_at for m in batch.messages))
     response.headers["Server-Timing"] = timer.header()
-    return Accepted(
-        accepted=len(outcome.new_ids), duplicates=len(outcome.duplicate_ids), scheduled=True
-    )
+    return Accepted(accepted=len(outcome.new_ids), duplicates=len(outcome.duplicate_ids))

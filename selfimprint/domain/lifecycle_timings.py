@@ -22,7 +22,8 @@ class LifecycleTimings(BaseModel):
     cold_after: timedelta = timedelta(days=30)
     # Spec §3.9: compaction runs weekly, in the deep pass.
     compaction_every: timedelta = timedelta(days=7)
-    # Project choice: messages stored while Temporal was unreachable wait at most this long.
+    # Project choice: a stored message whose nudge was lost waits at most this long (less if
+    # the user writes again: each extraction also picks up what it was never told about).
     reconcile_every: timedelta = timedelta(days=1)
 
     @model_validator(mode="after")

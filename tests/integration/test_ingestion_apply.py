@@ -7,13 +7,16 @@ import uuid
 from datetime import UTC, datetime
 
 import pytest
+from temporalio.exceptions import ApplicationError
 
 from activities.ingestion import (
+    USER_GONE,
     ApplyInput,
     ExtractInput,
     ExtractionActivities,
     IngestionActivities,
     LoadBatchInput,
+    PendingInput,
 )
 from selfimprint.adapters.embedders import build_embedder
 from selfimprint.adapters.llm import build_llm
@@ -95,3 +98,26 @@ async def test_a_user_being_erased_gets_no_more_messages(
     with pytest.raises(UnknownUserError):
         await logs.for_user(scope).append([later], require_profile=True)
     assert await logs.for_user(scope).count() == 1
+
+
+async def test_the_reconcile_refuses_a_user_without_a_profile(
+    stack_settings: Settings, graph_store: Neo4jGraphStore, graph_driver: object
+) -> None:
+    """The lifecycle's reconcile activity finds pending messages for a live user, and refuses
+    (non-retryable, USER_GONE) once the erasure has begun or the profile is gone."""
+    database = stack_settings.neo4j_database
+    logs = MessageLogs(graph_driver, database)  # type: ignore[arg-type]
+    accounts = Neo4jAccounts(graph_driver, database)  # type: ignore[arg-type]
+    cpu = IngestionActivities(graph_store, logs)
+    never = PendingInput(tenant_id="tingest", user_id=f"u{uuid.uuid4().hex[:8]}")
+    scope = UserScope("tingest", f"u{uuid.uuid4().hex[:8]}")
+    live = PendingInput(tenant_id=scope.tenant_id, user_id=scope.user_id)
+    await accounts.put_profile(scope, UserProfile())
+    message = Message(id="m1", role=Role.USER, text="Still here.", sent_at=NOW)
+    await logs.for_user(scope).append([message], require_profile=True)
+    assert await cpu.pending_messages(live) == ["m1"]
+    await accounts.mark_deleting(scope)
+    for gone in (live, never):
+        with pytest.raises(ApplicationError) as refused:
+            await cpu.pending_messages(gone)
+        assert refused.value.type == USER_GONE and refused.value.non_retryable

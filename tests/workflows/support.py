@@ -13,11 +13,13 @@ from typing import Any, ClassVar, TypeVar
 from pydantic import BaseModel
 from temporalio import activity, workflow
 from temporalio.client import Client
+from temporalio.exceptions import ApplicationError
 from temporalio.worker import Worker
 
 from activities.compaction import ApplySoftResetInput, CompactionActivities, SoftResetApplied
 from activities.forget import ForgetInput, ForgetTopicReport
 from activities.ingestion import (
+    USER_GONE,
     ApplyInput,
     ApplyOutcome,
     ExtractedBatch,
@@ -174,11 +176,15 @@ class IngestionStub:
     def __init__(self) -> None:
         self.pending_calls = 0
         self.gate: asyncio.Event | None = None
+        self.in_log: list[str] = []  # stored, not extracted: what a reconcile or a load finds
+        self.user_gone = False  # the profile is gone: the reconcile's activity refuses
 
     @activity.defn(name="ingestion.pending_messages")
     async def pending_messages(self, data: PendingInput) -> list[str]:
         self.pending_calls += 1
-        return []
+        if self.user_gone:
+            raise ApplicationError("no profile", type=USER_GONE, non_retryable=True)
+        return list(self.in_log)
 
     @activity.defn(name="ingestion.load_batch")
     async def load_batch(self, data: LoadBatchInput) -> ExtractionBatch:
@@ -189,6 +195,7 @@ class IngestionStub:
             tenant_id=data.tenant_id,
             user_id=data.user_id,
             messages=[],
+            also_pending=[i for i in self.in_log if i not in data.message_ids],
             language="en",
             now=activity.info().current_attempt_scheduled_time,
         )
@@ -329,7 +336,13 @@ class SimulatedUser:
 
     @workflow.run
     async def run(self, data: SimulatedUserInput) -> datetime:
-        start = workflow.now()
+        # Start at the next noon UTC: the schedule has wall-clock passes (03:00), so the
+        # expected counts must not depend on the hour the test runs at (they did, 22:30-03:00).
+        now = workflow.now()
+        start = now.replace(hour=12, minute=0, second=0, microsecond=0)
+        if start <= now:
+            start += timedelta(days=1)
+        await workflow.sleep(start - now)
         handle = workflow.get_external_workflow_handle(data.lifecycle_id)
         sent = 0
         for offset, count in data.messages:

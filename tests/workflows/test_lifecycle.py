@@ -24,6 +24,7 @@ from selfimprint.domain.sleep_simulation import simulate_user
 from selfimprint.domain.sleep_writes import SleepStatus
 from selfimprint.domain.users import Tier, UserProfile
 from tests.workflows.support import (
+    LOADED_BATCHES,
     ForgetStub,
     Harness,
     IngestionStub,
@@ -472,4 +473,81 @@ async def test_a_forget_replay_waits_for_the_messages_queued_before_it(
 
         await until(replayed)
         assert set(ids) <= set(ForgetStub.loaded_before[forget.topic])
+        await handle.terminate("test over")
+
+
+async def test_the_lifecycle_ends_when_the_user_is_gone(own_env: WorkflowEnvironment) -> None:
+    """A signal-with-start that lands after an erasure (a late nudge from the API) starts a
+    lifecycle for nobody: its first reconcile finds no profile, and it ends."""
+    env = own_env
+    h = _harness()
+    h.ingestion.user_gone = True
+    cpu, gpu = workers(env.client, h)
+    async with cpu, gpu:
+        handle = await env.client.start_workflow(
+            UserLifecycleWorkflow.run,
+            _input(h, "erased"),
+            id=f"user-t1-erased-{h.task_queue}",
+            task_queue=h.task_queue,
+        )
+        await handle.result()
+        assert (await handle.describe()).status == WorkflowExecutionStatus.COMPLETED
+        assert h.ingestion.pending_calls == 1
+
+
+async def test_the_next_message_brings_in_messages_whose_nudge_was_lost(
+    own_env: WorkflowEnvironment,
+) -> None:
+    """The API tells the workflow after answering; if that nudge is lost (the API died in
+    between), the load of the user's next message finds the message in the log."""
+    env = own_env
+    h = _harness()
+    cpu, gpu = workers(env.client, h)
+    user = f"lost-{uuid.uuid4().hex[:6]}"
+    async with cpu, gpu:
+        handle = await _started(env, h, user)
+
+        async def reconciled() -> bool:
+            return h.ingestion.pending_calls == 1
+
+        await until(reconciled)  # the reconcile it starts with has looked already
+        h.ingestion.in_log = [f"{user}-lost", f"{user}-next"]  # the first was never told
+        await handle.signal(
+            UserLifecycleWorkflow.messages_received,
+            MessagesReceived(message_ids=[f"{user}-next"], last_sent_at=datetime.now(UTC)),
+        )
+
+        async def loaded() -> bool:
+            return [f"{user}-lost"] in LOADED_BATCHES
+
+        await until(loaded)
+        assert [f"{user}-next"] in LOADED_BATCHES
+        await handle.terminate("test over")
+
+
+async def test_retold_messages_are_queued_but_are_not_user_activity(
+    own_env: WorkflowEnvironment,
+) -> None:
+    """Before a forget the API re-tells every stored, unextracted message: the workflow queues
+    the ones it did not know and counts nothing as new activity."""
+    env = own_env
+    h = _harness()
+    cpu, gpu = workers(env.client, h)
+    user = f"retold-{uuid.uuid4().hex[:6]}"
+    async with cpu, gpu:
+        handle = await _started(env, h, user)
+        await handle.signal(
+            UserLifecycleWorkflow.messages_received,
+            MessagesReceived(
+                message_ids=[f"{user}-old"], last_sent_at=datetime.now(UTC), activity=False
+            ),
+        )
+
+        async def loaded() -> bool:
+            return any(f"{user}-old" in batch for batch in LOADED_BATCHES)
+
+        await until(loaded)
+        state = await handle.query(UserLifecycleWorkflow.state)
+        assert state.ingestion.messages_received == 0
+        assert state.session_count == 0 and state.last_active_at is None
         await handle.terminate("test over")

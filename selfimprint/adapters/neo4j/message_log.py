@@ -8,11 +8,13 @@ it still owes after any crash.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from neo4j import AsyncDriver, AsyncManagedTransaction
+from neo4j import AsyncDriver
+from neo4j.exceptions import DriverError, Neo4jError
 
 from selfimprint.adapters.neo4j.records import Rows, UserScope, epoch_parts
 from selfimprint.domain.messages import Message, Role
@@ -69,6 +71,17 @@ CALL (known, stored, clash) {
 RETURN known, stored, clash
 """
 
+_ACTIVE = """
+OPTIONAL MATCH (p:UserProfile {scope: $scope})
+RETURN p IS NOT NULL AND p.deleting_since IS NULL AS active
+"""
+
+# The append runs as an auto-commit transaction: one round trip where a managed transaction
+# takes two (BEGIN+RUN+PULL, then COMMIT), which is a third of acceptance latency here. It is
+# one idempotent statement, so a transient failure is simply run again.
+APPEND_ATTEMPTS = 3
+APPEND_RETRY_S = 0.05
+
 _GET = """
 UNWIND $ids AS id
 MATCH (m:RawMessage {scope: $scope, id: id})
@@ -123,24 +136,33 @@ class Neo4jMessageLog:
         if clashing:
             raise MessageConflictError(sorted(clashing))
 
-        async def work(tx: AsyncManagedTransaction) -> AppendOutcome:
-            result = await tx.run(
-                _APPEND,
-                scope=self._scope.key,
-                rows=Rows(_row(m) for m in by_id.values()),
-                require_profile=require_profile,
-            )
-            record = await result.single(strict=True)
-            # Either refusal means the statement wrote nothing (its write is conditional).
-            if require_profile and not record["known"]:
-                raise UnknownUserError(self._scope.user_id)
-            if record["clash"]:
-                raise MessageConflictError(sorted(record["clash"]))
-            stored = set(record["stored"])
-            return AppendOutcome([i for i in by_id if i not in stored], sorted(stored))
+        rows = Rows(_row(m) for m in by_id.values())
+        for attempt in range(1, APPEND_ATTEMPTS + 1):
+            try:
+                async with self._driver.session(database=self._database) as session:
+                    result = await session.run(
+                        _APPEND, scope=self._scope.key, rows=rows, require_profile=require_profile
+                    )
+                    record = await result.single(strict=True)
+                    await result.consume()  # the end of the stream is the commit
+                break
+            except (Neo4jError, DriverError) as exc:
+                if attempt == APPEND_ATTEMPTS or not exc.is_retryable():
+                    raise
+                await asyncio.sleep(APPEND_RETRY_S * attempt)
+        # Either refusal means the statement wrote nothing (its write is conditional).
+        if require_profile and not record["known"]:
+            raise UnknownUserError(self._scope.user_id)
+        if record["clash"]:
+            raise MessageConflictError(sorted(record["clash"]))
+        stored = set(record["stored"])
+        return AppendOutcome([i for i in by_id if i not in stored], sorted(stored))
 
+    async def user_active(self) -> bool:
+        """Whether the user's profile exists and no erasure has begun."""
         async with self._driver.session(database=self._database) as session:
-            return await session.execute_write(work)
+            record = await (await session.run(_ACTIVE, scope=self._scope.key)).single()
+            return bool(record and record["active"])
 
     async def get(self, ids: Sequence[str]) -> list[Message]:
         async with self._driver.session(database=self._database) as session:
