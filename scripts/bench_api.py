@@ -321,8 +321,8 @@ def main() -> None:
         ),
         *part_rows(context_parts),
         (
-            "message acceptance (1 message, stored durably + workflow signalled), "
-            "extraction parked",
+            "message acceptance (1 message, committed to the message log; the lifecycle is "
+            "told right after the answer), extraction parked",
             f"p50 {statistics.median(parked_ms):.1f} ms, p95 {pct(parked_ms, 0.95):.1f} ms",
             "target p95 <= 20 ms",
         ),
