@@ -59,6 +59,7 @@ class NotifierLimits:
     first_retry_s: float = 0.2
     max_retry_s: float = 30.0
     give_up_after_s: float = 600.0
+    send_timeout_s: float = 10.0
 
 
 class LifecycleNotifier:
@@ -111,9 +112,8 @@ class LifecycleNotifier:
                 task.cancel()
             await asyncio.gather(*late, return_exceptions=True)
         left = len(self._untold)
-        if left:
-            log.warning("lifecycle.nudges_left_at_shutdown", users=left)
-            NUDGES.labels("dropped").inc(left)
+        for scope, untold in list(self._untold.items()):
+            self._drop(scope, len(untold.ids), "the API is shutting down")
         self._untold.clear()
         UNTOLD_USERS.set(0)
         return left
@@ -126,9 +126,14 @@ class LifecycleNotifier:
                 batch = list(untold.ids)[: self._limits.ids_per_signal]
                 assert untold.last_sent_at is not None
                 try:
-                    await self._send(scope, batch, untold.last_sent_at)
+                    # A server that accepts connections but never answers must not hold
+                    # this user's nudges for ever: it counts as a failure.
+                    await asyncio.wait_for(
+                        self._send(scope, batch, untold.last_sent_at), self._limits.send_timeout_s
+                    )
                 except Exception as exc:
-                    failing_since = failing_since or self._clock()
+                    if failing_since is None:
+                        failing_since = self._clock()
                     if self._clock() - failing_since >= self._limits.give_up_after_s:
                         self._forget(scope)
                         self._drop(scope, len(untold.ids), f"signal failing: {exc}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from dataclasses import dataclass, field
 
 from neo4j import AsyncDriver
@@ -24,6 +25,8 @@ from selfimprint.adapters.temporal import connect
 from selfimprint.config import Settings
 from selfimprint.ports import Embedder
 
+CONNECT_BACKOFF_S = 2.0
+
 
 @dataclass
 class Resources:
@@ -36,6 +39,7 @@ class Resources:
     _temporal: Client | None = None
     _archive: GraphArchive | None = None
     _temporal_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    _temporal_failed_at: float = float("-inf")
 
     @staticmethod
     def open(settings: Settings) -> Resources:
@@ -61,11 +65,17 @@ class Resources:
         return Neo4jMessageLog(self.driver, self.settings.neo4j_database, scope)
 
     async def temporal(self) -> Client:
+        """The shared client. While Temporal is unreachable, a failed connect is remembered
+        for a moment: requests and the notifier's retries fail at once instead of queueing
+        behind one another's connect attempts."""
         async with self._temporal_lock:
             if self._temporal is None:
+                if time.monotonic() - self._temporal_failed_at < CONNECT_BACKOFF_S:
+                    raise ApiError(503, *ORCHESTRATOR_DOWN)
                 try:
                     self._temporal = await connect(self.settings)
                 except RuntimeError as exc:  # the SDK's "Failed client connect"
+                    self._temporal_failed_at = time.monotonic()
                     raise ApiError(503, *ORCHESTRATOR_DOWN) from exc
             return self._temporal
 

@@ -12,6 +12,7 @@ from datetime import timedelta
 import typer
 
 from selfimprint.cli_db import db_app
+from selfimprint.cli_messages import messages_app
 from selfimprint.cli_sleep import sleep_app
 from selfimprint.cli_tenants import tenants_app
 from selfimprint.config import Settings
@@ -25,6 +26,7 @@ app.add_typer(dev, name="dev")
 app.add_typer(db_app, name="db")
 app.add_typer(tenants_app, name="tenants")
 app.add_typer(sleep_app, name="sleep")
+app.add_typer(messages_app, name="messages")
 
 
 def _settings() -> Settings:

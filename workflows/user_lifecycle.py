@@ -280,7 +280,9 @@ class UserLifecycleWorkflow:
     def messages_received(self, signal: MessagesReceived) -> None:
         state = self._state
         self._queue(signal.message_ids)
-        if not signal.activity:
+        # Patched: a worker of the previous release counts every message as activity, and a
+        # history it wrote must replay the same on this one (rolling deploys).
+        if not signal.activity and workflow.patched("lifecycle-retold-quietly"):
             return
         stats = state.ingestion
         stats.messages_received += len(signal.message_ids)
@@ -823,7 +825,10 @@ class UserLifecycleWorkflow:
         )
         # The load looks at the whole log: messages whose nudge from the API was lost (it died
         # after answering) join the queue with the user's next message, not the next reconcile.
-        self._queue(batch.also_pending)
+        if batch.also_pending and workflow.patched("lifecycle-also-pending"):
+            self._queue(batch.also_pending)  # patched: the previous release ignores them
+        # Only this batch travels on: the ids are not written to history twice more.
+        batch = batch.model_copy(update={"also_pending": []})
         if not batch.messages:
             return  # all already extracted (a replayed signal)
         try:

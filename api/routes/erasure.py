@@ -14,12 +14,12 @@ from fastapi.responses import Response
 from pydantic import BaseModel, Field
 from temporalio.client import WorkflowExecutionStatus
 from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
-from temporalio.service import RPCError
+from temporalio.service import RPCError, RPCStatusCode
 
 from api.auth import Caller
 from api.errors import ApiError
 from api.lifecycle import retell_pending
-from api.routes.common import UserId, known_user, resources_of, scope_of
+from api.routes.common import UserId, known_user, resources_of, scope_of, unknown_user
 from selfimprint.adapters.crypto import DataKeyNotFoundError
 from selfimprint.export import UnknownUserError, export_user_memory
 from workflows.deletion import (
@@ -103,8 +103,10 @@ async def delete_user(user_id: UserId, who: Caller, request: Request) -> Operati
     and the user's data key (so copies made earlier cannot be decrypted). Idempotent."""
     resources = resources_of(request)
     scope = scope_of(who, user_id)
-    await known_user(resources, scope)
-    await resources.accounts.mark_deleting(scope)
+    # Not `known_user`: a user already marked (an earlier call that got a 503 before its
+    # workflow started) must be able to retry.
+    if not await resources.accounts.mark_deleting(scope):
+        raise unknown_user(scope)
     client = await resources.temporal()
     operation_id = deletion_workflow_id(scope.tenant_id, scope.user_id)
     await client.start_workflow(
@@ -131,6 +133,8 @@ async def operation(operation_id: OperationId, who: Caller, request: Request) ->
     try:
         described = await handle.describe()
     except RPCError as exc:
+        if exc.status != RPCStatusCode.NOT_FOUND:
+            raise  # unreachable Temporal is a 503 (api/errors.py)
         raise ApiError(
             404, "unknown_operation", f"operation {operation_id!r} does not exist"
         ) from exc

@@ -1,11 +1,12 @@
 """Message acceptance does not depend on Temporal: an API process whose orchestrator is down
 still stores and acknowledges messages, and nothing it accepted is lost once a lifecycle
-workflow runs for the user again (it finds them in the message log when it starts)."""
+workflow runs for the user again (it finds them in the message log when it starts, or the
+operator's `selfimprint messages retell` starts it)."""
 
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
@@ -15,6 +16,7 @@ import api.app
 from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
 from selfimprint.adapters.neo4j.message_log import MessageLogs
 from selfimprint.adapters.neo4j.records import UserScope
+from selfimprint.cli_messages import retell_all
 from selfimprint.client import SelfImprintClient
 from selfimprint.config import Settings
 from selfimprint.devstack.ports import free_ports
@@ -73,3 +75,25 @@ async def test_messages_are_accepted_while_the_orchestrator_is_down_and_extracte
     async with SelfImprintClient(stack_settings.api_url, tenant_key) as si:
         assert (await si.post_messages(user, [later])).accepted == 1
     assert await wait_extracted(logs, scope) == {"pending": 0, "extracted": 3, "failed": 0}
+
+
+async def test_the_operator_retell_starts_lifecycles_for_messages_nobody_announced(
+    stack_settings: Settings, tenant_key: str, graph_driver: AsyncDriver
+) -> None:
+    """After a long outage, a user with stored messages and no running lifecycle would wait for
+    their next message; `selfimprint messages retell` starts it, and the messages are
+    extracted once."""
+    tenant, user = tenant_key.split("_")[1], f"u-{uuid.uuid4().hex[:8]}"
+    scope = UserScope(tenant, user)
+    database = stack_settings.neo4j_database
+    await Neo4jAccounts(graph_driver, database).put_profile(scope, UserProfile())
+    logs = MessageLogs(graph_driver, database)
+    stored = [
+        Message(id=f"r{i}", role=Role.USER, text=text, sent_at=NOW)
+        for i, text in enumerate(["My brother moved to Riga.", "He works at a port there."])
+    ]
+    await logs.for_user(scope).append(stored, require_profile=True)  # accepted, never told
+
+    told = await retell_all(stack_settings, older_than=timedelta(0), limit=100_000)
+    assert told[scope.key] == 2
+    assert await wait_extracted(logs, scope) == {"pending": 0, "extracted": 2, "failed": 0}

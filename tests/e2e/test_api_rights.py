@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from selfimprint.adapters.neo4j import open_driver
+from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
 from selfimprint.adapters.neo4j.message_log import MessageLogs
 from selfimprint.adapters.neo4j.records import UserScope
 from selfimprint.client import ApiError, SelfImprintClient
@@ -96,3 +97,29 @@ async def test_correct_forget_export_and_delete(
     with pytest.raises(ApiError) as err:
         await client.request("GET", "/v1/operations/delete-someoneelse-x")
     assert err.value.code == "unknown_operation"
+
+
+async def test_a_deletion_interrupted_after_marking_the_user_can_be_retried(
+    client: SelfImprintClient, stack_settings: Settings, tenant_key: str
+) -> None:
+    """DELETE marks the profile first, then starts the workflow: if Temporal refused the
+    start (503), the retry must not answer 404 for a user that is only marked."""
+    user = f"u-{uuid.uuid4().hex[:8]}"
+    await client.put_user(user, UserProfile())
+    driver = open_driver(stack_settings)
+    try:
+        accounts = Neo4jAccounts(driver, stack_settings.neo4j_database)
+        assert await accounts.mark_deleting(UserScope(tenant_key.split("_")[1], user))
+    finally:
+        await driver.close()
+    with pytest.raises(ApiError) as err:
+        await client.memories(user)
+    assert err.value.status == 404  # for everything else the user is gone already
+    operation = await client.delete_user(user)
+    assert operation["status"] == "running"
+    for _ in range(120):
+        status = await client.request("GET", f"/v1/operations/{operation['operation_id']}")
+        if status["status"] == "completed":
+            break
+        await asyncio.sleep(1)
+    assert status["result"]["profile_deleted"]

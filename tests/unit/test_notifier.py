@@ -124,3 +124,23 @@ async def test_close_waits_a_while_then_reports_who_was_left_untold() -> None:
     assert await notifier.close(timeout_s=0.01) == 2
     assert notifier.untold_users == 0
     assert workflows.signals == []
+
+
+async def test_a_signal_that_never_answers_counts_as_a_failure() -> None:
+    """A Temporal that accepts the connection and then says nothing must not hold a user's
+    nudges for ever: each attempt times out, and the deadline drops them."""
+    now = [0.0]
+    attempts = []
+
+    async def hangs(scope: UserScope, ids: list[str], at: datetime) -> None:
+        attempts.append(ids)
+        now[0] += 100.0
+        await asyncio.Event().wait()
+
+    limits = NotifierLimits(
+        first_retry_s=0.001, max_retry_s=0.001, give_up_after_s=150.0, send_timeout_s=0.01
+    )
+    notifier = LifecycleNotifier(hangs, limits, clock=lambda: now[0])
+    notifier.notify(ANN, ["m1"], T0)
+    await asyncio.wait_for(notifier.settle(ANN), timeout=5)
+    assert len(attempts) == 3 and notifier.untold_users == 0

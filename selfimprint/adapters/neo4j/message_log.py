@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from enum import StrEnum
 
 from neo4j import AsyncDriver
@@ -81,6 +82,12 @@ RETURN p IS NOT NULL AND p.deleting_since IS NULL AS active
 # one idempotent statement, so a transient failure is simply run again.
 APPEND_ATTEMPTS = 3
 APPEND_RETRY_S = 0.05
+
+_USERS_WITH_PENDING = """
+MATCH (m:RawMessage {extraction_state: 'pending'})
+WHERE m.received_at < datetime({epochSeconds: $before[0], nanosecond: $before[1]})
+RETURN DISTINCT m.scope AS scope ORDER BY scope LIMIT $limit
+"""
 
 _GET = """
 UNWIND $ids AS id
@@ -231,3 +238,14 @@ class MessageLogs:
 
     def for_user(self, scope: UserScope) -> Neo4jMessageLog:
         return Neo4jMessageLog(self._driver, self._database, scope)
+
+    async def users_with_pending(self, received_before: datetime, limit: int) -> list[UserScope]:
+        """Users with a message still pending that was stored before `received_before`: across
+        tenants, for the operator's `selfimprint messages retell` after an outage. A scan of
+        the message label (the index leads with the user's scope): an occasional command."""
+        async with self._driver.session(database=self._database) as session:
+            result = await session.run(
+                _USERS_WITH_PENDING, before=epoch_parts(received_before), limit=limit
+            )
+            keys = [r["scope"] async for r in result]
+        return [UserScope(*key.split("/", 1)) for key in keys]
