@@ -128,10 +128,16 @@ def time_requests(
     bodies: list[dict[str, object]],
     status: int,
     parts: dict[str, list[float]] | None = None,
+    rate: float | None = None,
 ) -> list[float]:
-    """Latencies in ms; `parts` collects the server's own Server-Timing figures by name."""
+    """Latencies in ms; `parts` collects the server's own Server-Timing figures by name.
+    Back to back, or with `rate` at that many requests a second (an open-loop schedule: a
+    late request goes at once, the next keeps its slot)."""
     latencies = []
-    for body in bodies:
+    first = time.perf_counter()
+    for i, body in enumerate(bodies):
+        if rate is not None:
+            time.sleep(max(0.0, first + i / rate - time.perf_counter()))
         started = time.perf_counter()
         answer = http.request(method, path, json=body)
         latencies.append((time.perf_counter() - started) * 1000)
@@ -223,6 +229,9 @@ def main() -> None:
     parser.add_argument(
         "--replayed-messages", type=int, default=200, help="with the LLM's recorded answers"
     )
+    parser.add_argument(
+        "--accept-rate", type=float, default=10.0, help="paced acceptance, requests a second"
+    )
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args()
 
@@ -277,6 +286,19 @@ def main() -> None:
         parked_ms = time_requests(
             http, "POST", f"/v1/users/{acceptor}/messages", accept_bodies("p"), 202, parked_parts
         )
+        # The lifecycle is told after the answer, so back to back each request shares the 2
+        # cores with the previous one's signal and workflow task; paced, it does not.
+        say(f"timing message acceptance at {args.accept_rate}/s, extraction parked ...")
+        paced_parts: dict[str, list[float]] = {}
+        paced_ms = time_requests(
+            http,
+            "POST",
+            f"/v1/users/{acceptor}/messages",
+            accept_bodies("q"),
+            202,
+            paced_parts,
+            rate=args.accept_rate,
+        )
         restart_gpu_worker(settings.model_copy(update={"extraction": "verbatim"}))
         asyncio.run(wait_extracted(settings, UserScope(tenant, acceptor), args.requests))
         accept_parts: dict[str, list[float]] = {}
@@ -322,11 +344,17 @@ def main() -> None:
         *part_rows(context_parts),
         (
             "message acceptance (1 message, committed to the message log; the lifecycle is "
-            "told right after the answer), extraction parked",
+            "told right after the answer), extraction parked, back to back",
             f"p50 {statistics.median(parked_ms):.1f} ms, p95 {pct(parked_ms, 0.95):.1f} ms",
-            "target p95 <= 20 ms",
+            "target p95 <= 20 ms; each request overlaps the previous one's signal",
         ),
         *part_rows(parked_parts),
+        (
+            f"message acceptance, extraction parked, paced at {args.accept_rate:g} requests/s",
+            f"p50 {statistics.median(paced_ms):.1f} ms, p95 {pct(paced_ms, 0.95):.1f} ms",
+            "target p95 <= 20 ms",
+        ),
+        *part_rows(paced_parts),
         (
             "message acceptance, while the same 2 cores extract the backlog (verbatim)",
             f"p50 {statistics.median(accept_ms):.1f} ms, p95 {pct(accept_ms, 0.95):.1f} ms",

@@ -3,6 +3,7 @@ near-duplicates reinforce, distinct memories stay distinct, and a retry changes 
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from datetime import UTC, datetime
 
@@ -22,7 +23,12 @@ from selfimprint.adapters.embedders import build_embedder
 from selfimprint.adapters.llm import build_llm
 from selfimprint.adapters.neo4j import Neo4jGraphStore
 from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
-from selfimprint.adapters.neo4j.message_log import MessageLogs, UnknownUserError
+from selfimprint.adapters.neo4j.message_log import (
+    AppendOutcome,
+    MessageConflictError,
+    MessageLogs,
+    UnknownUserError,
+)
 from selfimprint.adapters.neo4j.records import UserScope
 from selfimprint.config import Settings
 from selfimprint.domain.messages import Message, Role
@@ -121,3 +127,29 @@ async def test_the_reconcile_refuses_a_user_without_a_profile(
         with pytest.raises(ApplicationError) as refused:
             await cpu.pending_messages(gone)
         assert refused.value.type == USER_GONE and refused.value.non_retryable
+
+
+async def test_concurrent_appends_of_one_id_store_one_content_and_refuse_the_other(
+    stack_settings: Settings, graph_driver: object
+) -> None:
+    """Two requests racing with the same new id and different texts: one is stored, the other
+    is a conflict (or, with the same text, a duplicate); never a 202 for a text not stored."""
+    database = stack_settings.neo4j_database
+    logs = MessageLogs(graph_driver, database)  # type: ignore[arg-type]
+    accounts = Neo4jAccounts(graph_driver, database)  # type: ignore[arg-type]
+    scope = UserScope("tingest", f"u{uuid.uuid4().hex[:8]}")
+    await accounts.put_profile(scope, UserProfile())
+    log = logs.for_user(scope)
+    for i in range(30):
+        texts = [f"version A of {i}", f"version B of {i}"]
+        outcomes = await asyncio.gather(
+            *(
+                log.append([Message(id=f"r{i}", role=Role.USER, text=t, sent_at=NOW)])
+                for t in texts
+            ),
+            return_exceptions=True,
+        )
+        stored = [t for t, o in zip(texts, outcomes, strict=True) if isinstance(o, AppendOutcome)]
+        refused = [o for o in outcomes if isinstance(o, MessageConflictError)]
+        assert len(stored) == 1 and len(refused) == 1, outcomes
+        assert stored[0] == (await log.get([f"r{i}"]))[0].text

@@ -15,7 +15,7 @@ from datetime import datetime
 from enum import StrEnum
 
 from neo4j import AsyncDriver
-from neo4j.exceptions import DriverError, Neo4jError
+from neo4j.exceptions import ConstraintError, DriverError, Neo4jError
 
 from selfimprint.adapters.neo4j.records import Rows, UserScope, epoch_parts
 from selfimprint.domain.messages import Message, Role
@@ -63,11 +63,10 @@ CALL (known, stored, clash) {
   WITH known, stored, clash WHERE (known OR NOT $require_profile) AND size(clash) = 0
   UNWIND $rows AS row
   WITH row, stored WHERE NOT row.id IN stored
-  MERGE (m:RawMessage {scope: $scope, id: row.id})
-    ON CREATE SET m.role = row.role, m.text = row.text,
-                  m.sent_at = datetime({epochSeconds: row.sent_at[0], nanosecond: row.sent_at[1]}),
-                  m.hash = row.hash, m.received_at = datetime(),
-                  m.extraction_state = 'pending'
+  CREATE (m:RawMessage {scope: $scope, id: row.id, role: row.role, text: row.text,
+                        sent_at: datetime({epochSeconds: row.sent_at[0],
+                                           nanosecond: row.sent_at[1]}),
+                        hash: row.hash, received_at: datetime(), extraction_state: 'pending'})
 }
 RETURN known, stored, clash
 """
@@ -79,7 +78,10 @@ RETURN p IS NOT NULL AND p.deleting_since IS NULL AS active
 
 # The append runs as an auto-commit transaction: one round trip where a managed transaction
 # takes two (BEGIN+RUN+PULL, then COMMIT), which is a third of acceptance latency here. It is
-# one idempotent statement, so a transient failure is simply run again.
+# one idempotent statement, so a transient failure is simply run again. CREATE, not MERGE:
+# if another request stored one of these ids between this statement's check and its write,
+# the uniqueness constraint fails the whole statement (a MERGE would quietly match the other
+# request's content and report it as ours), and the re-run sees a duplicate or a conflict.
 APPEND_ATTEMPTS = 3
 APPEND_RETRY_S = 0.05
 
@@ -154,7 +156,8 @@ class Neo4jMessageLog:
                     await result.consume()  # the end of the stream is the commit
                 break
             except (Neo4jError, DriverError) as exc:
-                if attempt == APPEND_ATTEMPTS or not exc.is_retryable():
+                raced = isinstance(exc, ConstraintError)
+                if attempt == APPEND_ATTEMPTS or not (raced or exc.is_retryable()):
                     raise
                 await asyncio.sleep(APPEND_RETRY_S * attempt)
         # Either refusal means the statement wrote nothing (its write is conditional).
