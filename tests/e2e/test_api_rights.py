@@ -6,6 +6,7 @@ import asyncio
 import uuid
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 
@@ -26,6 +27,16 @@ pytestmark = pytest.mark.e2e
 async def client(stack_settings: Settings, tenant_key: str) -> AsyncIterator[SelfImprintClient]:
     async with SelfImprintClient(stack_settings.api_url, tenant_key, timeout_s=180) as si:
         yield si
+
+
+async def finished(client: SelfImprintClient, operation_id: str) -> dict[str, Any]:
+    """The deletion's status once it has completed (up to two minutes)."""
+    for _ in range(120):
+        status: dict[str, Any] = await client.request("GET", f"/v1/operations/{operation_id}")
+        if status["status"] == "completed":
+            return status
+        await asyncio.sleep(1)
+    raise AssertionError(f"{operation_id} still {status['status']}")
 
 
 async def test_correct_forget_export_and_delete(
@@ -78,12 +89,7 @@ async def test_correct_forget_export_and_delete(
     # Delete: 202 + operation id, then the user is gone everywhere.
     operation = await client.delete_user(user)
     assert operation["status"] == "running"
-    for _ in range(120):
-        status = await client.request("GET", f"/v1/operations/{operation['operation_id']}")
-        if status["status"] == "completed":
-            break
-        await asyncio.sleep(1)
-    report = status["result"]
+    report = (await finished(client, operation["operation_id"]))["result"]
     assert report["profile_deleted"] and report["key_destroyed"] is not None
     assert report["messages_deleted"] == 2
     with pytest.raises(ApiError) as err:
@@ -117,9 +123,4 @@ async def test_a_deletion_interrupted_after_marking_the_user_can_be_retried(
     assert err.value.status == 404  # for everything else the user is gone already
     operation = await client.delete_user(user)
     assert operation["status"] == "running"
-    for _ in range(120):
-        status = await client.request("GET", f"/v1/operations/{operation['operation_id']}")
-        if status["status"] == "completed":
-            break
-        await asyncio.sleep(1)
-    assert status["result"]["profile_deleted"]
+    assert (await finished(client, operation["operation_id"]))["result"]["profile_deleted"]
