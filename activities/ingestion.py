@@ -50,6 +50,9 @@ class LoadBatchInput(BaseModel):
     tenant_id: str
     user_id: str
     message_ids: list[str]
+    # The workflow's clock: what the batch is planned at (None: a worker of an older release
+    # scheduled it; the activity's own clock then).
+    now: datetime | None = None
 
 
 class ExtractionBatch(BaseModel):
@@ -138,7 +141,7 @@ class IngestionActivities:
             messages=messages,
             recent=[RecentMemory.from_node(n) for n in recent_nodes],
             language=detect_language(user_text or " ".join(m.text for m in messages)),
-            now=datetime.now(UTC),
+            now=data.now or datetime.now(UTC),
             also_pending=also_pending,
         )
 
@@ -146,6 +149,11 @@ class IngestionActivities:
     async def apply_extraction(self, data: ApplyInput) -> ApplyOutcome:
         batch, extracted = data.batch, data.extracted
         store = self._graph.for_user(batch.tenant_id, batch.user_id)
+        # The decay clock first (spec §3.8.1): the user was active when they wrote, and every
+        # weight below is computed on the clock that includes this batch.
+        timeline = await store.record_activity(
+            [min(m.sent_at, batch.now) for m in batch.messages if m.role is Role.USER]
+        )
         nearest = {}
         for ref, vector in extracted.embeddings.items():
             found = await store.retrieve(
@@ -159,6 +167,10 @@ class IngestionActivities:
             # The duplicate rule is stated in raw cosine (spec §3.9).
             nearest[ref] = [(c.node, c.cosine) for c in found.candidates]
         recent = await store.get_nodes([r.id for r in batch.recent])
+        tallies = await store.reinforcement_tallies(
+            sorted({n.id for found in nearest.values() for n, _ in found}),
+            batch.now.astimezone(UTC).date(),
+        )
         plan = plan_ingestion(
             extracted.answer,
             batch.messages,
@@ -168,7 +180,13 @@ class IngestionActivities:
             embedding_model=extracted.embedding_model,
             nearest=nearest,
             recent=recent,
+            tallies=tallies,
+            timeline=timeline,
         )
+        limited = [r.node.id for r in plan.reinforcements if r.result.rate_limited]
+        if limited:
+            # Spec §6: past 10 a day, mentions are ignored and the memory is flagged for review.
+            log.warning("ingestion.reinforcement_rate_limited", user_id=batch.user_id, ids=limited)
         await store.upsert(plan.nodes)
         for r in plan.reinforcements:
             if not r.added_sources:

@@ -26,7 +26,12 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from selfimprint.adapters.llm import LLMAnswerInvalidError
-from selfimprint.domain.decay import DEFAULT_DECAY, expires_at, node_coefficient
+from selfimprint.domain.decay import (
+    DEFAULT_DECAY,
+    ActivityTimeline,
+    expires_at,
+    node_coefficient,
+)
 from selfimprint.domain.decay import node_effective_weight as effective
 from selfimprint.domain.hypotheses import (
     DEFAULT_POLICY,
@@ -103,6 +108,8 @@ class SleepGraph(Protocol):
     async def record_sleep_run(self, run: SleepRunRecord) -> None: ...
 
     async def active_pattern_node_ids(self) -> list[str]: ...
+
+    async def decay_clock(self) -> ActivityTimeline: ...
 
 
 class SleepGraphs(Protocol):
@@ -256,13 +263,15 @@ async def _guard(work: Callable[[], Awaitable[T]]) -> T:
         raise _bad_data(exc) from exc
 
 
-def _weight_change(node: Node, weight: float, now: datetime) -> WeightChange:
+def _weight_change(
+    node: Node, weight: float, now: datetime, timeline: ActivityTimeline
+) -> WeightChange:
     weight = min(1.0, max(0.0, weight))
     return WeightChange(
         node_id=node.id,
         weight=weight,
         weight_at=now,
-        expires_at=expires_at(weight, now, node_coefficient(node)),
+        expires_at=expires_at(weight, now, node_coefficient(node), timeline=timeline),
     )
 
 
@@ -391,6 +400,7 @@ class SleepActivities:
         async def work() -> StoreHypothesesOutput:
             scope = data.scope
             graph = await self._snapshot(scope)
+            timeline = await self._graph(scope).decay_clock()
             nodes = {n.id: n for n in graph.nodes}
             existing = {h.node_id: h for h in graph.hypotheses}
             new_nodes, records = [], []
@@ -431,7 +441,10 @@ class SleepActivities:
                         is_inference=True,
                         decay_coefficient=DEFAULT_DECAY.hypothesis,
                         expires_at=expires_at(
-                            HYPOTHESIS_WEIGHT, scope.now, DEFAULT_DECAY.hypothesis
+                            HYPOTHESIS_WEIGHT,
+                            scope.now,
+                            DEFAULT_DECAY.hypothesis,
+                            timeline=timeline,
                         ),
                         sources=tuple(sources) or tuple(evidence),
                         belief=Belief(
@@ -462,6 +475,7 @@ class SleepActivities:
             scope = data.scope
             graph = await self._snapshot(scope)
             previous = await self._graph(scope).active_pattern_node_ids()
+            timeline = await self._graph(scope).decay_clock()
             nodes = {n.id: n for n in graph.nodes}
             plan = recalibration_targets(data.patterns, (), previous)
             central = set(plan.central) | set(data.touched)
@@ -469,15 +483,19 @@ class SleepActivities:
             for node_id in sorted(central):
                 node = nodes.get(node_id)
                 if node is not None and node.type is not NodeType.HYPOTHESIS:
-                    boosted = effective(node, scope.now) + self._patterns.central_boost
-                    changes.append(_weight_change(node, boosted, scope.now))
+                    boosted = (
+                        effective(node, scope.now, timeline=timeline) + self._patterns.central_boost
+                    )
+                    changes.append(_weight_change(node, boosted, scope.now, timeline))
             drifted = 0
             for node_id in plan.drifted:
                 node = nodes.get(node_id)
                 if node is None or node.is_pinned or node_id in central:
                     continue
-                faded = effective(node, scope.now) * self._patterns.drift_multiplier
-                changes.append(_weight_change(node, faded, scope.now))
+                faded = (
+                    effective(node, scope.now, timeline=timeline) * self._patterns.drift_multiplier
+                )
+                changes.append(_weight_change(node, faded, scope.now, timeline))
                 drifted += 1
             applied = await self._commit(
                 scope,

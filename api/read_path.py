@@ -12,7 +12,6 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from enum import StrEnum
 
 from api.resources import Resources
@@ -58,7 +57,7 @@ async def build_context(
 ) -> ContextOutcome:
     timings: dict[str, float] = {}
     started = time.perf_counter()
-    now = datetime.now(UTC)
+    now = resources.clock()
     language = detect_language(message)
 
     mark = time.perf_counter()
@@ -82,7 +81,7 @@ async def build_context(
             Candidate.from_node(
                 c.node,
                 similarity=calibrated_similarity(c.cosine, floor),
-                effective_weight=node_effective_weight(c.node, now),
+                effective_weight=node_effective_weight(c.node, now, timeline=found.timeline),
                 prioritised=c.prioritised,
             )
             for c in found.candidates
@@ -97,6 +96,7 @@ async def build_context(
         language=language,
         now=now,
         budget_tokens=budget_tokens,
+        timeline=found.timeline,
     )
     timings["assemble"] = (time.perf_counter() - mark) * 1000
 

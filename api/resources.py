@@ -6,7 +6,9 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 from neo4j import AsyncDriver
 from temporalio.client import Client
@@ -28,6 +30,10 @@ from selfimprint.ports import Embedder
 CONNECT_BACKOFF_S = 2.0
 
 
+def wall_clock() -> datetime:
+    return datetime.now(UTC)
+
+
 @dataclass
 class Resources:
     settings: Settings
@@ -36,6 +42,9 @@ class Resources:
     accounts: Neo4jAccounts
     embedder: Embedder
     llm: OpenAICompatibleLLM
+    # What "now" is for decay, recency and expiry on the read path; scenario tests drive it
+    # with the time-skipping Temporal server's clock.
+    clock: Callable[[], datetime] = wall_clock
     _temporal: Client | None = None
     _archive: GraphArchive | None = None
     _temporal_lock: asyncio.Lock = field(default_factory=asyncio.Lock)

@@ -61,7 +61,7 @@ from typing import Annotated, Self  # noqa: E402
 from pydantic import ConfigDict, Field, model_validator  # noqa: E402
 
 from selfimprint.domain.compaction import CompactionPlan  # noqa: E402
-from selfimprint.domain.decay import ReinforcementTally  # noqa: E402
+from selfimprint.domain.decay import ActivityTimeline, ReinforcementTally  # noqa: E402
 from selfimprint.domain.ingestion import Downweight as Downweight  # noqa: E402 - re-exported
 from selfimprint.domain.models import (  # noqa: E402
     AwareDatetime,
@@ -123,6 +123,9 @@ class RetrievalResult(_GraphValue):
     candidates: tuple[RetrievedMemory, ...]
     neighbours: tuple[Node, ...]
     edges: tuple[Edge, ...]
+    # The user's decay clock, read in the same statement: effective weights need it (spec
+    # §3.8.1). None when the store had nothing to return it with (no candidates).
+    timeline: ActivityTimeline | None = None
 
 
 class HypothesisRecord(_GraphValue):

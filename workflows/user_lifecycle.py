@@ -45,7 +45,6 @@ with workflow.unsafe.imports_passed_through():
         PendingInput,
     )
     from activities.sleep import FinishInput, SleepActivities, SleepScope
-    from selfimprint.domain.decay import ActivityTimeline
     from selfimprint.domain.lifecycle_timings import LifecycleTimings
     from selfimprint.domain.sleep_policy import (
         ActivityLog,
@@ -143,7 +142,8 @@ class LifecycleState(BaseModel):
     tier: Tier = Tier.HOT
     paused: bool = False
     activity: ActivityLog = Field(default_factory=ActivityLog)  # sleep policy: messages per day
-    timeline: ActivityTimeline = Field(default_factory=ActivityTimeline)  # decay clock
+    # The decay clock lives with the graph (the user's profile in Neo4j), where the read path
+    # needs it: activities.ingestion records each batch's sent_at times.
     tracking_since: datetime | None = None
     last_active_at: datetime | None = None  # last message or context request: the tier clock
     session_count: int = 0
@@ -297,7 +297,6 @@ class UserLifecycleWorkflow:
         state.tracking_since = state.tracking_since or now
         state.last_active_at = now
         state.activity = state.activity.record(now, len(signal.message_ids))
-        state.timeline = state.timeline.record_activity(now)
         state.messages_since_sleep += len(signal.message_ids)
 
     @workflow.signal
@@ -819,7 +818,9 @@ class UserLifecycleWorkflow:
         tenant_id, user_id = self._state.tenant_id, self._state.user_id
         batch = await workflow.execute_activity_method(
             IngestionActivities.load_batch,
-            LoadBatchInput(tenant_id=tenant_id, user_id=user_id, message_ids=message_ids),
+            LoadBatchInput(
+                tenant_id=tenant_id, user_id=user_id, message_ids=message_ids, now=workflow.now()
+            ),
             start_to_close_timeout=CPU_TIMEOUT,
             retry_policy=CPU_RETRY,
         )

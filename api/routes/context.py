@@ -20,6 +20,7 @@ from api.routes.common import UserId, resources_of, scope_of, unknown_user
 from api.timing import ServerTiming
 from selfimprint.adapters.neo4j.records import UserScope
 from selfimprint.adapters.snapshot_retrieval import retrieve_from_snapshot
+from selfimprint.domain.decay import ActivityTimeline
 from selfimprint.domain.language import detect_language
 from selfimprint.domain.messages import MessageText
 from selfimprint.domain.models import NodeType
@@ -86,7 +87,8 @@ async def post_context(
             snapshot, why_not = await read_archived(resources, scope, tier)
         if snapshot is None:
             return _without_memories(body, tier, why_not)
-        retrieve = _from_snapshot(snapshot)
+        timeline = await resources.graph.for_user(scope.tenant_id, scope.user_id).decay_clock()
+        retrieve = _from_snapshot(snapshot, timeline)
     outcome = await build_context(
         resources, scope, body.message, body.budget_tokens, body.mode, retrieve
     )
@@ -128,9 +130,9 @@ def _without_memories(body: ContextRequest, tier: Tier, why: str) -> ContextResp
     )
 
 
-def _from_snapshot(snapshot: GraphSnapshot) -> Retrieve:
+def _from_snapshot(snapshot: GraphSnapshot, timeline: ActivityTimeline) -> Retrieve:
     async def retrieve(query: RetrievalQuery) -> RetrievalResult:
-        return await asyncio.to_thread(retrieve_from_snapshot, snapshot, query)
+        return await asyncio.to_thread(retrieve_from_snapshot, snapshot, query, timeline)
 
     return retrieve
 

@@ -4,7 +4,7 @@ memory exists, correct it, pin it, mark it wrong, read the portrait ("mirror")."
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Request
@@ -16,7 +16,7 @@ from api.errors import ApiError
 from api.routes.common import UserId, known_user, resources_of, scope_of
 from selfimprint.domain.belief import effective_confidence
 from selfimprint.domain.corrections import MemoryCorrection, apply_correction
-from selfimprint.domain.decay import node_effective_weight
+from selfimprint.domain.decay import ActivityTimeline, node_effective_weight
 from selfimprint.domain.models import (
     MAX_ID_CHARS,
     EdgeType,
@@ -49,15 +49,27 @@ class MemoryOut(BaseModel):
     created_at: datetime
     last_reinforced_at: datetime | None
     sources: list[str] = Field(description="Ids of the messages this memory came from.")
+    flagged: bool = Field(
+        False,
+        description="Mentioned more than the daily reinforcement limit on its latest day of "
+        "mentions (spec §6): the extra mentions were ignored; worth a review.",
+    )
 
     @staticmethod
-    def of(node: Node, status: HypothesisStatus, now: datetime) -> MemoryOut:
+    def of(
+        node: Node,
+        status: HypothesisStatus,
+        now: datetime,
+        timeline: ActivityTimeline,
+        *,
+        flagged: bool = False,
+    ) -> MemoryOut:
         return MemoryOut(
             id=node.id,
             type=node.type,
             content=node.content,
             status=status,
-            weight=round(node_effective_weight(node, now), 4),
+            weight=round(node_effective_weight(node, now, timeline=timeline), 4),
             confidence=round(effective_confidence(node.belief, now), 4),
             permanence=node.belief.permanence,
             evidence_kind=node.belief.evidence_kind,
@@ -66,6 +78,7 @@ class MemoryOut(BaseModel):
             created_at=node.created_at,
             last_reinforced_at=node.last_reinforced_at,
             sources=list(node.sources),
+            flagged=flagged,
         )
 
 
@@ -110,12 +123,18 @@ async def list_memories(
     scope = scope_of(who, user_id)
     await known_user(resources, scope)
     store = resources.graph.for_user(scope.tenant_id, scope.user_id)
-    rows = await store.list_memories(
-        type_=type, status=status, archived=archived, offset=offset, limit=limit + 1
+    rows, timeline = await asyncio.gather(
+        store.list_memories(
+            type_=type, status=status, archived=archived, offset=offset, limit=limit + 1
+        ),
+        store.decay_clock(),
     )
-    now = datetime.now(UTC)
+    flagged = await store.flagged([n.id for n, _ in rows[:limit]])
+    now = resources.clock()
     return MemoryList(
-        memories=[MemoryOut.of(n, s, now) for n, s in rows[:limit]],
+        memories=[
+            MemoryOut.of(n, s, now, timeline, flagged=n.id in flagged) for n, s in rows[:limit]
+        ],
         next_offset=offset + limit if len(rows) > limit else None,
     )
 
@@ -139,10 +158,12 @@ async def get_memory(
     resources = resources_of(request)
     scope = scope_of(who, user_id)
     store = resources.graph.for_user(scope.tenant_id, scope.user_id)
-    status, edges, messages = await asyncio.gather(
+    status, edges, messages, timeline, flagged = await asyncio.gather(
         store.status_of(memory_id),
         store.edges_of(memory_id),
         resources.messages(scope).get(list(node.sources)),
+        store.decay_clock(),
+        store.flagged([memory_id]),
     )
     others = {
         n.id: n
@@ -166,7 +187,13 @@ async def get_memory(
             )
         )
     return MemoryDetail(
-        memory=MemoryOut.of(node, status or HypothesisStatus.ACTIVE, datetime.now(UTC)),
+        memory=MemoryOut.of(
+            node,
+            status or HypothesisStatus.ACTIVE,
+            resources.clock(),
+            timeline,
+            flagged=memory_id in flagged,
+        ),
         why=[SourceMessage(id=m.id, sent_at=m.sent_at, excerpt=m.text[:280]) for m in messages],
         edges=edges_out,
     )
@@ -188,7 +215,9 @@ async def patch_memory(
     node = await _memory(request, who, user_id, memory_id)
     resources = resources_of(request)
     scope = scope_of(who, user_id)
-    now = datetime.now(UTC)
+    now = resources.clock()
+    store = resources.graph.for_user(scope.tenant_id, scope.user_id)
+    timeline = await store.decay_clock()
     embedding = None
     if correction.content is not None and correction.content != node.content:
         vector = await asyncio.to_thread(resources.embedder.embed_passages, [correction.content])
@@ -199,13 +228,13 @@ async def patch_memory(
         now,
         embedding=embedding,
         embedding_model=resources.embedder.model_id if embedding else None,
+        timeline=timeline,
     )
-    store = resources.graph.for_user(scope.tenant_id, scope.user_id)
     await store.upsert([fixed])
     if correction.wrong:
         await store.set_status(memory_id, HypothesisStatus.REFUTED)
     status = await store.status_of(memory_id) or HypothesisStatus.ACTIVE
-    return MemoryOut.of(fixed, status, now)
+    return MemoryOut.of(fixed, status, now, timeline)
 
 
 def _title(node: Node) -> str:
@@ -223,7 +252,7 @@ async def portrait(user_id: UserId, who: Caller, request: Request) -> str:
     profile = await known_user(resources, scope)
     store = resources.graph.for_user(scope.tenant_id, scope.user_id)
     rows = await store.list_memories(archived=False, limit=200)
-    now = datetime.now(UTC)
+    now = resources.clock()
     entries = [
         PortraitEntry.from_belief(
             _title(node),

@@ -13,24 +13,31 @@ from datetime import datetime
 
 import numpy as np
 
+from selfimprint.domain.decay import ActivityTimeline, is_expired
 from selfimprint.domain.models import HypothesisStatus, Node
 from selfimprint.ports import GraphSnapshot, RetrievalQuery, RetrievalResult, RetrievedMemory
 
 _LIVE_HYPOTHESES = frozenset({HypothesisStatus.ACTIVE, HypothesisStatus.CONFIRMED})
 
 
-def active_nodes(snapshot: GraphSnapshot, now: datetime) -> dict[str, Node]:
+def active_nodes(
+    snapshot: GraphSnapshot, now: datetime, timeline: ActivityTimeline | None = None
+) -> dict[str, Node]:
     status = {h.node_id: h.status for h in snapshot.hypotheses}
     return {
         n.id: n
         for n in snapshot.nodes
-        if (n.expires_at is None or n.expires_at > now)
+        if not is_expired(n, now, timeline=timeline)
         and status.get(n.id, HypothesisStatus.ACTIVE) in _LIVE_HYPOTHESES
     }
 
 
-def retrieve_from_snapshot(snapshot: GraphSnapshot, query: RetrievalQuery) -> RetrievalResult:
-    live = active_nodes(snapshot, query.now)
+def retrieve_from_snapshot(
+    snapshot: GraphSnapshot, query: RetrievalQuery, timeline: ActivityTimeline | None = None
+) -> RetrievalResult:
+    """`timeline`: the user's decay clock (kept on their profile in Neo4j, not in the
+    snapshot); expiry is read on it and it travels on in the result."""
+    live = active_nodes(snapshot, query.now, timeline)
     pool = [
         n
         for n in live.values()
@@ -60,7 +67,9 @@ def retrieve_from_snapshot(snapshot: GraphSnapshot, query: RetrievalQuery) -> Re
     )
     around = {e.source_id for e in edges} | {e.target_id for e in edges}
     neighbours = tuple(_without_vector(live[i]) for i in sorted(around - chosen))
-    return RetrievalResult(candidates=candidates, neighbours=neighbours, edges=edges)
+    return RetrievalResult(
+        candidates=candidates, neighbours=neighbours, edges=edges, timeline=timeline
+    )
 
 
 def _without_vector(node: Node) -> Node:

@@ -10,7 +10,10 @@ Steps, in order (spec §3.9):
 2. near-duplicate nodes of one type merge into the highest-weight one, which inherits the union
    of their edges and sources;
 3. no node keeps more than the edge budget; the lowest-confidence edges go first;
-4. nodes left without edges go, unless pinned (or new, see `isolated_grace_days`).
+4. nodes left without edges go, unless pinned (or new, see `isolated_grace_days`). "Left
+   without" is read literally: a node that lost its last edge in this pass, or an inference
+   that nothing connected. An observed memory that never had an edge (the user's own words,
+   e.g. every verbatim memory) is not edge soup; decay alone decides when it goes.
 
 Isolation is checked last, after the budget, so that running the plan's result through
 `plan_compaction` again (same clock, same mode) finds nothing to do.
@@ -29,8 +32,16 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Annotated, NamedTuple
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from selfimprint.domain.decay import (
+    ActivityTimeline,
+    decay_days,
+    expires_at,
+    node_coefficient,
+    node_effective_weight,
+)
 from selfimprint.domain.models import MAX_SOURCES, Edge, EdgeType, Node, NodeType
 
 # Days of decay between two instants. The default is wall-clock days; the lifecycle passes its
@@ -43,6 +54,12 @@ _SECONDS_PER_DAY = 86_400.0
 
 def wall_clock_days(start: datetime, end: datetime) -> float:
     return max(0.0, (end - start).total_seconds() / _SECONDS_PER_DAY)
+
+
+def decay_clock_days(timeline: ActivityTimeline) -> DecayClock:
+    """Days on the user's decay clock: edges, like nodes, keep their confidence while the user
+    is away (spec §3.8.1)."""
+    return lambda start, end: decay_days(start, end, timeline)
 
 
 class _Frozen(BaseModel):
@@ -144,6 +161,9 @@ class NodeMerge(_Frozen):
     merged_ids: tuple[str, ...]
     weight: float
     weight_at: datetime
+    # On the user's decay clock (domain.decay): re-stamped for the merged weight, so a survivor
+    # that had expired but absorbed a fresh re-mention lives on.
+    expires_at: datetime | None
     importance: float
     decay_coefficient: float
     significant: bool
@@ -238,10 +258,14 @@ def edge_confidence(
 
 # --- duplicates ---------------------------------------------------------------------------
 
+# Rows of the similarity matrix computed at once: 1,024 x 10k float64 is 80 MB at most.
+_SIMILARITY_BLOCK = 1024
 
-def _unit(vector: Sequence[float]) -> tuple[float, ...] | None:
-    norm = math.sqrt(math.fsum(x * x for x in vector))
-    return None if norm == 0.0 else tuple(x / norm for x in vector)
+Weigh = Callable[[Node], float]
+
+
+def _stored_weight(node: Node) -> float:
+    return node.weight
 
 
 def _dedup_group(node: Node) -> tuple[str, NodeType, str | None]:
@@ -249,50 +273,68 @@ def _dedup_group(node: Node) -> tuple[str, NodeType, str | None]:
     return node.user_id, node.type, node.embedding_model
 
 
-def _survivor_order(node: Node) -> tuple[bool, float, datetime, str]:
-    # Pinned first so a pinned node is never folded into another; then the highest weight
-    # (spec §3.9); then the oldest, then the id, for a deterministic choice.
-    return (not node.is_pinned, -node.weight, node.created_at, node.id)
+def _survivor_order(weigh: Weigh) -> Callable[[Node], tuple[bool, float, datetime, str]]:
+    # Pinned first so a pinned node is never folded into another; then the highest (effective)
+    # weight (spec §3.9); then the oldest, then the id, for a deterministic choice.
+    return lambda node: (not node.is_pinned, -weigh(node), node.created_at, node.id)
+
+
+def similar_pairs(nodes: Sequence[Node], threshold: float) -> list[SimilarPair]:
+    """Every pair of one dedup group (user, type, embedding model) with cosine > threshold.
+
+    Vectorised: the group's unit vectors are multiplied block by block (numpy releases the
+    GIL, so a caller may run this in a thread). ~10k nodes take well under a second.
+    """
+    groups: dict[tuple[str, NodeType, str | None], list[Node]] = defaultdict(list)
+    for node in nodes:
+        if node.embedding is not None:
+            groups[_dedup_group(node)].append(node)
+    pairs: list[SimilarPair] = []
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        if len({len(n.embedding or ()) for n in members}) != 1:
+            raise ValueError(
+                f"nodes of embedding model {members[0].embedding_model!r} differ in dimension"
+            )
+        matrix = np.asarray([n.embedding for n in members], dtype=np.float64)
+        norms = np.linalg.norm(matrix, axis=1)
+        keep = norms > 0.0
+        ids = [n.id for n, k in zip(members, keep, strict=True) if k]
+        unit = matrix[keep] / norms[keep, None]
+        for start in range(0, len(ids), _SIMILARITY_BLOCK):
+            block = unit[start : start + _SIMILARITY_BLOCK] @ unit.T
+            rows, cols = np.nonzero(block > threshold)
+            for row, col in zip(rows.tolist(), cols.tolist(), strict=True):
+                first = start + row
+                if col > first:
+                    pairs.append(SimilarPair(ids[first], ids[col], float(block[row, col])))
+    return pairs
 
 
 def _similar_neighbours(
-    nodes: Sequence[Node], threshold: float, similar_pairs: Iterable[SimilarPair] | None
+    nodes: Sequence[Node], threshold: float, pairs: Iterable[SimilarPair] | None
 ) -> dict[str, set[str]]:
     by_id = {n.id: n for n in nodes}
     neighbours: dict[str, set[str]] = defaultdict(set)
-    if similar_pairs is not None:
-        for first, second, similarity in similar_pairs:
-            a, b = by_id.get(first), by_id.get(second)
-            if a and b and a.id != b.id and similarity > threshold:
-                if _dedup_group(a) == _dedup_group(b):
-                    neighbours[a.id].add(b.id)
-                    neighbours[b.id].add(a.id)
-        return neighbours
-    groups: dict[tuple[str, NodeType, str | None], list[tuple[str, tuple[float, ...]]]] = (
-        defaultdict(list)
-    )
-    for node in nodes:
-        if node.embedding is None:
-            continue
-        unit = _unit(node.embedding)
-        if unit is not None:
-            groups[_dedup_group(node)].append((node.id, unit))
-    for members in groups.values():
-        for i, (a_id, a_vec) in enumerate(members):
-            for b_id, b_vec in members[i + 1 :]:
-                if len(a_vec) != len(b_vec):
-                    raise ValueError(
-                        f"nodes {a_id} and {b_id} share an embedding model but not a dimension"
-                    )
-                if math.fsum(x * y for x, y in zip(a_vec, b_vec, strict=True)) > threshold:
-                    neighbours[a_id].add(b_id)
-                    neighbours[b_id].add(a_id)
+    for first, second, similarity in similar_pairs(nodes, threshold) if pairs is None else pairs:
+        a, b = by_id.get(first), by_id.get(second)
+        if a and b and a.id != b.id and similarity > threshold:
+            if _dedup_group(a) == _dedup_group(b):
+                neighbours[a.id].add(b.id)
+                neighbours[b.id].add(a.id)
     return neighbours
 
 
-def _merge(survivor: Node, absorbed: Sequence[Node]) -> NodeMerge:
+def _merge(
+    survivor: Node,
+    absorbed: Sequence[Node],
+    weigh: Weigh,
+    now: datetime | None,
+    timeline: ActivityTimeline | None,
+) -> NodeMerge:
     group = [survivor, *absorbed]
-    heaviest = min(group, key=lambda n: (-n.weight, n.id))
+    heaviest = min(group, key=lambda n: (-weigh(n), n.id))
     sources: dict[str, None] = {}
     for node in group:
         sources.update(dict.fromkeys(node.sources))
@@ -302,14 +344,29 @@ def _merge(survivor: Node, absorbed: Sequence[Node]) -> NodeMerge:
     touched = max(t for n in group for t in (n.created_at, n.last_reinforced_at) if t is not None)
     confirmed = [n.belief.confirmed_at for n in group if n.belief.confirmed_at is not None]
     challenged = [n.belief.challenged_at for n in group if n.belief.challenged_at is not None]
+    # The slowest decay in the group: a significant event stays significant once merged.
+    coefficient = max(n.decay_coefficient for n in group)
+    if now is None:
+        weight, weight_at = heaviest.weight, heaviest.weight_at
+    else:
+        # The heaviest member's weight as it is now, re-based to now: the merged memory must
+        # not inherit a dead twin's stale weight or expiry (nor resurrect decayed weight).
+        weight_at = max(now, *(n.weight_at for n in group))
+        weight = weigh(heaviest)
+    expiry = expires_at(
+        weight,
+        weight_at,
+        node_coefficient(survivor.model_copy(update={"decay_coefficient": coefficient})),
+        timeline=timeline,
+    )
     return NodeMerge(
         survivor_id=survivor.id,
         merged_ids=tuple(n.id for n in absorbed),
-        weight=heaviest.weight,
-        weight_at=heaviest.weight_at,
+        weight=weight,
+        weight_at=weight_at,
+        expires_at=expiry,
         importance=max(n.importance for n in group),
-        # The slowest decay in the group: a significant event stays significant once merged.
-        decay_coefficient=max(n.decay_coefficient for n in group),
+        decay_coefficient=coefficient,
         significant=any(n.significant for n in group),
         # One observed duplicate makes the merged memory observed.
         is_inference=all(n.is_inference for n in group),
@@ -328,6 +385,9 @@ def plan_merges(
     nodes: Sequence[Node],
     similarity_threshold: float,
     similar_pairs: Iterable[SimilarPair] | None = None,
+    *,
+    now: datetime | None = None,
+    timeline: ActivityTimeline | None = None,
 ) -> tuple[NodeMerge, ...]:
     """Merge groups of same-type nodes whose embeddings are closer than the threshold.
 
@@ -335,12 +395,22 @@ def plan_merges(
     untaken, unpinned node similar to it. Every absorbed node is therefore similar to its own
     survivor (no chaining A~B~C), pinned nodes are never absorbed, and no two survivors left
     behind are similar unless both are pinned, which makes a second pass a no-op.
+
+    With `now`, weights are effective weights at `now` on the user's decay clock (`timeline`)
+    and the merged weight is re-based there; without it, stored weights (previews, old tests).
     """
+    weights = (
+        {n.id: node_effective_weight(n, now, timeline=timeline) for n in nodes}
+        if now is not None
+        else None
+    )
+    weigh: Weigh = _stored_weight if weights is None else (lambda n: weights[n.id])
+    order = _survivor_order(weigh)
     neighbours = _similar_neighbours(nodes, similarity_threshold, similar_pairs)
     by_id = {n.id: n for n in nodes}
     taken: set[str] = set()
     merges = []
-    for node in sorted(nodes, key=_survivor_order):
+    for node in sorted(nodes, key=order):
         if node.id in taken:
             continue
         taken.add(node.id)
@@ -350,11 +420,11 @@ def plan_merges(
                 for other in neighbours.get(node.id, ())
                 if other not in taken and not by_id[other].is_pinned
             ),
-            key=_survivor_order,
+            key=order,
         )
         if absorbed:
             taken.update(n.id for n in absorbed)
-            merges.append(_merge(node, absorbed))
+            merges.append(_merge(node, absorbed, weigh, now, timeline))
     return tuple(merges)
 
 
@@ -456,14 +526,19 @@ def plan_compaction(
     *,
     aggressive: bool | None = None,
     similar_pairs: Iterable[SimilarPair] | None = None,
-    elapsed_days: DecayClock = wall_clock_days,
+    elapsed_days: DecayClock | None = None,
+    timeline: ActivityTimeline | None = None,
 ) -> CompactionPlan:
     """Plan one compaction pass over one user's graph.
 
     `aggressive=None` lets the entropy of the input decide; pass a bool to force a mode.
     `similar_pairs` replaces the pairwise embedding scan with similarities the caller has.
+    `timeline`: the user's decay clock; edge confidence and node weights decay on it (and
+    `elapsed_days`, when given, overrides it for edges).
     """
     config = config or CompactionConfig()
+    if elapsed_days is None:
+        elapsed_days = wall_clock_days if timeline is None else decay_clock_days(timeline)
     by_id = {n.id: n for n in nodes}
     if len(by_id) != len(nodes):
         raise ValueError("node ids must be unique")
@@ -518,7 +593,9 @@ def plan_compaction(
             del live[key]
 
     # 2. duplicates: re-point every edge of an absorbed node to its survivor
-    merges = plan_merges(nodes, limits.similarity_threshold, similar_pairs)
+    merges = plan_merges(
+        nodes, limits.similarity_threshold, similar_pairs, now=now, timeline=timeline
+    )
     survivor_of = {merged: m.survivor_id for m in merges for merged in m.merged_ids}
     landing: dict[EdgeKey, list[Edge]] = defaultdict(list)
     repointed_origin: dict[EdgeKey, set[EdgeKey]] = defaultdict(set)
@@ -562,9 +639,13 @@ def plan_compaction(
     merge_of = {m.survivor_id: m for m in merges}
     grace = timedelta(days=config.isolated_grace_days)
     removed_nodes = []
+    linked = {i for e in edges for i in (e.source_id, e.target_id)}
+    linked |= {survivor_of.get(i, i) for i in linked}
     for node in sorted(nodes, key=lambda n: n.id):
         if node.id in survivor_of or node.is_pinned or degree[node.id] > 0:
             continue
+        if node.id not in linked and not node.is_inference:
+            continue  # never had an edge: the user's own words, not edge soup (module docs)
         merge = merge_of.get(node.id)
         # Judge a survivor by what it will be after the merge, as the next pass will.
         last_touched = (
@@ -610,6 +691,7 @@ def apply_compaction(
                 update={
                     "weight": merge.weight,
                     "weight_at": merge.weight_at,
+                    "expires_at": merge.expires_at,
                     "importance": merge.importance,
                     "decay_coefficient": merge.decay_coefficient,
                     "significant": merge.significant,

@@ -23,6 +23,7 @@ from typing import Annotated, Final, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from selfimprint.domain.decay import ActivityTimeline, is_expired
 from selfimprint.domain.models import Edge, EdgeType, MemoryId, Node, NodeType
 from selfimprint.domain.scoring import ScoredMemory
 
@@ -326,12 +327,13 @@ def _pool(
     edges: Sequence[Edge],
     now: datetime,
     config: ContextConfig,
+    timeline: ActivityTimeline | None,
 ) -> list[tuple[float, Node]]:
     """Every memory that may enter the context with its score, best first, ties by id."""
 
     def alive(node: Node) -> bool:
         # Decayed below the removal threshold but not yet pruned: already forgotten.
-        return node.expires_at is None or node.expires_at > now
+        return not is_expired(node, now, timeline=timeline)
 
     known = {n.id: n for n in nodes if alive(n)}
     scores: dict[str, float] = {}
@@ -368,6 +370,7 @@ def assemble_context(
     language: str,
     now: datetime,
     budget_tokens: int | None = None,
+    timeline: ActivityTimeline | None = None,
     config: ContextConfig = DEFAULT_CONTEXT,
 ) -> AssembledContext:
     """Assemble the extractive context (spec §3.4) within `budget_tokens` (config default 400).
@@ -376,12 +379,13 @@ def assemble_context(
       ids without a node are skipped).
     - `neighbours`, `edges`: the one-hop expansion (`RetrievalResult.neighbours` / `.edges`).
     - `language`: of the user's latest message (`language.detect_language`).
+    - `timeline`: the user's decay clock (expiry is read on it, spec §3.8.1).
     """
     budget = config.budget_tokens if budget_tokens is None else budget_tokens
     used_language = template_language(language)
     template = _TEMPLATES[used_language]
     estimate = config.token_estimate
-    pool = _pool(ranked, nodes, neighbours, edges, now, config)
+    pool = _pool(ranked, nodes, neighbours, edges, now, config, timeline)
     chosen: list[tuple[float, Node]] = []
     text, open_loops = "", []
     for entry in pool:

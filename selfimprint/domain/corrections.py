@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from selfimprint.domain.decay import (
     DEFAULT_DECAY,
+    ActivityTimeline,
     DecayConfig,
     coefficient_for,
     expires_at,
@@ -47,12 +48,13 @@ def apply_correction(
     *,
     embedding: tuple[float, ...] | None = None,
     embedding_model: str | None = None,
+    timeline: ActivityTimeline | None = None,
     decay: DecayConfig = DEFAULT_DECAY,
     config: CorrectionConfig = DEFAULT_CORRECTION,
 ) -> Node:
     """The node after the correction. Weight is re-based at `now` (its effective value), so a
     pin or unpin never resurrects weight that had already decayed."""
-    weight = node_effective_weight(node, now, config=decay)
+    weight = node_effective_weight(node, now, timeline=timeline, config=decay)
     update: dict[str, object] = {"weight": weight, "weight_at": now}
     if correction.content is not None and correction.content != node.content:
         if embedding is None or embedding_model is None:
@@ -81,6 +83,6 @@ def apply_correction(
     update |= {
         "is_pinned": pinned,
         "decay_coefficient": coefficient,
-        "expires_at": expires_at(weight, now, coefficient, config=decay),
+        "expires_at": expires_at(weight, now, coefficient, timeline=timeline, config=decay),
     }
     return Node.model_validate({**node.model_dump(), **update})

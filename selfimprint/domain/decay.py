@@ -8,6 +8,12 @@ Decay is lazy (DESIGN.md §4): nothing rewrites weights daily. A node stores `we
 which equals the spec's daily step `weight(t + 1 day) = weight(t) × coefficient` (§3.3) at whole
 days and interpolates smoothly between them. Decay-days are wall-clock days minus the time the
 user's decay clock was paused for inactivity (§3.8.1).
+
+`expires_at` is an instant on the user's decay clock, not on the wall clock: the clock's reading
+at a moment is wall time minus every pause before it (`ActivityTimeline.reading`). A memory is
+alive while `expires_at > reading(now)`. Because a later absence only slows the reading down,
+an expiry stamped once stays right however long the user is away: no re-stamping, and a store
+can select expired memories with one index range scan up to the reading.
 """
 
 from __future__ import annotations
@@ -131,6 +137,9 @@ def node_coefficient(node: Node, config: DecayConfig = DEFAULT_DECAY) -> float:
 # --- the decay clock ----------------------------------------------------------------------------
 
 
+_BEGINNING = datetime.min.replace(tzinfo=UTC)
+
+
 class PausedInterval(_Value):
     """A stretch during which the user's decay clock stood still (half-open: [start, end))."""
 
@@ -199,6 +208,13 @@ class ActivityTimeline(_Value):
         if self.last_active_at is None:
             return closed
         return (*closed, (self.last_active_at + config.inactivity_pause_after, None))
+
+    def reading(self, at: datetime, config: DecayConfig = DEFAULT_DECAY) -> datetime:
+        """The decay clock at `at`: `at` minus every pause before it (equal to `at` for a
+        timeline with no pause yet). Monotonic, and still while the user is away."""
+        if self.last_active_at is None:
+            return at
+        return at - self.paused_between(_BEGINNING, at, config)
 
     def paused_between(
         self, since: datetime, until: datetime, config: DecayConfig = DEFAULT_DECAY
@@ -278,32 +294,37 @@ def expires_at(
     timeline: ActivityTimeline | None = None,
     config: DecayConfig = DEFAULT_DECAY,
 ) -> datetime | None:
-    """When the decayed weight reaches the removal threshold; None if it never does.
+    """The decay-clock reading at which the weight reaches the removal threshold; None if it
+    never does (see the module docstring: compare it with `timeline.reading(now)`).
 
-    Closed form: the clock must run ln(threshold / weight) / ln(coefficient) decay periods. Known
-    closed pauses after `weight_at` push the moment later; future pauses cannot be known, so the
-    result is the earliest possible expiry. A pruner selects `expires_at <= now`, confirms with
-    `effective_weight`, and re-stamps the nodes an absence kept alive.
+    Closed form: the clock must run ln(threshold / weight) / ln(coefficient) decay periods from
+    its reading at `weight_at`. Without a timeline the clock is the wall clock.
     """
+    start = timeline.reading(weight_at, config) if timeline is not None else weight_at
     if coefficient >= 1.0 or weight <= 0.0:
         # weight 0 is already gone; coefficient 1.0 (pinned) never decays.
-        return None if coefficient >= 1.0 else weight_at
+        return None if coefficient >= 1.0 else start
     periods = max(0.0, math.log(config.removal_threshold / weight) / math.log(coefficient))
     try:
-        remaining = periods * config.decay_period
-        moment = weight_at
-        for pause in timeline.pauses if timeline is not None else ():
-            if pause.end <= moment:
-                continue
-            run_until_pause = max(pause.start - moment, timedelta(0))
-            if run_until_pause >= remaining:
-                break
-            remaining -= run_until_pause
-            moment = pause.end
-        return moment + remaining
+        return start + periods * config.decay_period
     except OverflowError:
         # Beyond datetime's range: for any practical purpose it never expires.
         return None
+
+
+def is_expired(
+    node: Node,
+    now: datetime,
+    *,
+    timeline: ActivityTimeline | None = None,
+    config: DecayConfig = DEFAULT_DECAY,
+) -> bool:
+    """Decayed below the removal threshold (spec §3.3), whether or not a sweeper removed it yet.
+    Pinned memories never expire."""
+    if node.is_pinned or node.expires_at is None:
+        return False
+    clock = timeline.reading(now, config) if timeline is not None else now
+    return node.expires_at <= clock
 
 
 # --- reinforcement ------------------------------------------------------------------------------

@@ -412,12 +412,20 @@ class _Planner:
         self.new_nodes: dict[str, Node] = {}
         self.reinforced: dict[str, Node] = {}
         self.reinforced_sources: dict[str, list[str]] = {}
+        self.sent_at = {m.id: m.sent_at for m in messages}
         self.rejected: list[Rejection] = []
         self.trimmed: list[str] = []
         self.mentions: list[NodeMentions] = []
         self.edges: dict[tuple[str, str, EdgeType], Edge] = {}
         self.dropped: list[DroppedEdge] = []
         self.contradiction_pairs: list[tuple[str, str]] = []
+
+    def said_at(self, sources: Sequence[str]) -> datetime:
+        """When the user said it: the latest of its messages' sent_at, never after `now` (a
+        client clock ahead of ours). A backfilled conversation keeps its own times, so recency,
+        decay and the time-of-day patterns see when things were said, not when they arrived."""
+        sent = [self.sent_at[s] for s in sources if s in self.sent_at]
+        return min(max(sent), self.now) if sent else self.now
 
     # candidates ---------------------------------------------------------------------------
 
@@ -504,6 +512,7 @@ class _Planner:
         )
         observed = candidate.evidence_kind is CandidateEvidence.OBSERVED
         vector = tuple(embedding) if embedding is not None and embedding_model else None
+        said = self.said_at(sources)
         return Node(
             id=node_id,
             user_id=self.user_id,
@@ -512,12 +521,12 @@ class _Planner:
             valence=candidate.valence if node_type is NodeType.EMOTIONAL_NOTE else None,
             importance=candidate.importance,
             weight=1.0,
-            weight_at=self.now,
-            created_at=self.now,
+            weight_at=said,
+            created_at=said,
             decay_coefficient=coefficient,
             significant=significant,
             expires_at=expires_at(
-                1.0, self.now, coefficient, timeline=self.timeline, config=self.config.decay
+                1.0, said, coefficient, timeline=self.timeline, config=self.config.decay
             ),
             sources=sources,
             belief=Belief(
@@ -527,7 +536,7 @@ class _Planner:
                     else self.config.self_report_confidence
                 ),
                 permanence=self.config.permanence[candidate.type],
-                first_seen=self.now,
+                first_seen=said,
                 evidence_kind=EvidenceKind.OBSERVED if observed else EvidenceKind.SELF_REPORT,
             ),
             embedding=vector,
@@ -543,7 +552,7 @@ class _Planner:
         for node_id, stored in self.reinforced.items():
             node, result = reinforce_node(
                 stored,
-                self.now,
+                self.said_at(self.reinforced_sources[node_id]),
                 self.tallies.get(node_id),
                 timeline=self.timeline,
                 config=self.config.decay,

@@ -28,6 +28,7 @@ from selfimprint.domain.compaction import (
     plan_soft_reset,
     should_soft_reset,
 )
+from selfimprint.domain.decay import expires_at, node_effective_weight
 from selfimprint.domain.models import Belief, Edge, EdgeType, Node, NodeType
 
 pytestmark = pytest.mark.unit
@@ -153,7 +154,10 @@ def test_near_duplicates_merge_into_the_heaviest_node() -> None:
     (merge,) = plan.merges
     assert merge.survivor_id == "heavy"
     assert merge.merged_ids == ("light",)
-    assert merge.weight == 0.8
+    # The heaviest member's weight as it is now, re-based to now with a fresh expiry.
+    assert merge.weight == pytest.approx(node_effective_weight(nodes[1], NOW))
+    assert merge.weight_at == NOW
+    assert merge.expires_at == expires_at(merge.weight, NOW, merge.decay_coefficient)
     assert merge.sources == ("m2", "m3", "m1")
 
     result_nodes, result_edges = apply_compaction(nodes, edges, plan)
@@ -244,7 +248,8 @@ def test_mismatched_dimensions_within_one_model_are_reported() -> None:
 # --- isolated nodes -----------------------------------------------------------------------
 
 
-def test_isolated_nodes_go_unless_pinned_or_new() -> None:
+def test_nodes_left_without_edges_go_unless_pinned_or_new() -> None:
+    stale = LONG_AGO - timedelta(days=400)  # its edge decayed long ago
     nodes = [
         node("lonely"),
         node("pinned", pinned=True),
@@ -253,10 +258,26 @@ def test_isolated_nodes_go_unless_pinned_or_new() -> None:
         node("x"),
         node("y"),
     ]
-    plan = plan_compaction(nodes, [edge("x", "y")], NOW)
+    edges = [
+        edge("x", "y"),
+        edge("lonely", "x", created=stale),
+        edge("pinned", "x", created=stale),
+        edge("new", "x", created=stale),
+        edge("recently_reinforced", "x", created=stale),
+    ]
+    plan = plan_compaction(nodes, edges, NOW)
     assert [(n.node_id, n.reason) for n in plan.removed_nodes] == [
         ("lonely", NodeRemovalReason.ISOLATED)
     ]
+
+
+def test_an_observed_memory_that_never_had_an_edge_stays() -> None:
+    """Spec §3.9 removes nodes *left* without edges: the user's own words with no link yet
+    (every verbatim memory) are not edge soup. An unlinked inference is."""
+    words = node("words")
+    guess = node("guess", inference=True)
+    plan = plan_compaction([words, guess], [], NOW)
+    assert [n.node_id for n in plan.removed_nodes] == ["guess"]
 
 
 def test_a_fresh_duplicate_counts_as_a_mention_of_the_old_memory() -> None:
@@ -264,8 +285,11 @@ def test_a_fresh_duplicate_counts_as_a_mention_of_the_old_memory() -> None:
     fresh = node("fresh", weight=0.3, embedding=(1.0, 0.0), created=NOW - timedelta(days=1))
     plan = plan_compaction([old, fresh], [], NOW)
     (merge,) = plan.merges
-    assert (merge.survivor_id, merge.created_at) == ("old", LONG_AGO)
+    # The old one decayed for months: the fresh mention is the heavier now and survives, and
+    # the memory keeps the old one's history.
+    assert (merge.survivor_id, merge.created_at) == ("fresh", LONG_AGO)
     assert merge.last_reinforced_at == NOW - timedelta(days=1)
+    assert merge.weight == pytest.approx(node_effective_weight(fresh, NOW))
     assert plan.removed_nodes == ()  # isolated, but just mentioned: within the grace period
 
 
@@ -524,7 +548,7 @@ def test_compaction_invariants(graph: tuple[list[Node], list[Edge]], aggressive:
     for merge in plan.merges:
         survivor = by_id[merge.survivor_id]
         group = [survivor, *(by_id[i] for i in merge.merged_ids)]
-        assert merge.weight == max(n.weight for n in group)
+        assert merge.weight == pytest.approx(max(node_effective_weight(n, NOW) for n in group))
         assert set(merge.sources) == {s for n in group for s in n.sources}
         for merged in merge.merged_ids:
             assert by_id[merged].type is survivor.type and not by_id[merged].is_pinned

@@ -21,6 +21,7 @@ from selfimprint.domain.decay import (
     decay_days,
     effective_weight,
     expires_at,
+    is_expired,
     is_removable,
     is_significant_event,
     node_coefficient,
@@ -188,38 +189,53 @@ def test_a_weight_already_below_the_threshold_expires_at_once() -> None:
     assert expires_at(0.0, T0, 0.92) == T0
 
 
-def test_a_past_absence_postpones_expiry_by_its_paused_length() -> None:
-    # Active at T0 and again 20 days later: the clock stood still from day 7 to day 20.
-    timeline = ActivityTimeline.from_activity([T0, T0 + days(20)])
-    plain = expires_at(1.0, T0, 0.92)
-    with_pause = expires_at(1.0, T0, 0.92, timeline=timeline)
-    assert plain is not None and with_pause is not None
-    assert with_pause - plain == days(13)
+def test_expiry_is_read_on_the_decay_clock_so_an_absence_keeps_a_memory() -> None:
+    # Active at T0 and again 60 days later: the clock stood still from day 7 to day 60.
+    back = [T0 + days(60 + 5 * i) for i in range(8)]  # then active every 5 days
+    timeline = ActivityTimeline.from_activity([T0, *back])
+    assert timeline.reading(T0) == T0
+    assert timeline.reading(T0 + days(60)) == T0 + days(7)
+    fact = node(decay_coefficient=0.92)
+    moment = expires_at(1.0, T0, 0.92, timeline=timeline)
+    fact = fact.model_copy(update={"expires_at": moment})
+    # 0.92 ** 36 < 0.05: a wall-clock expiry would have removed it by day 36.
+    assert moment is not None and moment < T0 + days(36)
+    assert not is_expired(fact, T0 + days(60), timeline=timeline)
+    assert is_expired(fact, T0 + days(60), timeline=None)
+    # Back and active again: it fades from where the clock stopped, 29 more active days.
+    assert not is_expired(fact, T0 + days(88), timeline=timeline)
+    assert is_expired(fact, T0 + days(90), timeline=timeline)
+    assert node_effective_weight(fact, T0 + days(60), timeline=timeline) == pytest.approx(0.92**7)
 
 
 def test_expiry_beyond_the_calendar_is_never() -> None:
     assert expires_at(1.0, T0, 1.0 - 1e-15) is None
 
 
-@given(weight=weights, coefficient=coefficients, timeline=timelines())
-def test_expiry_is_the_earliest_moment_the_threshold_can_be_reached(
-    weight: float, coefficient: float, timeline: ActivityTimeline
+@given(
+    weight=weights,
+    coefficient=coefficients,
+    timeline=timelines(),
+    stamped=offsets,
+    later=offsets,
+)
+def test_expired_exactly_when_the_effective_weight_is_below_the_threshold(
+    weight: float, coefficient: float, timeline: ActivityTimeline, stamped: float, later: float
 ) -> None:
-    moment = expires_at(weight, T0, coefficient, timeline=timeline)
-    assume(moment is not None)
-    assert moment is not None
+    at = T0 + days(stamped)
+    now = at + days(later)
+    memory = node(
+        weight=weight,
+        weight_at=at,
+        created_at=at,
+        decay_coefficient=coefficient,
+        expires_at=expires_at(weight, at, coefficient, timeline=timeline),
+    )
+    current = node_effective_weight(memory, now, timeline=timeline)
     threshold = DEFAULT_DECAY.removal_threshold
-    at_expiry = effective_weight(weight, T0, coefficient, moment, timeline=timeline)
-    if weight < threshold:
-        assert moment == T0
-        return
-    # A node is never below the threshold before its expiry...
-    assert at_expiry >= threshold * (1 - 1e-6)
-    # ...and reaches it exactly then unless the user's current absence paused the clock first
-    # (future pauses are unknowable, so expires_at assumes the user stays active).
-    open_pause_start = timeline.paused_intervals()[-1][0]
-    if open_pause_start >= moment:
-        assert at_expiry == pytest.approx(threshold, rel=1e-6)
+    assume(not math.isclose(current, threshold, rel_tol=1e-6))
+    assume(coefficient < 1.0)  # coefficient 1 is a pin: it never expires
+    assert is_expired(memory, now, timeline=timeline) == (current < threshold)
 
 
 # The decay clock --------------------------------------------------------------------------------

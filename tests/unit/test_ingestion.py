@@ -108,13 +108,15 @@ def test_a_new_memory_is_a_full_node_at_full_weight() -> None:
     (node,) = result.nodes
     assert node.id == memory_id(USER, ["msg-1"], "fact", "works at datainc")
     assert node.user_id == USER and node.type is NodeType.FACT
-    assert (node.weight, node.weight_at, node.created_at) == (1.0, NOW, NOW)
+    # Dated when the user said it (msg-1's sent_at), not when the batch was extracted.
+    said = NOW - timedelta(minutes=3)
+    assert (node.weight, node.weight_at, node.created_at) == (1.0, said, said)
     assert node.decay_coefficient == 0.92 and not node.is_inference
     assert node.expires_at is not None and timedelta(days=35) < node.expires_at - NOW < timedelta(
         37
     )
     assert node.sources == ("msg-1",)
-    assert node.belief.first_seen == NOW
+    assert node.belief.first_seen == said
     assert node.belief.evidence_kind is EvidenceKind.OBSERVED
     assert node.belief.permanence is Permanence.DURABLE
     assert result.resolved_refs == {"n1": node.id}
@@ -207,7 +209,9 @@ def test_a_near_duplicate_reinforces_the_existing_memory() -> None:
     (reinforcement,) = result.reinforcements
     assert reinforcement.result.applied
     assert reinforcement.node.id == "m-old"
-    assert reinforcement.node.weight == pytest.approx(0.8 * 0.92**10 + 0.15)
+    # Decayed up to when the re-mention was said (msg-1, three minutes before the batch).
+    said_days = 10 - 3 / (24 * 60)
+    assert reinforcement.node.weight == pytest.approx(0.8 * 0.92**said_days + 0.15)
     assert reinforcement.node.sources == ("old-msg", "msg-1")
     assert reinforcement.added_sources == ("msg-1",)
     assert reinforcement.expected_weight_at == existing.weight_at

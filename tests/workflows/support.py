@@ -32,6 +32,7 @@ from activities.ingestion import (
 from activities.sleep import SleepActivities, SleepModelActivities
 from activities.tiers import TierMoveInput, TierMoveOutcome
 from selfimprint.domain.compaction import CompactionPlan
+from selfimprint.domain.decay import ActivityTimeline
 from selfimprint.domain.models import Edge, Hypothesis, Node
 from selfimprint.domain.sleep_writes import SleepRunRecord, SleepWrites
 from selfimprint.ports import (
@@ -108,6 +109,9 @@ class MemoryGraph:
 
     async def active_pattern_node_ids(self) -> list[str]:
         return sorted({i for ids, active in self.patterns.values() if active for i in ids})
+
+    async def decay_clock(self) -> ActivityTimeline:
+        return ActivityTimeline()  # these graphs live in workflow time only: the clock never pauses
 
     async def apply_compaction(self, plan: CompactionPlan) -> CompactionOutcome:
         return CompactionOutcome(

@@ -64,7 +64,7 @@ SET h.hypothesis_supporting = reduce(acc = [], e IN supporting |
 _SURVIVOR_FIELDS = (
     "weight", "weight_at", "importance", "decay_coefficient", "significant", "is_inference",
     "created_at", "last_reinforced_at", "sources", "confidence", "first_seen", "confirmed_at",
-    "challenged_at",
+    "challenged_at", "expires_at",
 )  # fmt: skip
 
 

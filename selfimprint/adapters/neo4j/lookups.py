@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import date
 
 from neo4j import AsyncManagedTransaction
 
@@ -15,6 +16,7 @@ from selfimprint.adapters.neo4j.records import (
     node_projection,
     tension_from_record,
 )
+from selfimprint.domain.decay import ReinforcementTally
 from selfimprint.domain.models import HypothesisStatus, Node, Tension, TensionStatus
 from selfimprint.ports import HypothesisRecord
 
@@ -65,3 +67,40 @@ async def tensions(
 ) -> list[Tension]:
     result = await tx.run(_TENSIONS, scope=scope.key, status=status.value if status else None)
     return [tension_from_record(r["tension"]) async for r in result]
+
+
+_TALLIES = """
+UNWIND $ids AS id
+MATCH (n:Memory {scope: $scope, id: id})
+WHERE n.reinforcement_day = $day
+RETURN n.id AS id, n.reinforcements_applied AS applied, n.reinforcements_ignored AS ignored
+"""
+
+
+async def reinforcement_tallies(
+    tx: AsyncManagedTransaction, scope: UserScope, node_ids: Sequence[str], day: date
+) -> dict[str, ReinforcementTally]:
+    """The stored tallies of `day` (writes.reinforce keeps one per node: the latest day's)."""
+    result = await tx.run(_TALLIES, scope=scope.key, ids=list(node_ids), day=day)
+    return {
+        r["id"]: ReinforcementTally(
+            day=day, applied=int(r["applied"] or 0), ignored=int(r["ignored"] or 0)
+        )
+        async for r in result
+    }
+
+
+_FLAGGED = """
+UNWIND $ids AS id
+MATCH (n:Memory {scope: $scope, id: id})
+WHERE n.reinforcements_ignored > 0
+RETURN collect(n.id) AS ids
+"""
+
+
+async def flagged(
+    tx: AsyncManagedTransaction, scope: UserScope, node_ids: Sequence[str]
+) -> set[str]:
+    """Memories whose latest day of mentions went past the reinforcement limit (spec §6)."""
+    record = await (await tx.run(_FLAGGED, scope=scope.key, ids=list(node_ids))).single(strict=True)
+    return set(record["ids"])

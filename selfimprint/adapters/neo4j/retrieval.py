@@ -20,6 +20,7 @@ from typing import Any
 
 from neo4j import AsyncManagedTransaction
 
+from selfimprint.adapters.neo4j import decay_clock
 from selfimprint.adapters.neo4j.records import (
     EDGE_PROJECTION,
     INDEXED_LABEL,
@@ -36,9 +37,10 @@ from selfimprint.ports import RetrievalQuery, RetrievalResult, RetrievedMemory
 
 
 def active(var: str) -> str:
-    """Cypher condition: not expired, and not a refuted or archived hypothesis."""
+    """Cypher condition: not expired on the user's decay clock (`clock_now`, bound by
+    decay_clock.READING), and not a refuted or archived hypothesis."""
     return (
-        f"({var}.expires_at IS NULL OR {var}.expires_at > $now) AND "
+        f"({var}.expires_at IS NULL OR {var}.expires_at > clock_now) AND "
         f"coalesce({var}.hypothesis_status, 'active') IN ['active', 'confirmed']"
     )
 
@@ -47,12 +49,13 @@ def active(var: str) -> str:
 # pattern property, the planner seeks every node of the user through the scope index and
 # joins, so expanding 20 candidates of a 3,000-node user cost 250 ms instead of under 1 ms.
 _EXPAND = f"""
-CALL (n) {{
+CALL (n, clock_now) {{
   OPTIONAL MATCH (n)-[r]-(m)
-  WITH r, m WHERE m:Memory AND m.scope = $scope AND {active("m")}
+  WITH r, m, clock_now WHERE m:Memory AND m.scope = $scope AND {active("m")}
   RETURN collect({{edge: {EDGE_PROJECTION}, node: {node_projection("m")}}}) AS hood
 }}
-RETURN {node_projection("n")} AS node, score, scheduled, hood
+RETURN {node_projection("n")} AS node, score, scheduled, hood,
+       clock.decay_clock_last_us AS clock_last_us, clock.decay_clock_pauses_us AS clock_pauses_us
 """
 
 _BY_INDEX = f"""
@@ -92,7 +95,7 @@ def _read_query(*parts: str) -> str:
     statement is a round trip, and on a shared 2-core host the round trips, not Neo4j's own
     work, were most of a read's latency (docs/decisions.md, "Graph store")."""
     union = "\n  UNION ALL\n".join(parts)
-    return f"CALL () {{\n{union}\n}}\n{_EXPAND}"
+    return f"{decay_clock.READING}CALL (clock_now) {{\n{union}\n}}\n{_EXPAND}"
 
 
 BY_INDEX = _read_query(_BY_INDEX, _SCHEDULED)
@@ -201,6 +204,7 @@ async def retrieve(
         "embedding": Rows(query.embedding),
         "now": query.now,
         "limit": query.limit,
+        **decay_clock.reading_params(query.now),
     }
     size = await sizes.get(tx, scope)
     fetch = index_fetch(query.limit, size, config)
@@ -242,6 +246,14 @@ def _assemble(rows: list[Any]) -> RetrievalResult:
             other = item["node"]
             if other["id"] not in found and other["id"] not in neighbours:
                 neighbours[other["id"]] = node_from_record(other)
+    timeline = (
+        decay_clock.timeline_from(rows[0]["clock_last_us"], rows[0]["clock_pauses_us"])
+        if rows
+        else None
+    )
     return RetrievalResult(
-        candidates=candidates, neighbours=tuple(neighbours.values()), edges=tuple(edges.values())
+        candidates=candidates,
+        neighbours=tuple(neighbours.values()),
+        edges=tuple(edges.values()),
+        timeline=timeline,
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Awaitable, Callable, Sequence
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any, TypeVar
 
 from neo4j import AsyncDriver, AsyncManagedTransaction
@@ -18,6 +18,7 @@ from neo4j import AsyncDriver, AsyncManagedTransaction
 from selfimprint.adapters.neo4j import (
     browsing,
     compaction,
+    decay_clock,
     forgetting,
     lookups,
     paths,
@@ -29,6 +30,7 @@ from selfimprint.adapters.neo4j import (
 from selfimprint.adapters.neo4j.migrations import MigrationReport, migrate
 from selfimprint.adapters.neo4j.records import UserScope
 from selfimprint.domain.compaction import CompactionPlan
+from selfimprint.domain.decay import ActivityTimeline, ReinforcementTally
 from selfimprint.domain.models import Edge, HypothesisStatus, Node, NodeType, Tension, TensionStatus
 from selfimprint.domain.sleep_writes import SleepRunRecord, SleepWrites
 from selfimprint.logging import get_logger
@@ -272,12 +274,35 @@ class Neo4jUserGraph:
 
     # --- forgetting and compaction ------------------------------------------------------------
 
+    # --- the decay clock ---------------------------------------------------------------------
+
+    async def decay_clock(self) -> ActivityTimeline:
+        return await self._read(lambda tx: decay_clock.read(tx, self._scope))
+
+    async def record_activity(self, moments: Sequence[datetime]) -> ActivityTimeline:
+        """Fold the user's activity (their messages' sent_at) into the decay clock."""
+        return await self._write(lambda tx: decay_clock.record_activity(tx, self._scope, moments))
+
+    async def reinforcement_tallies(
+        self, node_ids: Sequence[str], day: date
+    ) -> dict[str, ReinforcementTally]:
+        """Today's reinforcement counts (spec §6 rate limit) of these memories."""
+        return await self._read(
+            lambda tx: lookups.reinforcement_tallies(tx, self._scope, node_ids, day)
+        )
+
+    async def flagged(self, node_ids: Sequence[str]) -> set[str]:
+        """Those of `node_ids` flagged by the reinforcement rate limit (spec §6)."""
+        return await self._read(lambda tx: lookups.flagged(tx, self._scope, node_ids))
+
     async def prune_expired(self, now: datetime) -> list[str]:
-        """Delete every unpinned memory whose expires_at has passed; returns their ids."""
+        """Delete, in bounded batches, every unpinned memory that expired on the user's decay
+        clock by `now` (its reading, not the wall clock: an absence keeps memories alive)."""
+        clock = (await self.decay_clock()).reading(now)
         pruned: list[str] = []
         while True:
             batch = await self._write(
-                lambda tx: forgetting.prune_expired_batch(tx, self._scope, now)
+                lambda tx: forgetting.prune_expired_batch(tx, self._scope, clock)
             )
             pruned += batch
             if len(batch) < forgetting.DELETE_BATCH:
