@@ -26,6 +26,7 @@ from selfimprint.domain.compaction import (
     plan_soft_reset,
     should_soft_reset,
 )
+from selfimprint.domain.decay import ActivityTimeline
 from selfimprint.logging import get_logger
 from selfimprint.ports import (
     MAX_BATCH_IDS,
@@ -40,6 +41,10 @@ log = get_logger(__name__)
 
 class CompactionGraph(Protocol):
     async def export_graph(self, now: datetime) -> GraphSnapshot: ...
+
+    async def decay_clock(self) -> ActivityTimeline: ...
+
+    async def prune_expired(self, now: datetime) -> list[str]: ...
 
     async def apply_compaction(self, plan: CompactionPlan) -> CompactionOutcome: ...
 
@@ -61,6 +66,7 @@ class CompactOutput(BaseModel):
     aggressive: bool
     entropy: EntropyMetrics
     outcome: CompactionOutcome
+    pruned: int = 0  # expired memories swept before the pass
 
 
 class SoftResetInput(BaseModel):
@@ -128,25 +134,46 @@ class CompactionActivities:
     @activity.defn(name="compaction.compact")
     async def compact(self, data: CompactInput) -> CompactOutput:
         graph = self._graphs.for_user(data.tenant_id, data.user_id)
+        # The sweeper first (spec §3.3, bounded batches): an expired memory must not be the
+        # survivor a fresh re-mention of it is folded into.
+        pruned = await graph.prune_expired(data.now)
+        activity.heartbeat(f"pruned {len(pruned)}")
         snapshot = await graph.export_graph(data.now)
+        timeline = await graph.decay_clock()
         activity.heartbeat("graph read")
-        plan = plan_compaction(snapshot.nodes, snapshot.edges, data.now, aggressive=data.aggressive)
+        # Pure but CPU-heavy on big graphs (the duplicate scan is numpy, the entropy BFS is
+        # not): off the event loop, so heartbeats and other activities keep running.
+        plan = await asyncio.to_thread(
+            plan_compaction,
+            snapshot.nodes,
+            snapshot.edges,
+            data.now,
+            aggressive=data.aggressive,
+            timeline=timeline,
+        )
+        activity.heartbeat("planned")
         outcome = await graph.apply_compaction(plan)
         log.info(
             "compaction.applied",
             user_id=data.user_id,
             aggressive=plan.aggressive,
             entropy=round(plan.entropy.score, 4),
+            pruned=len(pruned),
             **outcome.model_dump(),
         )
-        return CompactOutput(aggressive=plan.aggressive, entropy=plan.entropy, outcome=outcome)
+        return CompactOutput(
+            aggressive=plan.aggressive, entropy=plan.entropy, outcome=outcome, pruned=len(pruned)
+        )
 
     @activity.defn(name="compaction.plan_soft_reset")
     async def plan_soft_reset(self, data: SoftResetInput) -> SoftResetOutput:
         """Decide whether a soft reset is due and how much it would keep and archive."""
         graph = self._graphs.for_user(data.tenant_id, data.user_id)
         snapshot = await graph.export_graph(data.now)
-        plan = plan_compaction(snapshot.nodes, snapshot.edges, data.now)
+        timeline = await graph.decay_clock()
+        plan = await asyncio.to_thread(
+            plan_compaction, snapshot.nodes, snapshot.edges, data.now, timeline=timeline
+        )
         due = data.requested or should_soft_reset(plan.entropy, data.feedback_signals)
         reset = plan_soft_reset(snapshot.nodes, snapshot.edges, data.now)
         reason = (

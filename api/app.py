@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from functools import partial
 
@@ -32,12 +32,17 @@ MAX_BODY_BYTES = 2 * 1024 * 1024
 NUDGE_DRAIN_S = 5.0
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
+def create_app(
+    settings: Settings | None = None, open_resources: Callable[[Settings], Resources] | None = None
+) -> FastAPI:
+    """`open_resources`: how the process-wide clients are made (default `Resources.open`);
+    scenario tests hand in ones bound to a time-skipping Temporal server and its clock."""
     settings = settings or Settings()
+    opener = open_resources or Resources.open
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        resources = Resources.open(settings)
+        resources = opener(settings)
         try:
             report = await resources.graph.migrate()
             log.info("neo4j.schema", applied=report.applied)

@@ -184,6 +184,11 @@ class Settings(BaseSettings):
     temporal_encrypt_payloads: bool = Field(
         True, description="Encrypt payloads (messages, memories) before they reach Temporal."
     )
+    temporal_search_attributes: bool = Field(
+        True,
+        description="New lifecycles publish the SelfImprint* search attributes (off for a "
+        "server that has not registered them).",
+    )
 
     # --- logging -----------------------------------------------------------------------------
     log_level: Literal["debug", "info", "warning", "error"] = Field("info", description="Level.")

