@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, asynccontextmanager
 from dataclasses import dataclass, field
@@ -170,7 +170,7 @@ async def a_life(
         extraction = ExtractionActivities(ScriptedLLM(), embedder, use_llm=False)
         model = SleepModelActivities(ScriptedLLM(worth_reasoning=True))
         forget = ForgetEmbeddingActivities(embedder)
-        gpu_activities = [
+        gpu_activities: list[Callable[..., Any]] = [
             extraction.extract,
             model.precheck,
             model.propose_hypotheses,
