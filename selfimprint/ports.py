@@ -94,6 +94,10 @@ class RetrievalQuery(_GraphValue):
     # Memories inside an active scheduled-trigger window join the candidates however similar
     # they are (an interview tomorrow matters whatever the user just said), up to this many.
     scheduled_limit: Annotated[int, Field(ge=0, le=50)] = 5
+    # The memories with the best score before similarity (recency and effective weight,
+    # `scoring.prior`) join the candidates too, up to this many: with the nearest `limit`
+    # alone, a heavy or recent memory outside them could never win on the full score.
+    prior_limit: Annotated[int, Field(ge=0, le=200)] = 20
 
 
 class RetrievedMemory(_GraphValue):

@@ -15,6 +15,7 @@ import numpy as np
 
 from selfimprint.domain.decay import ActivityTimeline, is_expired
 from selfimprint.domain.models import HypothesisStatus, Node
+from selfimprint.domain.scoring import prior
 from selfimprint.ports import GraphSnapshot, RetrievalQuery, RetrievalResult, RetrievedMemory
 
 _LIVE_HYPOTHESES = frozenset({HypothesisStatus.ACTIVE, HypothesisStatus.CONFIRMED})
@@ -53,7 +54,12 @@ def retrieve_from_snapshot(
     cosines = (matrix @ wanted) / np.where(norms == 0, 1.0, norms)
     # Best first; ties by id, so two reads of one snapshot agree.
     order = sorted(range(len(pool)), key=lambda i: (-float(cosines[i]), pool[i].id))
-    top = order[: query.limit]
+    # The nearest, then the best before similarity (as the Neo4j read path, `scoring.prior`).
+    by_prior = sorted(
+        range(len(pool)),
+        key=lambda i: (-prior(pool[i], query.now, timeline=timeline), pool[i].id),
+    )
+    top = list(dict.fromkeys(order[: query.limit] + by_prior[: query.prior_limit]))
     chosen = {pool[i].id for i in top}
     candidates = tuple(
         RetrievedMemory(node=_without_vector(pool[i]), similarity=(1.0 + float(cosines[i])) / 2.0)

@@ -26,6 +26,7 @@ from typing import Annotated, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from selfimprint.domain.decay import ActivityTimeline, node_effective_weight
 from selfimprint.domain.models import AwareDatetime, MemoryId, Node, NodeType, Unit
 
 NonNegative = Annotated[float, Field(ge=0.0)]
@@ -150,6 +151,26 @@ def rank(
             best[scored.id] = scored
     ordered = sorted(best.values(), key=lambda s: (-s.score, s.id))
     return tuple(ordered[:limit])
+
+
+def prior(
+    node: Node,
+    now: datetime,
+    *,
+    timeline: ActivityTimeline | None = None,
+    config: ScoringConfig = DEFAULT_SCORING,
+) -> float:
+    """What a memory scores before any similarity: recency and effective weight, with the
+    hypothesis multiplier (the score with similarity 0). Retrieval takes the best of these
+    beside the nearest ones, so that a heavy or recent memory the query is only loosely about
+    can still win on the full score (spec §3.4). The Neo4j adapter computes the same in Cypher
+    (adapters/neo4j/retrieval.py, `_PRIOR`; an integration test holds the two together)."""
+    candidate = Candidate.from_node(
+        node,
+        similarity=0.0,
+        effective_weight=min(1.0, node_effective_weight(node, now, timeline=timeline)),
+    )
+    return score(candidate, now, config).score
 
 
 def calibrated_similarity(cosine: float, floor: float) -> float:

@@ -93,8 +93,16 @@ def edge(source: str, target: str, kind: EdgeType = EdgeType.CAUSED_BY, **fields
     )
 
 
-def query(seed: int, limit: int = 20) -> RetrievalQuery:
-    return RetrievalQuery(embedding=unit_vector(seed), embedding_model=MODEL, now=NOW, limit=limit)
+def query(seed: int, limit: int = 20, prior_limit: int = 0) -> RetrievalQuery:
+    """The nearest `limit` only by default: these tests are about similarity search and the
+    expansion (the prior part of the pool: test_retrieval_pool.py)."""
+    return RetrievalQuery(
+        embedding=unit_vector(seed),
+        embedding_model=MODEL,
+        now=NOW,
+        limit=limit,
+        prior_limit=prior_limit,
+    )
 
 
 def fresh_ids() -> tuple[str, str]:
@@ -428,7 +436,9 @@ async def test_store_applies_a_compaction_plan_like_the_domain_model(graph: Neo4
             ),
             node("x", user, created_at=week_ago, weight_at=week_ago),
             node("y", user, created_at=week_ago, weight_at=week_ago),
-            node("lonely", user, created_at=week_ago, weight_at=week_ago),
+            # An inference nothing connected: removed as isolated (an observed memory that
+            # never had an edge would stay, domain.compaction).
+            node("lonely", user, created_at=week_ago, weight_at=week_ago, is_inference=True),
         ],
         [
             edge("dup", "x", confidence=0.9, created_at=week_ago),

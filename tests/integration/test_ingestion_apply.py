@@ -64,6 +64,10 @@ async def test_near_duplicates_reinforce_and_distinct_memories_stay(
 ) -> None:
     logs = MessageLogs(graph_driver, stack_settings.neo4j_database)  # type: ignore[arg-type]
     scope = UserScope("tingest", f"u{uuid.uuid4().hex[:8]}")
+    # The profile holds the user's decay clock: messages sent months ago (NOW) paused it a week
+    # later, so their memories are still alive for the second batch's duplicate check.
+    accounts = Neo4jAccounts(graph_driver, stack_settings.neo4j_database)  # type: ignore[arg-type]
+    await accounts.put_profile(scope, UserProfile())
     await ingest(
         stack_settings,
         graph_store,

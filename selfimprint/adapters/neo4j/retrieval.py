@@ -16,6 +16,7 @@ import math
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from neo4j import AsyncManagedTransaction
@@ -32,7 +33,9 @@ from selfimprint.adapters.neo4j.records import (
     vector_index,
     vector_property,
 )
+from selfimprint.domain.decay import DEFAULT_DECAY, DecayConfig
 from selfimprint.domain.models import Edge, Node
+from selfimprint.domain.scoring import DEFAULT_SCORING, ScoringConfig
 from selfimprint.ports import RetrievalQuery, RetrievalResult, RetrievedMemory
 
 
@@ -54,7 +57,7 @@ CALL (n, clock_now) {{
   WITH r, m, clock_now WHERE m:Memory AND m.scope = $scope AND {active("m")}
   RETURN collect({{edge: {EDGE_PROJECTION}, node: {node_projection("m")}}}) AS hood
 }}
-RETURN {node_projection("n")} AS node, score, scheduled, hood,
+RETURN {node_projection("n")} AS node, score, scheduled, kind, hood,
        clock.decay_clock_last_us AS clock_last_us, clock.decay_clock_pauses_us AS clock_pauses_us
 """
 
@@ -62,7 +65,7 @@ _BY_INDEX = f"""
 CALL db.index.vector.queryNodes($index, $fetch, $embedding) YIELD node AS n, score
 WHERE n.scope = $scope AND n.embedding_model = $model AND {active("n")}
 WITH n, score ORDER BY score DESC LIMIT $limit
-RETURN n, score, false AS scheduled
+RETURN n, score, false AS scheduled, 'similar' AS kind
 """
 
 _EXACT = f"""
@@ -71,7 +74,7 @@ WHERE n.embedding_model = $model AND {active("n")}
 WITH n, vector.similarity.cosine(n[$property], $embedding) AS score
 WHERE score IS NOT NULL
 WITH n, score ORDER BY score DESC LIMIT $limit
-RETURN n, score, false AS scheduled
+RETURN n, score, false AS scheduled, 'similar' AS kind
 """
 
 # Active scheduled-trigger windows: a range seek on (scope, priority_until), then the window's
@@ -86,8 +89,44 @@ WITH n, CASE WHEN n.embedding_model = $model
              THEN coalesce(vector.similarity.cosine(n[$property], $embedding), 0.0)
              ELSE 0.0 END AS score
 ORDER BY n.priority_until, n.id LIMIT $scheduled_limit
-RETURN n, score, true AS scheduled
+RETURN n, score, true AS scheduled, 'scheduled' AS kind
 """
+
+
+# The best `prior_limit` memories by `scoring.prior` (the score with similarity 0), whatever the
+# query: the same arithmetic as the domain, with its numbers as parameters (`prior_params`).
+# Effective weight comes from the expiry, which is on the decay clock: weight x c^days decayed
+# equals threshold x c^-(days left until expiry), exactly, without the pauses themselves.
+_PRIOR = f"""
+MATCH (n:Memory {{scope: $scope}})
+WHERE {active("n")}
+WITH n, coalesce(n.last_reinforced_at, n.created_at).epochMillis AS touched_ms
+WITH n, (CASE WHEN n.is_inference OR n:Hypothesis THEN $hypothesis_multiplier ELSE 1.0 END) * (
+  $recency_weight * 2.0 ^ (-(CASE WHEN $now_ms > touched_ms THEN $now_ms - touched_ms ELSE 0 END)
+                           / $half_life_ms)
+  + $weight_weight * CASE WHEN n.expires_at IS NULL THEN n.weight
+      ELSE $removal_threshold * n.decay_coefficient
+           ^ (-(n.expires_at.epochMillis - clock_now.epochMillis) / $period_ms) END
+) AS prior
+ORDER BY prior DESC, n.id LIMIT $prior_limit
+WITH n, CASE WHEN n.embedding_model = $model
+             THEN coalesce(vector.similarity.cosine(n[$property], $embedding), 0.0)
+             ELSE 0.0 END AS score
+RETURN n, score, false AS scheduled, 'prior' AS kind
+"""
+
+
+def prior_params(
+    scoring: ScoringConfig = DEFAULT_SCORING, decay: DecayConfig = DEFAULT_DECAY
+) -> dict[str, float]:
+    return {
+        "hypothesis_multiplier": scoring.hypothesis_multiplier,
+        "recency_weight": scoring.recency_weight,
+        "weight_weight": scoring.effective_weight_weight,
+        "half_life_ms": scoring.recency_half_life / timedelta(milliseconds=1),
+        "removal_threshold": decay.removal_threshold,
+        "period_ms": decay.decay_period / timedelta(milliseconds=1),
+    }
 
 
 def _read_query(*parts: str) -> str:
@@ -98,9 +137,9 @@ def _read_query(*parts: str) -> str:
     return f"{decay_clock.READING}CALL (clock_now) {{\n{union}\n}}\n{_EXPAND}"
 
 
-BY_INDEX = _read_query(_BY_INDEX, _SCHEDULED)
+BY_INDEX = _read_query(_BY_INDEX, _PRIOR, _SCHEDULED)
 EXACT_ONLY = _read_query(_EXACT)
-EXACT = _read_query(_EXACT, _SCHEDULED)
+EXACT = _read_query(_EXACT, _PRIOR, _SCHEDULED)
 
 _SIZES = f"""
 CALL () {{ MATCH (n:{INDEXED_LABEL}) RETURN count(n) AS indexed_total }}
@@ -204,7 +243,10 @@ async def retrieve(
         "embedding": Rows(query.embedding),
         "now": query.now,
         "limit": query.limit,
+        "prior_limit": query.prior_limit,
+        "now_ms": decay_clock.micros(query.now) // 1000,
         **decay_clock.reading_params(query.now),
+        **prior_params(),
     }
     size = await sizes.get(tx, scope)
     fetch = index_fetch(query.limit, size, config)
@@ -216,10 +258,10 @@ async def retrieve(
     result = await tx.run(BY_INDEX, params, index=vector_index(dimension), fetch=fetch)
     rows = [r async for r in result]
     # Too few survivors (the user's vectors cluster away from the query's neighbourhood, or
-    # many are inactive): the exact scan is always right.
-    if sum(not r["scheduled"] for r in rows) < min(query.limit, size.mine):
+    # many are inactive): the exact scan is always right. Prior and scheduled rows are kept.
+    if sum(r["kind"] == "similar" for r in rows) < min(query.limit, size.mine):
         result = await tx.run(EXACT_ONLY, params)
-        rows = [r for r in rows if r["scheduled"]] + [r async for r in result]
+        rows = [r for r in rows if r["kind"] != "similar"] + [r async for r in result]
     return _assemble(rows)
 
 

@@ -1,0 +1,223 @@
+"""Retrieval's candidate pool: the 20 nearest alone (before) against the 20 nearest plus the 20
+best before similarity (`scoring.prior`, after), side by side in one run on one Neo4j.
+
+For a user of `--memories` memories (real multilingual-e5 embeddings of synthetic sentences,
+60 days of history, mixed types and weights, a decay clock with a 3-week absence) it times
+`retrieve` + ranking for each query with both pools, alternating, and checks each pool's top 20
+against the exact answer: the §3.4 score computed in Python over every memory of the user.
+
+    .venv/bin/python scripts/bench_retrieval_pool.py [--memories 1000 10000] [--queries 100]
+
+Prints a Markdown table and replaces the `## Retrieval pool` section of BENCHMARKS.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import platform
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+from bench_graph import pct, start_neo4j
+
+from selfimprint.adapters.embedders import build_embedder
+from selfimprint.adapters.neo4j import Neo4jGraphStore, open_driver
+from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
+from selfimprint.adapters.neo4j.records import UserScope
+from selfimprint.config import Settings
+from selfimprint.devstack.report import replace_section
+from selfimprint.domain.decay import coefficient_for, expires_at, node_effective_weight
+from selfimprint.domain.models import Belief, Node, NodeType, Valence
+from selfimprint.domain.scoring import Candidate, calibrated_similarity, rank
+from selfimprint.domain.users import UserProfile
+from selfimprint.ports import RetrievalQuery
+
+SUBJECTS = ["my sister", "my manager", "the dentist", "our landlord", "my running club", "Marta"]
+VERBS = ["talked about", "worried about", "planned", "finished", "postponed", "enjoyed"]
+OBJECTS = [
+    "the quarterly report", "a trip to Porto", "the job interview", "learning Rust",
+    "the marathon training", "moving flats", "the new espresso machine", "a book on Stoicism",
+    "the visa paperwork", "a birthday party", "the garden", "a piano lesson",
+]  # fmt: skip
+TYPES = (NodeType.FACT, NodeType.EVENT, NodeType.PERSON, NodeType.OPEN_LOOP)
+NOW = datetime.now(UTC).replace(microsecond=0)
+
+
+def sentences(n: int, rng: random.Random) -> list[str]:
+    return [
+        f"{rng.choice(SUBJECTS).capitalize()} {rng.choice(VERBS)} {rng.choice(OBJECTS)} ({i})."
+        for i in range(n)
+    ]
+
+
+async def load(settings: Settings, scope: UserScope, n: int) -> list[Node]:
+    rng = random.Random(7)
+    embedder = build_embedder(settings)
+    texts = sentences(n, rng)
+    vectors: list[list[float]] = []
+    for i in range(0, n, 256):
+        vectors += embedder.embed_passages(texts[i : i + 256])
+    driver = open_driver(settings)
+    try:
+        await Neo4jAccounts(driver, settings.neo4j_database).put_profile(scope, UserProfile())
+        store = Neo4jGraphStore(driver, settings.neo4j_database).for_user(
+            scope.tenant_id, scope.user_id
+        )
+        # Active for 3 weeks, away 3 weeks, active the last 18 days.
+        active = [NOW - timedelta(days=60 - d) for d in range(0, 21)]
+        active += [NOW - timedelta(days=18 - d) for d in range(0, 19)]
+        timeline = await store.record_activity(active)
+        nodes = []
+        for i, (text, vector) in enumerate(zip(texts, vectors, strict=True)):
+            node_type = TYPES[i % 4] if i % 9 else NodeType.EMOTIONAL_NOTE
+            valence = Valence.NEGATIVE if node_type is NodeType.EMOTIONAL_NOTE else None
+            at = NOW - timedelta(days=rng.uniform(0, 60))
+            weight = rng.uniform(0.2, 1.0)
+            coefficient = coefficient_for(node_type, valence=valence)
+            nodes.append(
+                Node(
+                    id=f"bench-{i}",
+                    user_id=scope.user_id,
+                    type=node_type,
+                    valence=valence,
+                    content=text,
+                    weight=weight,
+                    weight_at=at,
+                    created_at=at,
+                    decay_coefficient=coefficient,
+                    expires_at=expires_at(weight, at, coefficient, timeline=timeline),
+                    sources=(f"msg-{i}",),
+                    belief=Belief(first_seen=at),
+                    embedding=tuple(vector),
+                    embedding_model=embedder.model_id,
+                )
+            )
+        for i in range(0, n, 1000):
+            await store.upsert(nodes[i : i + 1000])
+        return nodes
+    finally:
+        await driver.close()
+
+
+async def measure(
+    settings: Settings, scope: UserScope, nodes: list[Node], queries: int
+) -> dict[str, tuple[list[float], int]]:
+    embedder = build_embedder(settings)
+    floor = embedder.similarity_floor
+    rng = random.Random(11)
+    questions = [
+        f"What about {rng.choice(OBJECTS)} and {rng.choice(SUBJECTS)}?" for _ in range(queries)
+    ]
+    vectors = embedder.embed_queries(questions)
+    driver = open_driver(settings)
+    results: dict[str, tuple[list[float], int]] = {"before": ([], 0), "after": ([], 0)}
+    try:
+        store = Neo4jGraphStore(driver, settings.neo4j_database).for_user(
+            scope.tenant_id, scope.user_id
+        )
+        timeline = await store.decay_clock()
+        matrix = np.asarray([n.embedding for n in nodes])
+        for round_ in range(2):  # the first round warms plans and caches; only the second counts
+            for i, vector in enumerate(vectors):
+                cosines = matrix @ np.asarray(vector)
+                exact = rank(
+                    (
+                        Candidate.from_node(
+                            n,
+                            similarity=calibrated_similarity(float(c), floor),
+                            effective_weight=node_effective_weight(n, NOW, timeline=timeline),
+                        )
+                        for n, c in zip(nodes, cosines, strict=True)
+                        if not (n.expires_at and n.expires_at <= timeline.reading(NOW))
+                    ),
+                    NOW,
+                )
+                order = ("before", "after") if i % 2 else ("after", "before")
+                for label in order:
+                    started = time.perf_counter()
+                    found = await store.retrieve(
+                        RetrievalQuery(
+                            embedding=tuple(vector),
+                            embedding_model=embedder.model_id,
+                            now=NOW,
+                            prior_limit=0 if label == "before" else 20,
+                        )
+                    )
+                    top = rank(
+                        (
+                            Candidate.from_node(
+                                c.node,
+                                similarity=calibrated_similarity(c.cosine, floor),
+                                effective_weight=node_effective_weight(
+                                    c.node, NOW, timeline=found.timeline
+                                ),
+                            )
+                            for c in found.candidates
+                        ),
+                        NOW,
+                    )
+                    elapsed = (time.perf_counter() - started) * 1000
+                    if round_ == 1:
+                        ms, right = results[label]
+                        ms.append(elapsed)
+                        same = [t.id for t in top] == [e.id for e in exact]
+                        results[label] = (ms, right + int(same))
+        return results
+    finally:
+        await driver.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--memories", type=int, nargs="+", default=[1000, 10000])
+    parser.add_argument("--queries", type=int, default=100)
+    parser.add_argument("--no-write", action="store_true")
+    args = parser.parse_args()
+    root = Path(tempfile.mkdtemp(prefix="bench-pool-"))
+    settings, neo4j = start_neo4j(root, "2g", "1g")
+    rows = []
+    try:
+        for size in args.memories:
+            scope = UserScope("benchpool", f"u{size}")
+            nodes = asyncio.run(load(settings, scope, size))
+            results = asyncio.run(measure(settings, scope, nodes, args.queries))
+            for label in ("before", "after"):
+                ms, right = results[label]
+                rows.append((size, label, statistics.median(ms), pct(ms, 0.95), right, len(ms)))
+                sys.stderr.write(f"{size} {label} {rows[-1]}\n")
+    finally:
+        neo4j.stop()
+        shutil.rmtree(root, ignore_errors=True)
+    lines = [
+        "## Retrieval pool",
+        "",
+        f"`.venv/bin/python scripts/bench_retrieval_pool.py --memories "
+        f"{' '.join(map(str, args.memories))} --queries {args.queries}` on {platform.machine()} "
+        f"with {os.cpu_count()} cores (Neo4j and the client on the same machine). Store "
+        "`retrieve` (one statement, one-hop expansion included) plus the §3.4 ranking, both "
+        "pools alternated query by query; 'exact top 20' counts the queries whose top 20 equals "
+        "the score computed over every memory of the user.",
+        "",
+        "| memories | pool | p50 | p95 | exact top 20 |",
+        "| ---: | --- | ---: | ---: | ---: |",
+    ]
+    for size, label, p50, p95, right, total in rows:
+        pool = "20 nearest" if label == "before" else "20 nearest + 20 best before similarity"
+        lines.append(f"| {size:,} | {pool} | {p50:.1f} ms | {p95:.1f} ms | {right} / {total} |")
+    text = "\n".join(lines) + "\n"
+    sys.stdout.write(text)
+    if not args.no_write:
+        replace_section(text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,95 @@
+"""Retrieval's candidate pool against the real Neo4j: the nearest memories plus the best ones
+before similarity (`scoring.prior`, computed in Cypher), on the user's decay clock."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+import pytest
+from neo4j import AsyncDriver
+
+from selfimprint.adapters.neo4j import Neo4jGraphStore
+from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
+from selfimprint.adapters.neo4j.records import UserScope
+from selfimprint.config import Settings
+from selfimprint.domain.decay import ActivityTimeline, coefficient_for, expires_at
+from selfimprint.domain.models import Belief, Node, NodeType, Valence
+from selfimprint.domain.scoring import prior
+from selfimprint.domain.users import UserProfile
+from selfimprint.ports import RetrievalQuery
+
+pytestmark = pytest.mark.integration
+
+NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
+MODEL = "test-model"
+TYPES = (NodeType.FACT, NodeType.EVENT, NodeType.PERSON, NodeType.OPEN_LOOP)
+
+
+def _nodes(user_id: str, count: int, store_timeline: ActivityTimeline) -> list[Node]:
+    rng = np.random.default_rng(3)
+    nodes = []
+    for i in range(count):
+        node_type = NodeType.EMOTIONAL_NOTE if i % 7 == 0 else TYPES[i % 4]
+        valence = Valence.NEGATIVE if node_type is NodeType.EMOTIONAL_NOTE else None
+        at = NOW - timedelta(days=float(rng.uniform(0, 80)))
+        weight = float(rng.uniform(0.1, 1.0))
+        pinned = i % 13 == 0
+        coefficient = coefficient_for(node_type, valence=valence, pinned=pinned)
+        vector = rng.standard_normal(384)
+        nodes.append(
+            Node(
+                id=f"n{i}",
+                user_id=user_id,
+                type=node_type,
+                valence=valence,
+                content=f"memory {i}",
+                weight=weight,
+                weight_at=at,
+                created_at=at,
+                is_pinned=pinned,
+                is_inference=i % 5 == 0,
+                decay_coefficient=coefficient,
+                expires_at=expires_at(weight, at, coefficient, timeline=store_timeline),
+                belief=Belief(first_seen=at),
+                embedding=tuple(float(x) for x in vector / np.linalg.norm(vector)),
+                embedding_model=MODEL,
+            )
+        )
+    return nodes
+
+
+async def test_the_best_memories_before_similarity_join_the_nearest(
+    graph_store: Neo4jGraphStore, graph_driver: AsyncDriver, stack_settings: Settings
+) -> None:
+    scope = UserScope(f"t{uuid.uuid4().hex[:8]}", f"u{uuid.uuid4().hex[:8]}")
+    await Neo4jAccounts(graph_driver, stack_settings.neo4j_database).put_profile(
+        scope, UserProfile()
+    )
+    store = graph_store.for_user(scope.tenant_id, scope.user_id)
+    # Active for the first 30 days, away 40, back 10 days ago: the clock paused in between.
+    timeline = await store.record_activity(
+        [NOW - timedelta(days=80 - d) for d in range(0, 31, 2)]
+        + [NOW - timedelta(days=10 - d) for d in range(0, 10)]
+    )
+    assert timeline.pauses
+    nodes = _nodes(scope.user_id, 300, timeline)
+    await store.upsert(nodes)
+    query_vector = nodes[0].embedding
+    assert query_vector is not None
+    found = await store.retrieve(
+        RetrievalQuery(
+            embedding=query_vector,
+            embedding_model=MODEL,
+            now=NOW,
+            limit=1,
+            prior_limit=12,
+            scheduled_limit=0,
+        )
+    )
+    assert found.timeline == timeline
+    alive = [n for n in nodes if not (n.expires_at and n.expires_at <= timeline.reading(NOW))]
+    by_prior = sorted(alive, key=lambda n: (-prior(n, NOW, timeline=timeline), n.id))
+    expected = {n.id for n in by_prior[:12]} | {"n0"}
+    assert {c.node.id for c in found.candidates} == expected
