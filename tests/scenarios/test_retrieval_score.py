@@ -9,15 +9,37 @@ from selfimprint.adapters.embedders import build_embedder
 from selfimprint.config import Settings
 from tests.scenarios.support import a_life
 
-PLACES = (
-    "the station", "the office kitchen", "my sister's flat", "the airport", "a bakery",
-    "the library", "the gym", "a roadside diner", "the hospital canteen", "a bookshop",
-    "the train", "a hotel lobby", "the park kiosk", "my desk", "a friend's wedding",
-    "the ferry", "a petrol station", "the university", "a market stall", "the cinema",
-    "a jazz bar", "the bus depot", "a ski lodge", "the beach bar", "my parents' house",
-)  # fmt: skip
+# Each nearer to the question than the warning, and no two the same memory (cosine <= 0.92):
+# checked below with the stack's embedder.
+COFFEE = (
+    "I measure 18 grams of coffee for a double shot.",
+    "Espresso tastes best when the crema is thick.",
+    "My new grinder makes espresso much finer.",
+    "I switched from espresso to flat white last year.",
+    "I always order an espresso after a big lunch.",
+    "I drink espresso standing at the bar like Italians.",
+    "I drink two espressos before every exam.",
+    "The espresso machine at work broke again.",
+    "The café on Rua Augusta serves a strong espresso.",
+    "Vending machine espresso is cheap but awful.",
+    "Double shots keep me awake during night shifts.",
+    "I prefer my espresso without sugar.",
+    "An affogato is espresso poured over ice cream.",
+    "My grandmother drank espresso every morning at six.",
+    "Decaf espresso never tastes right to me.",
+    "I descaled the espresso machine yesterday.",
+    "Ordering coffee in Rome was a small adventure.",
+    "I tried an espresso tonic in summer.",
+    "Turkish coffee is stronger than espresso.",
+    "I bought an Italian moka pot for stovetop coffee.",
+    "A doppio at the station got me through the delay.",
+    "My coffee budget is embarrassingly high.",
+    "My boss brings me a macchiato on Mondays.",
+    "Coffee after dinner keeps me up all night.",
+    "My barista friend taught me to pull a ristretto.",
+)
 QUERY = "Should I order a double espresso now?"
-WARNING = "My cardiologist told me to cut out caffeine because of my heart rhythm."
+WARNING = "My cardiologist told me to avoid stimulants because of my arrhythmia."
 
 
 async def test_a_heavy_recent_memory_beats_light_near_ones_when_the_score_says_so(
@@ -25,12 +47,15 @@ async def test_a_heavy_recent_memory_beats_light_near_ones_when_the_score_says_s
 ) -> None:
     """Rule removed (candidates = the 20 nearest only), the warning never reaches the context:
     25 faded coffee memories are all nearer to the question."""
-    coffee = [f"I had an espresso at {place}." for place in PLACES]
+    coffee = list(COFFEE)
     embedder = build_embedder(stack_settings)
     query = np.asarray(embedder.embed_queries([QUERY])[0])
     passages = np.asarray(embedder.embed_passages([*coffee, WARNING]))
-    cosines = passages @ query / (np.linalg.norm(passages, axis=1) * np.linalg.norm(query))
-    assert (cosines[:-1] > cosines[-1]).sum() >= 20  # the warning is not among the 20 nearest
+    passages /= np.linalg.norm(passages, axis=1, keepdims=True)
+    cosines = passages @ (query / np.linalg.norm(query))
+    assert (cosines[:-1] > cosines[-1]).sum() >= 21  # the warning is not among the 20 nearest
+    among = passages[:-1] @ passages[:-1].T
+    assert (among[np.triu_indices(len(coffee), 1)] <= 0.92).all()  # 25 memories, not fewer
 
     async with a_life(stack_settings, tenant_key) as life:
         for start in range(0, len(coffee), 5):
