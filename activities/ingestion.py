@@ -162,6 +162,7 @@ class IngestionActivities:
                     embedding_model=extracted.embedding_model,
                     now=batch.now,
                     limit=NEAREST_PER_CANDIDATE,
+                    nearest_limit=NEAREST_PER_CANDIDATE,
                     prior_limit=0,  # the duplicate check wants the nearest only
                     scheduled_limit=0,
                 )

@@ -68,7 +68,12 @@ async def build_context(
     retrieve = retrieve or resources.graph.for_user(scope.tenant_id, scope.user_id).retrieve
     found = await retrieve(
         RetrievalQuery(
-            embedding=tuple(vector), embedding_model=resources.embedder.model_id, now=now
+            embedding=tuple(vector),
+            embedding_model=resources.embedder.model_id,
+            now=now,
+            similarity_floor=resources.embedder.similarity_floor,
+            nearest_limit=resources.settings.retrieval_nearest_pool,
+            prior_limit=resources.settings.retrieval_prior_pool,
         )
     )
     timings["retrieve"] = (time.perf_counter() - mark) * 1000

@@ -207,6 +207,14 @@ def part_rows(parts: dict[str, list[float]]) -> list[tuple[str, str, str]]:
 
 
 GPU_WORKER = PythonProcess("worker-gpu", "workers.gpu", "task_queue_gpu")
+API = PythonProcess("api", "api")
+
+
+def restart_api(settings: Settings) -> None:
+    process = stack.process_for(API, settings)
+    process.stop()
+    API.start(settings, process)
+    process.wait_ready(lambda: API.ready(settings), 120)
 
 
 def stop_gpu_worker(settings: Settings) -> None:
@@ -261,6 +269,16 @@ def main() -> None:
         context_ms = time_requests(
             http, "POST", f"/v1/users/{user}/context", bodies, 200, context_parts
         )
+        # The previous read path's pool (the 20 nearest only) in the same run, for the ratio.
+        old_pool = settings.model_copy(
+            update={"retrieval_nearest_pool": 20, "retrieval_prior_pool": 0}
+        )
+        restart_api(old_pool)
+        time_requests(http, "POST", f"/v1/users/{user}/context", bodies[:20], 200)  # warm-up
+        say("timing context requests with the 20-nearest pool ...")
+        old_parts: dict[str, list[float]] = {}
+        old_ms = time_requests(http, "POST", f"/v1/users/{user}/context", bodies, 200, old_parts)
+        restart_api(settings)
 
         # Acceptance twice: with extraction parked (the gpu worker stopped: what an API host
         # sees when extraction runs elsewhere, as in production), then while this machine's
@@ -337,11 +355,19 @@ def main() -> None:
     command = " ".join(sys.argv[1:])
     rows = [
         (
-            f"context, fast mode, {args.memories:,} memories, over HTTP incl. query embedding",
+            f"context, fast mode, {args.memories:,} memories, over HTTP incl. query embedding "
+            f"(pool: {settings.retrieval_nearest_pool} nearest + "
+            f"{settings.retrieval_prior_pool} best before similarity, ranked by the full score)",
             f"p50 {statistics.median(context_ms):.1f} ms, p95 {pct(context_ms, 0.95):.1f} ms",
             "target p95 <= 100 ms",
         ),
         *part_rows(context_parts),
+        (
+            "context, the same, with the previous pool (the 20 nearest only), same run",
+            f"p50 {statistics.median(old_ms):.1f} ms, p95 {pct(old_ms, 0.95):.1f} ms",
+            f"p50 ratio {statistics.median(context_ms) / statistics.median(old_ms):.2f}",
+        ),
+        *part_rows(old_parts),
         (
             "message acceptance (1 message, committed to the message log; the lifecycle is "
             "told right after the answer), extraction parked, back to back",

@@ -3,7 +3,13 @@ here only as the reference) and after (numpy, `domain.compaction.similar_pairs`)
 `plan_compaction`, and how long the event loop stalls while the worker plans in a thread (the
 activity's way) against planning on the loop (the old way).
 
-Usage: python scripts/bench_compaction.py [--sizes 1000 2000 10000] [--old-max 2000] [--no-write]
+With `--neo4j N` it also runs the whole `compaction.compact` activity (sweep, export, plan in a
+thread, apply) for a user of N memories on a throw-away local Neo4j, in temporalio's
+ActivityEnvironment: its duration and the longest gap between two heartbeats (the workflow
+gives the activity 2 minutes).
+
+Usage: python scripts/bench_compaction.py [--sizes 1000 2000 10000] [--old-max 2000]
+       [--neo4j 10000] [--no-write]
 
 Graphs are synthetic: 384-dim random unit vectors (multilingual-e5-small's size), 5 % of them
 near-duplicates of another, four node types, one edge per two nodes, 60 days of history.
@@ -124,11 +130,70 @@ async def loop_stall(work: Callable[[], object], *, in_thread: bool) -> float:
     return worst
 
 
+async def activity_at(size: int) -> tuple[float, float, int, int]:
+    """(seconds, longest heartbeat gap in seconds, memories pruned, merged) for one compaction
+    of a `size`-memory user on a fresh local Neo4j."""
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from bench_graph import start_neo4j
+    from temporalio.testing import ActivityEnvironment
+
+    from activities.compaction import CompactInput, CompactionActivities
+    from selfimprint.adapters.neo4j import Neo4jGraphStore, open_driver
+    from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
+    from selfimprint.adapters.neo4j.records import UserScope
+    from selfimprint.domain.decay import expires_at
+    from selfimprint.domain.users import UserProfile
+
+    root = Path(tempfile.mkdtemp(prefix="bench-compaction-"))
+    settings, neo4j = start_neo4j(root, "2g", "1g")
+    driver = open_driver(settings)
+    try:
+        graphs = Neo4jGraphStore(driver, settings.neo4j_database)
+        await graphs.migrate()
+        scope = UserScope("benchcompact", "u1")
+        await Neo4jAccounts(driver, settings.neo4j_database).put_profile(scope, UserProfile())
+        nodes, edges = graph(size)
+        # A tenth already expired, so the sweep has work too.
+        nodes = [
+            n.model_copy(
+                update={"expires_at": expires_at(n.weight, n.weight_at, n.decay_coefficient)}
+                if i % 10
+                else {"expires_at": NOW - timedelta(days=1)}
+            )
+            for i, n in enumerate(nodes)
+        ]
+        store = graphs.for_user(scope.tenant_id, scope.user_id)
+        for start in range(0, size, 1000):
+            await store.upsert(nodes[start : start + 1000])
+        await store.upsert((), edges)
+        beats: list[float] = []
+        env = ActivityEnvironment()
+        env.on_heartbeat = lambda *details: beats.append(time.perf_counter())
+        started = time.perf_counter()
+        beats.append(started)
+        out = await env.run(
+            CompactionActivities(graphs).compact,
+            CompactInput(tenant_id=scope.tenant_id, user_id=scope.user_id, now=NOW),
+        )
+        ended = time.perf_counter()
+        beats.append(ended)
+        gap = max(b - a for a, b in zip(beats, beats[1:], strict=False))
+        return ended - started, gap, out.pruned, out.outcome.nodes_merged
+    finally:
+        await driver.close()
+        neo4j.stop()
+        shutil.rmtree(root, ignore_errors=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 2000, 10000])
     parser.add_argument("--old-max", type=int, default=2000, help="largest size for the old scan")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--neo4j", type=int, default=0, help="whole activity at this size")
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args()
     rows = []
@@ -155,7 +220,8 @@ def main() -> None:
     lines = [
         "## Compaction",
         "",
-        f"`.venv/bin/python scripts/bench_compaction.py --sizes {' '.join(map(str, args.sizes))}`"
+        "`.venv/bin/python scripts/bench_compaction.py --sizes "
+        f"{' '.join(map(str, args.sizes))}{f' --neo4j {args.neo4j}' if args.neo4j else ''}`"
         f" on {platform.machine()} with {os.cpu_count()} cores, medians of {args.repeats} runs "
         "(the old scan once). Planning only (pure domain): the Neo4j read and the apply are "
         "not in these figures.",
@@ -171,6 +237,15 @@ def main() -> None:
             f"| {size:,} | {pairs:,} | {before} | {new:.3f} s | {ratio} | {plan:.2f} s | "
             f"{stall_loop * 1000:.0f} ms | {stall_thread * 1000:.0f} ms |"
         )
+    if args.neo4j:
+        seconds, gap, pruned, merged = asyncio.run(activity_at(args.neo4j))
+        lines += [
+            "",
+            f"The whole `compaction.compact` activity on a local Neo4j (`--neo4j {args.neo4j}`): "
+            f"{args.neo4j:,} memories ({pruned:,} of them expired and swept, {merged:,} merges), "
+            f"**{seconds:.1f} s**, longest gap between heartbeats **{gap:.1f} s** "
+            "(heartbeat timeout 2 min).",
+        ]
     text = "\n".join(lines) + "\n"
     sys.stdout.write(text)
     if not args.no_write:

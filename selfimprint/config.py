@@ -156,6 +156,19 @@ class Settings(BaseSettings):
     api_port: int = Field(8000, ge=1, le=65535, description="Local API port.")
     run_api: bool = Field(True, description="Whether `dev up` starts the API.")
     run_workers: bool = Field(True, description="Whether `dev up` starts the workers.")
+    retrieval_nearest_pool: int = Field(
+        200,
+        ge=1,
+        le=1000,
+        description="Context: the most similar memories that enter the ranking pool.",
+    )
+    retrieval_prior_pool: int = Field(
+        200,
+        ge=0,
+        le=1000,
+        description="Context: the memories with the best recency and weight that join the pool "
+        "whatever the question (the full score then picks the top 20; BENCHMARKS.md).",
+    )
     context_archive_timeout_s: float = Field(
         2.0,
         ge=0.0,

@@ -85,19 +85,27 @@ class _GraphValue(BaseModel):
 
 
 class RetrievalQuery(_GraphValue):
-    """Candidates for context assembly: the `limit` most similar active memories (spec §3.4)."""
+    """Candidates for context assembly (spec §3.4): the `limit` active memories with the best
+    score (0.5 similarity + 0.2 recency + 0.3 effective weight, `domain.scoring`), chosen from
+    a pool of the `nearest_limit` most similar, the `prior_limit` best before similarity and
+    the scheduled ones. A store ranks the pool itself, so that only the best are expanded."""
 
     embedding: Annotated[tuple[float, ...], Field(min_length=1)]
     embedding_model: Annotated[str, Field(min_length=1, max_length=200)]
     now: AwareDatetime
     limit: Annotated[int, Field(ge=1, le=200)] = 20
+    nearest_limit: Annotated[int, Field(ge=1, le=1000)] = 200
+    # The embedder's "unrelated" cosine (`Embedder.similarity_floor`): ranking in the store
+    # calibrates similarity as the read path does (`scoring.calibrated_similarity`).
+    similarity_floor: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
     # Memories inside an active scheduled-trigger window join the candidates however similar
     # they are (an interview tomorrow matters whatever the user just said), up to this many.
     scheduled_limit: Annotated[int, Field(ge=0, le=50)] = 5
     # The memories with the best score before similarity (recency and effective weight,
-    # `scoring.prior`) join the candidates too, up to this many: with the nearest `limit`
-    # alone, a heavy or recent memory outside them could never win on the full score.
-    prior_limit: Annotated[int, Field(ge=0, le=200)] = 20
+    # `scoring.prior`) join the pool too, up to this many: with the nearest alone, a heavy or
+    # recent memory outside them could never win on the full score. Sizes: BENCHMARKS.md
+    # "Retrieval pool".
+    prior_limit: Annotated[int, Field(ge=0, le=1000)] = 200
 
 
 class RetrievedMemory(_GraphValue):

@@ -2,8 +2,9 @@
 from their warm or cold SYNX object while the lifecycle brings the graph back into Neo4j.
 
 Same rules as the Neo4j read path (adapters/neo4j/retrieval.py): active memories only (not
-expired, hypotheses active or confirmed), of the query's embedding model, by exact cosine, the
-`limit` best, then their one-hop neighbourhood. Scheduled priority windows are sleep results kept
+expired, hypotheses active or confirmed), of the query's embedding model; a pool of the nearest
+(exact cosine) and the best before similarity, the `limit` best of it by the §3.4 score, then
+their one-hop neighbourhood. Scheduled priority windows are sleep results kept
 in Neo4j, not in the snapshot, so nothing is marked prioritised here.
 """
 
@@ -13,9 +14,9 @@ from datetime import datetime
 
 import numpy as np
 
-from selfimprint.domain.decay import ActivityTimeline, is_expired
+from selfimprint.domain.decay import ActivityTimeline, is_expired, node_effective_weight
 from selfimprint.domain.models import HypothesisStatus, Node
-from selfimprint.domain.scoring import prior
+from selfimprint.domain.scoring import Candidate, calibrated_similarity, prior, rank
 from selfimprint.ports import GraphSnapshot, RetrievalQuery, RetrievalResult, RetrievedMemory
 
 _LIVE_HYPOTHESES = frozenset({HypothesisStatus.ACTIVE, HypothesisStatus.CONFIRMED})
@@ -52,14 +53,30 @@ def retrieve_from_snapshot(
     wanted = np.asarray(query.embedding, dtype=np.float32)
     norms = np.linalg.norm(matrix, axis=1) * (float(np.linalg.norm(wanted)) or 1.0)
     cosines = (matrix @ wanted) / np.where(norms == 0, 1.0, norms)
-    # Best first; ties by id, so two reads of one snapshot agree.
+    # The Neo4j read path's pool (the nearest, the best before similarity), ranked by the whole
+    # §3.4 score, the best `limit` kept; ties by id, so two reads of one snapshot agree.
     order = sorted(range(len(pool)), key=lambda i: (-float(cosines[i]), pool[i].id))
-    # The nearest, then the best before similarity (as the Neo4j read path, `scoring.prior`).
     by_prior = sorted(
         range(len(pool)),
         key=lambda i: (-prior(pool[i], query.now, timeline=timeline), pool[i].id),
     )
-    top = list(dict.fromkeys(order[: query.limit] + by_prior[: query.prior_limit]))
+    pooled = list(dict.fromkeys(order[: query.nearest_limit] + by_prior[: query.prior_limit]))
+    index_of = {pool[i].id: i for i in pooled}
+    ranked = rank(
+        (
+            Candidate.from_node(
+                pool[i],
+                similarity=calibrated_similarity(float(cosines[i]), query.similarity_floor),
+                effective_weight=min(
+                    1.0, node_effective_weight(pool[i], query.now, timeline=timeline)
+                ),
+            )
+            for i in pooled
+        ),
+        query.now,
+        top_k=query.limit,
+    )
+    top = sorted((index_of[r.id] for r in ranked), key=lambda i: (-float(cosines[i]), pool[i].id))
     chosen = {pool[i].id for i in top}
     candidates = tuple(
         RetrievedMemory(node=_without_vector(pool[i]), similarity=(1.0 + float(cosines[i])) / 2.0)

@@ -101,6 +101,7 @@ def query(seed: int, limit: int = 20, prior_limit: int = 0) -> RetrievalQuery:
         embedding_model=MODEL,
         now=NOW,
         limit=limit,
+        nearest_limit=limit,
         prior_limit=prior_limit,
     )
 

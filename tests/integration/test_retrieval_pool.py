@@ -14,9 +14,14 @@ from selfimprint.adapters.neo4j import Neo4jGraphStore
 from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
 from selfimprint.adapters.neo4j.records import UserScope
 from selfimprint.config import Settings
-from selfimprint.domain.decay import ActivityTimeline, coefficient_for, expires_at
+from selfimprint.domain.decay import (
+    ActivityTimeline,
+    coefficient_for,
+    expires_at,
+    node_effective_weight,
+)
 from selfimprint.domain.models import Belief, Node, NodeType, Valence
-from selfimprint.domain.scoring import prior
+from selfimprint.domain.scoring import Candidate, calibrated_similarity, prior, rank
 from selfimprint.domain.users import UserProfile
 from selfimprint.ports import RetrievalQuery
 
@@ -78,18 +83,46 @@ async def test_the_best_memories_before_similarity_join_the_nearest(
     await store.upsert(nodes)
     query_vector = nodes[0].embedding
     assert query_vector is not None
+    alive = [n for n in nodes if not (n.expires_at and n.expires_at <= timeline.reading(NOW))]
+
+    # The pool: the nearest one and the 12 best before similarity, as the domain computes them.
     found = await store.retrieve(
         RetrievalQuery(
             embedding=query_vector,
             embedding_model=MODEL,
             now=NOW,
-            limit=1,
+            limit=13,
+            nearest_limit=1,
             prior_limit=12,
             scheduled_limit=0,
         )
     )
     assert found.timeline == timeline
-    alive = [n for n in nodes if not (n.expires_at and n.expires_at <= timeline.reading(NOW))]
     by_prior = sorted(alive, key=lambda n: (-prior(n, NOW, timeline=timeline), n.id))
-    expected = {n.id for n in by_prior[:12]} | {"n0"}
-    assert {c.node.id for c in found.candidates} == expected
+    assert {c.node.id for c in found.candidates} == {n.id for n in by_prior[:12]} | {"n0"}
+
+    # The ranking in Cypher: with every memory in the pool, the store's top 20 is the domain's.
+    floor = 0.78
+    everything = await store.retrieve(
+        RetrievalQuery(
+            embedding=query_vector,
+            embedding_model=MODEL,
+            now=NOW,
+            nearest_limit=1000,
+            prior_limit=1000,
+            similarity_floor=floor,
+        )
+    )
+    vector = np.asarray(query_vector)
+    best = rank(
+        (
+            Candidate.from_node(
+                n,
+                similarity=calibrated_similarity(float(np.asarray(n.embedding) @ vector), floor),
+                effective_weight=node_effective_weight(n, NOW, timeline=timeline),
+            )
+            for n in alive
+        ),
+        NOW,
+    )
+    assert {c.node.id for c in everything.candidates} == {b.id for b in best}

@@ -57,15 +57,44 @@ CALL (n, clock_now) {{
   WITH r, m, clock_now WHERE m:Memory AND m.scope = $scope AND {active("m")}
   RETURN collect({{edge: {EDGE_PROJECTION}, node: {node_projection("m")}}}) AS hood
 }}
-RETURN {node_projection("n")} AS node, score, scheduled, kind, hood,
+RETURN {node_projection("n")} AS node, score, scheduled, similar_found, hood,
        clock.decay_clock_last_us AS clock_last_us, clock.decay_clock_pauses_us AS clock_pauses_us
 """
+
+# --- the score of spec §3.4, in Cypher (domain.scoring.score; its numbers are parameters,
+# `score_params`, and an integration test holds the two together) -------------------------------
+
+# Effective weight from the expiry, which is on the decay clock: weight x c^(days decayed)
+# equals threshold x c^-(days left until expiry), exactly, without the pauses themselves.
+_EFFECTIVE_WEIGHT = """CASE WHEN n.expires_at IS NULL THEN n.weight
+  ELSE $removal_threshold * n.decay_coefficient
+       ^ (-(n.expires_at.epochMillis - clock_now.epochMillis) / $period_ms) END"""
+_RECENCY = """2.0 ^ (-(CASE WHEN $now_ms > touched_ms THEN $now_ms - touched_ms ELSE 0 END)
+  / $half_life_ms)"""
+_MULTIPLIER = "CASE WHEN n.is_inference OR n:Hypothesis THEN $hypothesis_multiplier ELSE 1.0 END"
+
+
+def _scored(carried: str, similarity: str, boost: str) -> str:
+    """WITH clauses that add `total`: the §3.4 score of `n` given its calibrated `similarity`
+    expression and priority `boost` expression; `carried` are the variables kept."""
+    return f"""
+WITH {carried}, coalesce(n.last_reinforced_at, n.created_at).epochMillis AS touched_ms,
+     {_EFFECTIVE_WEIGHT} AS eff
+WITH {carried}, {_MULTIPLIER} * ($similarity_weight * ({similarity}) + $recency_weight * {_RECENCY}
+     + $weight_weight * CASE WHEN eff > 1.0 THEN 1.0 ELSE eff END + ({boost})) AS total
+"""
+
+
+# Neo4j's cosine score is normalised, (1 + cos) / 2; calibrated like scoring.calibrated_similarity.
+_CALIBRATED = """CASE WHEN 2.0 * score - 1.0 <= $similarity_floor THEN 0.0
+  WHEN 2.0 * score - 1.0 >= 1.0 THEN 1.0
+  ELSE (2.0 * score - 1.0 - $similarity_floor) / (1.0 - $similarity_floor) END"""
 
 _BY_INDEX = f"""
 CALL db.index.vector.queryNodes($index, $fetch, $embedding) YIELD node AS n, score
 WHERE n.scope = $scope AND n.embedding_model = $model AND {active("n")}
-WITH n, score ORDER BY score DESC LIMIT $limit
-RETURN n, score, false AS scheduled, 'similar' AS kind
+WITH n, score ORDER BY score DESC LIMIT $nearest_limit
+RETURN n, score, 'similar' AS kind
 """
 
 _EXACT = f"""
@@ -73,8 +102,8 @@ MATCH (n:Memory {{scope: $scope}})
 WHERE n.embedding_model = $model AND {active("n")}
 WITH n, vector.similarity.cosine(n[$property], $embedding) AS score
 WHERE score IS NOT NULL
-WITH n, score ORDER BY score DESC LIMIT $limit
-RETURN n, score, false AS scheduled, 'similar' AS kind
+WITH n, score ORDER BY score DESC LIMIT $nearest_limit
+RETURN n, score, 'similar' AS kind
 """
 
 # Active scheduled-trigger windows: a range seek on (scope, priority_until), then the window's
@@ -89,56 +118,68 @@ WITH n, CASE WHEN n.embedding_model = $model
              THEN coalesce(vector.similarity.cosine(n[$property], $embedding), 0.0)
              ELSE 0.0 END AS score
 ORDER BY n.priority_until, n.id LIMIT $scheduled_limit
-RETURN n, score, true AS scheduled, 'scheduled' AS kind
+RETURN n, score, 'scheduled' AS kind
 """
 
-
-# The best `prior_limit` memories by `scoring.prior` (the score with similarity 0), whatever the
-# query: the same arithmetic as the domain, with its numbers as parameters (`prior_params`).
-# Effective weight comes from the expiry, which is on the decay clock: weight x c^days decayed
-# equals threshold x c^-(days left until expiry), exactly, without the pauses themselves.
+# The best `prior_limit` memories before similarity (`scoring.prior`: the score with
+# similarity 0), whatever the query.
 _PRIOR = f"""
 MATCH (n:Memory {{scope: $scope}})
 WHERE {active("n")}
-WITH n, coalesce(n.last_reinforced_at, n.created_at).epochMillis AS touched_ms
-WITH n, (CASE WHEN n.is_inference OR n:Hypothesis THEN $hypothesis_multiplier ELSE 1.0 END) * (
-  $recency_weight * 2.0 ^ (-(CASE WHEN $now_ms > touched_ms THEN $now_ms - touched_ms ELSE 0 END)
-                           / $half_life_ms)
-  + $weight_weight * CASE WHEN n.expires_at IS NULL THEN n.weight
-      ELSE $removal_threshold * n.decay_coefficient
-           ^ (-(n.expires_at.epochMillis - clock_now.epochMillis) / $period_ms) END
-) AS prior
-ORDER BY prior DESC, n.id LIMIT $prior_limit
+{_scored("n, clock_now", "0.0", "0.0")}
+ORDER BY total DESC, n.id LIMIT $prior_limit
 WITH n, CASE WHEN n.embedding_model = $model
              THEN coalesce(vector.similarity.cosine(n[$property], $embedding), 0.0)
              ELSE 0.0 END AS score
-RETURN n, score, false AS scheduled, 'prior' AS kind
+RETURN n, score, 'prior' AS kind
+"""
+
+# The pool, each memory once, ranked by the whole score; only the best `limit` are expanded.
+_RANK = f"""
+WITH clock, clock_now, collect({{n: n, score: score, kind: kind}}) AS pool
+WITH clock, clock_now, pool, size([p IN pool WHERE p.kind = 'similar']) AS similar_found
+UNWIND pool AS p
+WITH clock, clock_now, similar_found, p.n AS n, max(p.score) AS score,
+     'scheduled' IN collect(p.kind) AS scheduled
+{
+    _scored(
+        "clock, clock_now, similar_found, n, score, scheduled",
+        _CALIBRATED,
+        "CASE WHEN scheduled THEN $scheduled_priority_boost ELSE 0.0 END",
+    )
+}
+ORDER BY total DESC, n.id LIMIT $limit
 """
 
 
-def prior_params(
-    scoring: ScoringConfig = DEFAULT_SCORING, decay: DecayConfig = DEFAULT_DECAY
+def score_params(
+    similarity_floor: float,
+    scoring: ScoringConfig = DEFAULT_SCORING,
+    decay: DecayConfig = DEFAULT_DECAY,
 ) -> dict[str, float]:
     return {
+        "similarity_floor": similarity_floor,
+        "similarity_weight": scoring.similarity_weight,
         "hypothesis_multiplier": scoring.hypothesis_multiplier,
         "recency_weight": scoring.recency_weight,
         "weight_weight": scoring.effective_weight_weight,
         "half_life_ms": scoring.recency_half_life / timedelta(milliseconds=1),
+        "scheduled_priority_boost": scoring.scheduled_priority_boost,
         "removal_threshold": decay.removal_threshold,
         "period_ms": decay.decay_period / timedelta(milliseconds=1),
     }
 
 
 def _read_query(*parts: str) -> str:
-    """The similar and the scheduled candidates and their neighbourhood in one statement: each
-    statement is a round trip, and on a shared 2-core host the round trips, not Neo4j's own
-    work, were most of a read's latency (docs/decisions.md, "Graph store")."""
+    """The whole pool (nearest, best before similarity, scheduled), its ranking and the best
+    ones' neighbourhood in one statement: each statement is a round trip, and on a shared
+    2-core host the round trips, not Neo4j's own work, were most of a read's latency
+    (docs/decisions.md, "Graph store")."""
     union = "\n  UNION ALL\n".join(parts)
-    return f"{decay_clock.READING}CALL (clock_now) {{\n{union}\n}}\n{_EXPAND}"
+    return f"{decay_clock.READING}CALL (clock_now) {{\n{union}\n}}\n{_RANK}{_EXPAND}"
 
 
 BY_INDEX = _read_query(_BY_INDEX, _PRIOR, _SCHEDULED)
-EXACT_ONLY = _read_query(_EXACT)
 EXACT = _read_query(_EXACT, _PRIOR, _SCHEDULED)
 
 _SIZES = f"""
@@ -237,31 +278,33 @@ async def retrieve(
     config: VectorSearchConfig,
 ) -> RetrievalResult:
     dimension = len(query.embedding)
+    nearest = query.nearest_limit
     params: dict[str, Any] = {
         "scope": scope.key,
         "model": query.embedding_model,
         "embedding": Rows(query.embedding),
         "now": query.now,
         "limit": query.limit,
+        "nearest_limit": nearest,
         "prior_limit": query.prior_limit,
+        "scheduled_limit": query.scheduled_limit,
+        "property": vector_property(dimension),
         "now_ms": decay_clock.micros(query.now) // 1000,
         **decay_clock.reading_params(query.now),
-        **prior_params(),
+        **score_params(query.similarity_floor),
     }
     size = await sizes.get(tx, scope)
-    fetch = index_fetch(query.limit, size, config)
-    params["property"] = vector_property(dimension)
-    params["scheduled_limit"] = query.scheduled_limit
+    fetch = index_fetch(nearest, size, config)
     if fetch is None:
         result = await tx.run(EXACT, params)
         return _assemble([r async for r in result])
     result = await tx.run(BY_INDEX, params, index=vector_index(dimension), fetch=fetch)
     rows = [r async for r in result]
-    # Too few survivors (the user's vectors cluster away from the query's neighbourhood, or
-    # many are inactive): the exact scan is always right. Prior and scheduled rows are kept.
-    if sum(r["kind"] == "similar" for r in rows) < min(query.limit, size.mine):
-        result = await tx.run(EXACT_ONLY, params)
-        rows = [r for r in rows if r["kind"] != "similar"] + [r async for r in result]
+    # Too few of the nearest survived the user filter (the user's vectors cluster away from
+    # the query's neighbourhood, or many are inactive): the exact scan is always right.
+    if rows and rows[0]["similar_found"] < min(nearest, size.mine):
+        result = await tx.run(EXACT, params)
+        rows = [r async for r in result]
     return _assemble(rows)
 
 
