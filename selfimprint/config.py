@@ -157,13 +157,13 @@ class Settings(BaseSettings):
     run_api: bool = Field(True, description="Whether `dev up` starts the API.")
     run_workers: bool = Field(True, description="Whether `dev up` starts the workers.")
     retrieval_nearest_pool: int = Field(
-        200,
+        100,
         ge=1,
         le=1000,
         description="Context: the most similar memories that enter the ranking pool.",
     )
     retrieval_prior_pool: int = Field(
-        200,
+        100,
         ge=0,
         le=1000,
         description="Context: the memories with the best recency and weight that join the pool "

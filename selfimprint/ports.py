@@ -94,7 +94,7 @@ class RetrievalQuery(_GraphValue):
     embedding_model: Annotated[str, Field(min_length=1, max_length=200)]
     now: AwareDatetime
     limit: Annotated[int, Field(ge=1, le=200)] = 20
-    nearest_limit: Annotated[int, Field(ge=1, le=1000)] = 200
+    nearest_limit: Annotated[int, Field(ge=1, le=1000)] = 100
     # The embedder's "unrelated" cosine (`Embedder.similarity_floor`): ranking in the store
     # calibrates similarity as the read path does (`scoring.calibrated_similarity`).
     similarity_floor: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
@@ -105,7 +105,7 @@ class RetrievalQuery(_GraphValue):
     # `scoring.prior`) join the pool too, up to this many: with the nearest alone, a heavy or
     # recent memory outside them could never win on the full score. Sizes: BENCHMARKS.md
     # "Retrieval pool".
-    prior_limit: Annotated[int, Field(ge=0, le=1000)] = 200
+    prior_limit: Annotated[int, Field(ge=0, le=1000)] = 100
 
 
 class RetrievedMemory(_GraphValue):
