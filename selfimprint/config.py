@@ -157,7 +157,7 @@ class Settings(BaseSettings):
     run_api: bool = Field(True, description="Whether `dev up` starts the API.")
     run_workers: bool = Field(True, description="Whether `dev up` starts the workers.")
     retrieval_nearest_pool: int = Field(
-        100,
+        50,
         ge=1,
         le=1000,
         description="Context: the most similar memories that enter the ranking pool.",

@@ -94,7 +94,7 @@ class RetrievalQuery(_GraphValue):
     embedding_model: Annotated[str, Field(min_length=1, max_length=200)]
     now: AwareDatetime
     limit: Annotated[int, Field(ge=1, le=200)] = 20
-    nearest_limit: Annotated[int, Field(ge=1, le=1000)] = 100
+    nearest_limit: Annotated[int, Field(ge=1, le=1000)] = 50
     # The embedder's "unrelated" cosine (`Embedder.similarity_floor`): ranking in the store
     # calibrates similarity as the read path does (`scoring.calibrated_similarity`).
     similarity_floor: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
