@@ -29,6 +29,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import numpy as np
+from bench_api import OBJECTS, SUBJECTS, synthetic_sentences
 from bench_graph import pct, start_neo4j
 
 from selfimprint.adapters.embedders import build_embedder
@@ -43,28 +44,14 @@ from selfimprint.domain.scoring import Candidate, calibrated_similarity, rank
 from selfimprint.domain.users import UserProfile
 from selfimprint.ports import RetrievalQuery
 
-SUBJECTS = ["my sister", "my manager", "the dentist", "our landlord", "my running club", "Marta"]
-VERBS = ["talked about", "worried about", "planned", "finished", "postponed", "enjoyed"]
-OBJECTS = [
-    "the quarterly report", "a trip to Porto", "the job interview", "learning Rust",
-    "the marathon training", "moving flats", "the new espresso machine", "a book on Stoicism",
-    "the visa paperwork", "a birthday party", "the garden", "a piano lesson",
-]  # fmt: skip
 TYPES = (NodeType.FACT, NodeType.EVENT, NodeType.PERSON, NodeType.OPEN_LOOP)
 NOW = datetime.now(UTC).replace(microsecond=0)
-
-
-def sentences(n: int, rng: random.Random) -> list[str]:
-    return [
-        f"{rng.choice(SUBJECTS).capitalize()} {rng.choice(VERBS)} {rng.choice(OBJECTS)} ({i})."
-        for i in range(n)
-    ]
 
 
 async def load(settings: Settings, scope: UserScope, n: int) -> list[Node]:
     rng = random.Random(7)
     embedder = build_embedder(settings)
-    texts = sentences(n, rng)
+    texts = synthetic_sentences(n, rng)
     vectors: list[list[float]] = []
     for i in range(0, n, 256):
         vectors += embedder.embed_passages(texts[i : i + 256])
