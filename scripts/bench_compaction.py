@@ -144,7 +144,6 @@ async def activity_at(size: int) -> tuple[float, float, int, int]:
     from selfimprint.adapters.neo4j import Neo4jGraphStore, open_driver
     from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
     from selfimprint.adapters.neo4j.records import UserScope
-    from selfimprint.domain.decay import expires_at
     from selfimprint.domain.users import UserProfile
 
     root = Path(tempfile.mkdtemp(prefix="bench-compaction-"))
@@ -153,16 +152,12 @@ async def activity_at(size: int) -> tuple[float, float, int, int]:
     try:
         graphs = Neo4jGraphStore(driver, settings.neo4j_database)
         await graphs.migrate()
-        scope = UserScope("benchcompact", "u1")
+        scope = UserScope("benchcompact", "bench")  # graph() makes nodes of user "bench"
         await Neo4jAccounts(driver, settings.neo4j_database).put_profile(scope, UserProfile())
         nodes, edges = graph(size)
         # A tenth already expired, so the sweep has work too.
         nodes = [
-            n.model_copy(
-                update={"expires_at": expires_at(n.weight, n.weight_at, n.decay_coefficient)}
-                if i % 10
-                else {"expires_at": NOW - timedelta(days=1)}
-            )
+            n.model_copy(update={"expires_at": NOW + timedelta(days=30 if i % 10 else -1)})
             for i, n in enumerate(nodes)
         ]
         store = graphs.for_user(scope.tenant_id, scope.user_id)
