@@ -3,7 +3,7 @@ process's shared clients."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 
 from pydantic import BaseModel
 
@@ -63,7 +63,7 @@ async def request_rehydration(resources: Resources, scope: UserScope) -> None:
     """Ask the lifecycle workflow to bring a warm or cold graph back (best effort: the caller
     answers a degraded context either way)."""
     try:
-        requested = ContextRequested(requested_at=datetime.now(UTC))
+        requested = ContextRequested(requested_at=resources.clock())
         await _signal_with_start(resources, scope, "context_requested", requested)
     except Exception as exc:
         log.warning("lifecycle.rehydrate_signal_failed", user_id=scope.user_id, error=str(exc))
