@@ -1,5 +1,9 @@
 """Retrieval candidates and their one-hop neighbourhood in one round trip (spec §3.4).
 
+One statement: the user's decay-clock reading (`decay_clock.READING`), a pool of the nearest
+memories, the best before similarity (`scoring.prior`) and the scheduled ones, the pool ranked by
+the whole §3.4 score (`_RANK`), and the best `limit` expanded one hop (`_EXPAND`).
+
 Two ways to find a user's most similar memories, chosen per query (docs/decisions.md, "Graph
 store: vector search strategy"):
 - exact: cosine over the user's own nodes, reached through the scope index. Perfect recall and
