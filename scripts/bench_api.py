@@ -35,7 +35,7 @@ from selfimprint.devstack import stack
 from selfimprint.devstack.ports import free_ports, isolated_port_settings
 from selfimprint.devstack.report import replace_section
 from selfimprint.devstack.services import PythonProcess
-from selfimprint.domain.decay import coefficient_for, expires_at
+from selfimprint.domain.decay import ActivityTimeline, coefficient_for, expires_at
 from selfimprint.domain.models import Belief, Node, NodeType, Valence
 
 SUBJECTS = ["my sister", "my manager", "the dentist", "our landlord", "my running club", "Marta"]
@@ -64,6 +64,40 @@ def synthetic_sentences(n: int, rng: random.Random) -> list[str]:
     ]
 
 
+def synthetic_node(
+    i: int,
+    user_id: str,
+    text: str,
+    vector: list[float],
+    model: str,
+    at: datetime,
+    weight: float = 1.0,
+    timeline: ActivityTimeline | None = None,
+) -> Node:
+    """The benchmarks' memory number `i`: types in rotation (every ninth a negative emotional
+    note), stored weight `weight` at `at`, its expiry on `timeline`."""
+    types = [NodeType.FACT, NodeType.EVENT, NodeType.PERSON, NodeType.OPEN_LOOP]
+    node_type = types[i % len(types)] if i % 9 else NodeType.EMOTIONAL_NOTE
+    valence = Valence.NEGATIVE if node_type is NodeType.EMOTIONAL_NOTE else None
+    coefficient = coefficient_for(node_type, valence=valence)
+    return Node(
+        id=f"bench-{i}",
+        user_id=user_id,
+        type=node_type,
+        valence=valence,
+        content=text,
+        weight=weight,
+        weight_at=at,
+        created_at=at,
+        decay_coefficient=coefficient,
+        expires_at=expires_at(weight, at, coefficient, timeline=timeline),
+        sources=(f"msg-{i}",),
+        belief=Belief(first_seen=at),
+        embedding=tuple(vector),
+        embedding_model=model,
+    )
+
+
 async def load_memories(settings: Settings, scope: UserScope, n: int) -> float:
     """Write n memories with real embeddings straight into the store; returns seconds."""
     rng = random.Random(7)
@@ -74,31 +108,10 @@ async def load_memories(settings: Settings, scope: UserScope, n: int) -> float:
     vectors: list[list[float]] = []
     for i in range(0, n, 256):
         vectors += embedder.embed_passages(texts[i : i + 256])
-    types = [NodeType.FACT, NodeType.EVENT, NodeType.PERSON, NodeType.OPEN_LOOP]
     nodes = []
     for i, (text, vector) in enumerate(zip(texts, vectors, strict=True)):
-        node_type = types[i % len(types)] if i % 9 else NodeType.EMOTIONAL_NOTE
-        valence = Valence.NEGATIVE if node_type is NodeType.EMOTIONAL_NOTE else None
         created = now - timedelta(days=rng.uniform(0, 60))
-        coefficient = coefficient_for(node_type, valence=valence)
-        nodes.append(
-            Node(
-                id=f"bench-{i}",
-                user_id=scope.user_id,
-                type=node_type,
-                valence=valence,
-                content=text,
-                weight=1.0,
-                weight_at=created,
-                created_at=created,
-                decay_coefficient=coefficient,
-                expires_at=expires_at(1.0, created, coefficient),
-                sources=(f"msg-{i}",),
-                belief=Belief(first_seen=created),
-                embedding=tuple(vector),
-                embedding_model=embedder.model_id,
-            )
-        )
+        nodes.append(synthetic_node(i, scope.user_id, text, vector, embedder.model_id, created))
     driver = open_driver(settings)
     try:
         store = Neo4jGraphStore(driver, settings.neo4j_database).for_user(

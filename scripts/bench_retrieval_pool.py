@@ -8,7 +8,7 @@ For a user of `--memories` memories (real multilingual-e5 embeddings of syntheti
 against the exact answer: the §3.4 score computed in Python over every memory of the user.
 
     .venv/bin/python scripts/bench_retrieval_pool.py [--memories 1000 10000] [--queries 100]
-        [--pools 20:0 20:20 100:100]
+        [--pools 20:0 50:100 100:100 200:200]
 
 Prints a Markdown table and replaces the `## Retrieval pool` section of BENCHMARKS.md.
 """
@@ -29,7 +29,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import numpy as np
-from bench_api import OBJECTS, SUBJECTS, synthetic_sentences
+from bench_api import OBJECTS, SUBJECTS, synthetic_node, synthetic_sentences
 from bench_graph import pct, start_neo4j
 
 from selfimprint.adapters.embedders import build_embedder
@@ -38,13 +38,12 @@ from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
 from selfimprint.adapters.neo4j.records import UserScope
 from selfimprint.config import Settings
 from selfimprint.devstack.report import replace_section
-from selfimprint.domain.decay import coefficient_for, expires_at, node_effective_weight
-from selfimprint.domain.models import Belief, Node, NodeType, Valence
+from selfimprint.domain.decay import node_effective_weight
+from selfimprint.domain.models import Node
 from selfimprint.domain.scoring import Candidate, calibrated_similarity, rank
 from selfimprint.domain.users import UserProfile
 from selfimprint.ports import RetrievalQuery
 
-TYPES = (NodeType.FACT, NodeType.EVENT, NodeType.PERSON, NodeType.OPEN_LOOP)
 NOW = datetime.now(UTC).replace(microsecond=0)
 
 
@@ -68,27 +67,11 @@ async def load(settings: Settings, scope: UserScope, n: int) -> list[Node]:
         timeline = await store.record_activity(active)
         nodes = []
         for i, (text, vector) in enumerate(zip(texts, vectors, strict=True)):
-            node_type = TYPES[i % 4] if i % 9 else NodeType.EMOTIONAL_NOTE
-            valence = Valence.NEGATIVE if node_type is NodeType.EMOTIONAL_NOTE else None
             at = NOW - timedelta(days=rng.uniform(0, 60))
             weight = rng.uniform(0.2, 1.0)
-            coefficient = coefficient_for(node_type, valence=valence)
             nodes.append(
-                Node(
-                    id=f"bench-{i}",
-                    user_id=scope.user_id,
-                    type=node_type,
-                    valence=valence,
-                    content=text,
-                    weight=weight,
-                    weight_at=at,
-                    created_at=at,
-                    decay_coefficient=coefficient,
-                    expires_at=expires_at(weight, at, coefficient, timeline=timeline),
-                    sources=(f"msg-{i}",),
-                    belief=Belief(first_seen=at),
-                    embedding=tuple(vector),
-                    embedding_model=embedder.model_id,
+                synthetic_node(
+                    i, scope.user_id, text, vector, embedder.model_id, at, weight, timeline
                 )
             )
         for i in range(0, n, 1000):
@@ -177,7 +160,7 @@ def main() -> None:
     parser.add_argument(
         "--pools",
         nargs="+",
-        default=["20:0", "20:20", "100:100"],
+        default=["20:0", "50:100", "100:100", "200:200"],
         help="pools to compare, as nearest:best-before-similarity; 20:0 is the old read path",
     )
     parser.add_argument("--no-write", action="store_true")
