@@ -23,7 +23,11 @@ from selfimprint.adapters.neo4j.records import UserScope
 from selfimprint.domain.ingestion import Extraction, RecentMemory, plan_ingestion
 from selfimprint.domain.language import detect_language
 from selfimprint.domain.messages import Message, Role
-from selfimprint.domain.verbatim_extraction import verbatim_extraction
+from selfimprint.domain.verbatim_extraction import (
+    DEFAULT_VERBATIM,
+    VerbatimConfig,
+    verbatim_extraction,
+)
 from selfimprint.logging import get_logger
 from selfimprint.ports import LLM, Contradiction, Embedder, Reinforcement, RetrievalQuery
 from selfimprint.prompts.extraction import ExtractionAnswer, extraction_messages
@@ -238,10 +242,18 @@ class IngestionActivities:
 class ExtractionActivities:
     """Model side (gpu queue): one LLM call and one embedding call per batch."""
 
-    def __init__(self, llm: LLM, embedder: Embedder, *, use_llm: bool = True) -> None:
+    def __init__(
+        self,
+        llm: LLM,
+        embedder: Embedder,
+        *,
+        use_llm: bool = True,
+        verbatim: VerbatimConfig = DEFAULT_VERBATIM,
+    ) -> None:
         self._llm = llm
         self._embedder = embedder
         self._use_llm = use_llm
+        self._verbatim = verbatim
 
     @activity.defn(name="ingestion.extract")
     async def extract(self, data: ExtractInput) -> ExtractedBatch:
@@ -250,7 +262,8 @@ class ExtractionActivities:
         mode, error = ExtractionMode.LLM, None
         answer: Extraction
         if not self._use_llm:
-            mode, answer = ExtractionMode.VERBATIM, verbatim_extraction(batch.messages)
+            mode = ExtractionMode.VERBATIM
+            answer = verbatim_extraction(batch.messages, self._verbatim)
             return await self._embedded(answer, mode, None)
         try:
             answer = await self._llm.complete_json(
@@ -260,7 +273,7 @@ class ExtractionActivities:
             # Retrying a deterministic (temperature 0) call would give the same answer; keep
             # the user's own words instead of remembering nothing.
             mode, error = ExtractionMode.VERBATIM, str(exc)[:500]
-            answer = verbatim_extraction(batch.messages)
+            answer = verbatim_extraction(batch.messages, self._verbatim)
             log.warning("ingestion.verbatim_fallback", user_id=batch.user_id, error=error)
         return await self._embedded(answer, mode, error)
 

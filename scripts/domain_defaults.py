@@ -36,6 +36,7 @@ from selfimprint.domain.language import LanguageConfig
 from selfimprint.domain.lifecycle_timings import LifecycleTimings
 from selfimprint.domain.patterns import PatternConfig
 from selfimprint.domain.portrait import PortraitConfig
+from selfimprint.domain.restatement import RestatementConfig
 from selfimprint.domain.scheduled_triggers import TriggerConfig
 from selfimprint.domain.scoring import ScoringConfig
 from selfimprint.domain.sleep_policy import SleepPolicy
@@ -47,7 +48,7 @@ MODELS: list[type[BaseModel]] = [
     DecayConfig, ScoringConfig, BeliefConfig, HypothesisPolicy, SleepPolicy, SmartSkipPolicy,
     InferencePolicyConfig, CompactionConfig, EntropyConfig, CollectiveConfig, PortraitConfig,
     CorrectionConfig, PatternConfig, TriggerConfig, IngestionConfig, ContextConfig,
-    VerbatimConfig, LanguageConfig, LifecycleTimings, PartitionPolicy,
+    VerbatimConfig, RestatementConfig, LanguageConfig, LifecycleTimings, PartitionPolicy,
 ]  # fmt: skip
 DOC = Path(__file__).resolve().parents[1] / "docs" / "domain-defaults.md"
 

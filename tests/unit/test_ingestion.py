@@ -200,7 +200,7 @@ def test_a_plan_needs_its_batch() -> None:
 
 
 def test_a_near_duplicate_reinforces_the_existing_memory() -> None:
-    existing = stored("m-old")
+    existing = stored("m-old", content="Fact n1.")
     result = plan(
         extraction(memory("n1"), memory("n2", content="Other."), edges=(edge("n2", "n1"),)),
         nearest={"n1": [(existing, 0.95), (stored("m-less"), 0.93)]},
@@ -224,9 +224,10 @@ def test_a_near_duplicate_reinforces_the_existing_memory() -> None:
 @pytest.mark.parametrize(
     ("existing", "similarity"),
     [
-        (stored("m-old"), 0.91),  # below the spec §3.9 threshold
-        (stored("m-old", NodeType.EVENT), 0.99),  # another type
-        (stored("m-old", user_id="tenant-b:user-1"), 0.99),  # another user
+        (stored("m-old", content="Fact n1."), 0.91),  # below the spec §3.9 threshold
+        (stored("m-old", NodeType.EVENT, content="Fact n1."), 0.99),  # another type
+        (stored("m-old", user_id="tenant-b:user-1", content="Fact n1."), 0.99),  # another user
+        (stored("m-old", content="Fact about something else."), 0.99),  # says something else
     ],
 )
 def test_only_a_close_memory_of_the_same_kind_and_user_is_reinforced(
@@ -237,7 +238,9 @@ def test_only_a_close_memory_of_the_same_kind_and_user_is_reinforced(
 
 
 def test_opposite_feelings_are_not_duplicates() -> None:
-    existing = stored("m-glad", NodeType.EMOTIONAL_NOTE, valence=Valence.POSITIVE)
+    existing = stored(
+        "m-glad", NodeType.EMOTIONAL_NOTE, valence=Valence.POSITIVE, content="Fact n1."
+    )
     result = plan(
         extraction(memory(type="emotional_note", valence="negative")),
         nearest={"n1": [(existing, 0.97)]},
@@ -245,10 +248,20 @@ def test_opposite_feelings_are_not_duplicates() -> None:
     assert not result.reinforcements and len(result.nodes) == 1
 
 
-def test_one_batch_reinforces_a_memory_once() -> None:
-    existing = stored("m-old")
+def test_two_speakers_saying_the_same_words_are_two_memories() -> None:
+    existing = stored("m-tom", content="Tom: I love painting landscapes.")
     result = plan(
-        extraction(memory("n1"), memory("n2", source_message_ids=("msg-3",))),
+        extraction(memory(content="Anna: I love painting landscapes.")),
+        nearest={"n1": [(existing, 0.99)]},
+    )
+    assert not result.reinforcements
+    assert [n.content for n in result.nodes] == ["Anna: I love painting landscapes."]
+
+
+def test_one_batch_reinforces_a_memory_once() -> None:
+    existing = stored("m-old", content="Fact n1.")
+    result = plan(
+        extraction(memory("n1"), memory("n2", content="Fact n1!", source_message_ids=("msg-3",))),
         nearest={"n1": [(existing, 0.95)], "n2": [(existing, 0.96)]},
     )
     (reinforcement,) = result.reinforcements
@@ -257,7 +270,7 @@ def test_one_batch_reinforces_a_memory_once() -> None:
 
 
 def test_past_the_daily_limit_the_mention_is_ignored_but_flagged() -> None:
-    existing = stored("m-old")
+    existing = stored("m-old", content="Fact n1.")
     tally = ReinforcementTally(day=NOW.date(), applied=10)
     result = plan(
         extraction(memory()), nearest={"n1": [(existing, 0.99)]}, tallies={"m-old": tally}
