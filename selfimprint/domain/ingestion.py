@@ -72,7 +72,10 @@ from selfimprint.domain.restatement import DEFAULT_RESTATEMENT, RestatementConfi
 # may generate for one batch (project choice, sized for a batch of a few chat turns).
 MAX_REF_CHARS: Final = 16
 MAX_CANDIDATE_CHARS: Final = 400
-MAX_CANDIDATES: Final = 6  # per batch of a few messages; also bounds a weak model's output
+# Per batch of a few messages. An LLM answer is held to fewer (MAX_LLM_CANDIDATES bounds a weak
+# model's output); verbatim extraction splits long messages (4 messages x 16 pieces).
+MAX_CANDIDATES: Final = 64
+MAX_LLM_CANDIDATES: Final = 6
 MAX_EXTRACTED_EDGES: Final = 8
 MAX_CANDIDATE_SOURCES: Final = 20
 MAX_MENTIONS: Final = 5

@@ -18,6 +18,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from selfimprint.domain.ingestion import (
+    MAX_CANDIDATES,
     CandidateEvidence,
     CandidateType,
     ExtractedMemory,
@@ -39,6 +40,9 @@ class VerbatimConfig(BaseModel):
     min_chars: int = Field(12, ge=1)
     # split: one memory per run of sentences that fits max_chars; clip: the first run only.
     long_messages: Literal["split", "clip"] = "split"
+    # A message is at most this many memories (4,800 characters at the cap); the rest of a very
+    # long message (a pasted document) is not remembered verbatim. Four of them fill a batch.
+    max_pieces: int = Field(16, ge=1, le=MAX_CANDIDATES // 4)
 
 
 DEFAULT_VERBATIM = VerbatimConfig()
@@ -88,8 +92,7 @@ def verbatim_extraction(
         if message.role is not Role.USER:
             continue
         runs = pieces(message.text, config.max_chars)
-        if config.long_messages == "clip":
-            runs = runs[:1]
+        runs = runs[:1] if config.long_messages == "clip" else runs[: config.max_pieces]
         kept = [r for r in runs if len(r) >= config.min_chars]
         for part, text in enumerate(kept, 1):
             candidates.append(
@@ -106,4 +109,5 @@ def verbatim_extraction(
                     contradicts_memory_ids=(),
                 )
             )
-    return Extraction(candidates=tuple(candidates), edges=())
+    # The lifecycle sends 4 messages a batch; a larger batch keeps its first messages' pieces.
+    return Extraction(candidates=tuple(candidates[:MAX_CANDIDATES]), edges=())

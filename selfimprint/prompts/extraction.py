@@ -16,6 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from selfimprint.domain.ingestion import (
     DEFAULT_INGESTION,
+    MAX_LLM_CANDIDATES,
+    ExtractedMemory,
     Extraction,
     RecentMemory,
 )
@@ -33,6 +35,8 @@ __all__ = [
 
 class ExtractionAnswer(LLMAnswer, Extraction):
     """The extractor's JSON answer; `domain.ingestion.plan_ingestion` takes it as an Extraction."""
+
+    candidates: Annotated[tuple[ExtractedMemory, ...], Field(max_length=MAX_LLM_CANDIDATES)]
 
 
 class ExtractionPromptConfig(BaseModel):

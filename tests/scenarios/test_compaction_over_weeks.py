@@ -6,7 +6,7 @@ from __future__ import annotations
 from selfimprint.config import Settings
 from tests.scenarios.support import a_life
 
-# Distinct enough that reinforcement does not fold one into another (e5 cosine <= 0.92).
+# Distinct statements: the restatement test never folds one into another.
 CHATTER = (
     "Work was busy today, lots of meetings about the budget.",
     "I cooked a mushroom risotto for dinner.",

@@ -62,3 +62,13 @@ def test_a_sentence_longer_than_the_cap_is_cut_at_words() -> None:
     runs = pieces(sentence, 50)
     assert all(len(r) <= 50 for r in runs)
     assert " ".join(runs) == sentence
+
+
+def test_four_long_messages_fit_one_batch() -> None:
+    text = " ".join(f"Sentence number {n} says something about the trip." for n in range(200))
+    extraction = verbatim_extraction([msg(f"m{i}", text) for i in range(4)])
+    per_message = {
+        m: sum(1 for c in extraction.candidates if c.source_message_ids == (m,))
+        for m in ("m0", "m1", "m2", "m3")
+    }
+    assert per_message == dict.fromkeys(per_message, 16)
