@@ -20,6 +20,7 @@ from selfimprint.domain.context import AssembledContext, assemble_context, prose
 from selfimprint.domain.decay import node_effective_weight
 from selfimprint.domain.language import detect_language
 from selfimprint.domain.scoring import Candidate, calibrated_similarity, rank
+from selfimprint.domain.terms import search_terms
 from selfimprint.logging import get_logger
 from selfimprint.ports import RetrievalQuery, RetrievalResult
 from selfimprint.prompts.context_summary import ProseSummary, context_summary_messages
@@ -74,6 +75,9 @@ async def build_context(
             similarity_floor=resources.embedder.similarity_floor,
             nearest_limit=resources.settings.retrieval_nearest_pool,
             prior_limit=resources.settings.retrieval_prior_pool,
+            # A lexical pool of 0 turns lexical relevance off: similarity alone.
+            terms=search_terms(message) if resources.settings.retrieval_lexical_pool else (),
+            lexical_limit=resources.settings.retrieval_lexical_pool,
         )
     )
     timings["retrieve"] = (time.perf_counter() - mark) * 1000
@@ -88,6 +92,7 @@ async def build_context(
                 similarity=calibrated_similarity(c.cosine, floor),
                 effective_weight=node_effective_weight(c.node, now, timeline=found.timeline),
                 prioritised=c.prioritised,
+                lexical=c.lexical,
             )
             for c in found.candidates
         ),

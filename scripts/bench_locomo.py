@@ -121,11 +121,14 @@ class StackConfig:
     name: str
     extraction: Literal["verbatim", "llm"]
     long_messages: Literal["split", "clip"] | None = None  # Settings.verbatim_long_messages
+    lexical: bool = True  # lexical relevance in retrieval (Settings.retrieval_lexical_pool > 0)
 
 
 CONFIGS = {
     "verbatim-clip": StackConfig("verbatim-clip", "verbatim", "clip"),
     "verbatim-split": StackConfig("verbatim-split", "verbatim", "split"),
+    # Retrieval by embedding similarity alone (the ranking before lexical relevance).
+    "verbatim-split-dense": StackConfig("verbatim-split-dense", "verbatim", "split", False),
     "llm": StackConfig("llm", "llm"),
 }
 DEFAULT_CONFIGS = "verbatim-split"
@@ -157,7 +160,9 @@ def describe_llm(args: argparse.Namespace, config: StackConfig) -> str:
     if config.extraction == "verbatim":
         return (
             "none (extraction=verbatim: each message becomes a memory in its own words; "
-            f"long messages: {config.long_messages})"
+            f"long messages: {config.long_messages}"
+            + ("" if config.lexical else "; retrieval by similarity alone, no lexical relevance")
+            + ")"
         )
     if args.llm == "local":
         return "SmolLM2-135M-Instruct (GGUF, llama.cpp via xllamacpp, CPU)"
@@ -174,6 +179,8 @@ def stack_settings(
     }
     if config.long_messages is not None:
         fields["verbatim_long_messages"] = config.long_messages
+    if not config.lexical:
+        fields["retrieval_lexical_pool"] = 0
     if args.embedder_model_path:
         fields["embedder_model_path"] = Path(args.embedder_model_path)
     if args.embedder_device:

@@ -174,6 +174,13 @@ class Settings(BaseSettings):
         description="Context: the memories with the best recency and weight that join the pool "
         "whatever the question (the full score then picks the top 20; BENCHMARKS.md).",
     )
+    retrieval_lexical_pool: int = Field(
+        50,
+        ge=0,
+        le=1000,
+        description="Context: the memories holding most of the question's words (names, places, "
+        "years) that join the pool; lexical relevance then weighs into the score. 0 = off.",
+    )
     context_archive_timeout_s: float = Field(
         2.0,
         ge=0.0,

@@ -76,6 +76,7 @@ from selfimprint.domain.models import (  # noqa: E402
     Tension,
     TensionStatus,
 )
+from selfimprint.domain.terms import MAX_TERMS  # noqa: E402
 
 MAX_BATCH_IDS = 10_000
 
@@ -106,6 +107,13 @@ class RetrievalQuery(_GraphValue):
     # recent memory outside them could never win on the full score. Sizes: BENCHMARKS.md
     # "Retrieval pool".
     prior_limit: Annotated[int, Field(ge=0, le=1000)] = 100
+    # The query's search terms (`domain.terms.search_terms`): the memories holding the most of
+    # their information join the pool, up to `lexical_limit`, and lexical relevance weighs into
+    # the score (`scoring.relevance`). No terms: similarity alone, as before.
+    terms: Annotated[
+        tuple[Annotated[str, Field(min_length=1, max_length=100)], ...], Field(max_length=MAX_TERMS)
+    ] = ()
+    lexical_limit: Annotated[int, Field(ge=0, le=1000)] = 50
 
 
 class RetrievedMemory(_GraphValue):
@@ -115,6 +123,9 @@ class RetrievedMemory(_GraphValue):
     similarity: float
     # Inside a scheduled trigger's priority window now (sleep phase, spec §3.5.1).
     prioritised: bool = False
+    # Lexical relevance to the query's terms (`domain.terms.lexical_relevance`); None when the
+    # query had none the user's memories hold.
+    lexical: float | None = None
 
     @property
     def cosine(self) -> float:

@@ -10,6 +10,9 @@ in Neo4j, not in the snapshot, so nothing is marked prioritised here.
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime
 
 import numpy as np
@@ -17,6 +20,7 @@ import numpy as np
 from selfimprint.domain.decay import ActivityTimeline, is_expired, node_effective_weight
 from selfimprint.domain.models import HypothesisStatus, Node
 from selfimprint.domain.scoring import Candidate, calibrated_similarity, prior, rank
+from selfimprint.domain.terms import idf_weights, lexical_relevance, search_terms
 from selfimprint.ports import GraphSnapshot, RetrievalQuery, RetrievalResult, RetrievedMemory
 
 _LIVE_HYPOTHESES = frozenset({HypothesisStatus.ACTIVE, HypothesisStatus.CONFIRMED})
@@ -49,6 +53,7 @@ def retrieve_from_snapshot(
     ]
     if not pool:
         return RetrievalResult(candidates=(), neighbours=(), edges=())
+    lexical = _lexical(live.values(), query.terms)
     matrix = np.asarray([n.embedding for n in pool], dtype=np.float32)
     wanted = np.asarray(query.embedding, dtype=np.float32)
     norms = np.linalg.norm(matrix, axis=1) * (float(np.linalg.norm(wanted)) or 1.0)
@@ -60,7 +65,17 @@ def retrieve_from_snapshot(
         range(len(pool)),
         key=lambda i: (-prior(pool[i], query.now, timeline=timeline), pool[i].id),
     )
-    pooled = list(dict.fromkeys(order[: query.nearest_limit] + by_prior[: query.prior_limit]))
+    by_lexical = sorted(
+        (i for i in range(len(pool)) if lexical.held(pool[i]) > 0.0),
+        key=lambda i: (-lexical.held(pool[i]), pool[i].id),
+    )
+    pooled = list(
+        dict.fromkeys(
+            order[: query.nearest_limit]
+            + by_prior[: query.prior_limit]
+            + by_lexical[: query.lexical_limit]
+        )
+    )
     index_of = {pool[i].id: i for i in pooled}
     ranked = rank(
         (
@@ -70,6 +85,7 @@ def retrieve_from_snapshot(
                 effective_weight=min(
                     1.0, node_effective_weight(pool[i], query.now, timeline=timeline)
                 ),
+                lexical=lexical.relevance(pool[i]),
             )
             for i in pooled
         ),
@@ -79,7 +95,11 @@ def retrieve_from_snapshot(
     top = sorted((index_of[r.id] for r in ranked), key=lambda i: (-float(cosines[i]), pool[i].id))
     chosen = {pool[i].id for i in top}
     candidates = tuple(
-        RetrievedMemory(node=_without_vector(pool[i]), similarity=(1.0 + float(cosines[i])) / 2.0)
+        RetrievedMemory(
+            node=_without_vector(pool[i]),
+            similarity=(1.0 + float(cosines[i])) / 2.0,
+            lexical=lexical.relevance(pool[i]),
+        )
         for i in top
     )
     edges = tuple(
@@ -93,6 +113,32 @@ def retrieve_from_snapshot(
     return RetrievalResult(
         candidates=candidates, neighbours=neighbours, edges=edges, timeline=timeline
     )
+
+
+@dataclass(frozen=True)
+class _Lexicon:
+    """The query's terms weighed over the user's active memories, as the Neo4j path does."""
+
+    terms: tuple[str, ...]
+    idf: dict[str, float]
+
+    def held(self, node: Node) -> float:
+        held = set(search_terms(node.content))
+        return sum(self.idf.get(t, 0.0) if t in held else 0.0 for t in self.terms)
+
+    def relevance(self, node: Node) -> float | None:
+        if not self.idf:
+            return None
+        return lexical_relevance(self.terms, search_terms(node.content), self.idf)
+
+
+def _lexical(live: Iterable[Node], terms: Iterable[str]) -> _Lexicon:
+    wanted = tuple(dict.fromkeys(terms))
+    nodes = list(live)
+    if not wanted:
+        return _Lexicon(wanted, {})
+    frequency = Counter(t for n in nodes for t in set(wanted).intersection(search_terms(n.content)))
+    return _Lexicon(wanted, idf_weights(frequency, len(nodes)))
 
 
 def _without_vector(node: Node) -> Node:

@@ -12,10 +12,11 @@ restate each other only when every check holds, in this order:
    like hiking"), nor a plan or wish what happened ("I'm planning to go hiking" / "I went
    hiking"); both have the same parity of negations ("I smoke" / "I don't smoke").
 3. **Numbers**: the same numbers, in digits or words ("two kids" / "three kids").
-4. **Meaning**, one of two ways: the same content words (Snowball stems, EN / RU by each word's
-   script) with a cosine of at least `same_words_min_cosine`, or a cosine at or above the
-   embedder's calibrated floor (`min_cosine`) with a Jaccard overlap of content stems of at least
-   `min_overlap`, so that a different subject, place or plan does not pass on topic alone.
+4. **Meaning**, one of two ways: the same content words (`selfimprint.domain.terms`: Snowball
+   stems, EN / RU by each word's script) with a cosine of at least `same_words_min_cosine`, or
+   a cosine at or above the embedder's calibrated floor (`min_cosine`) with a Jaccard overlap
+   of content stems of at least `min_overlap`, so that a different subject, place or plan does
+   not pass on topic alone.
 
 The floors are tuned per embedder by `scripts/eval_sameness.py` on `tests/data/sameness/`.
 
@@ -24,15 +25,14 @@ Type, valence and tenant are the callers' part (they compare nodes, not texts).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import lru_cache
-from typing import Annotated, Any, Final
+from typing import Annotated, Final
 
-import snowballstemmer
 from pydantic import BaseModel, ConfigDict, Field
+
+from selfimprint.domain.terms import read
 
 Cosine = Annotated[float, Field(ge=-1.0, le=1.0)]
 
@@ -93,107 +93,8 @@ class Verdict:
         return self.difference is None
 
 
-# --- reading a statement ------------------------------------------------------------------------
-
-_LABEL = re.compile(r"^\s*([A-ZА-ЯЁ][\w'’.-]*(?: [A-ZА-ЯЁ][\w'’.-]*){0,2}):\s+(.*)$", re.DOTALL)
-_WORD = re.compile(r"\w+(?:[.,]\d+)*")
-_NOT = re.compile(r"n['’]t\b", re.IGNORECASE)
-_CYRILLIC = re.compile(r"[а-яё]")
-
-# Function words and conversational filler: they carry no fact, so they neither make two
-# statements the same nor different. Negations and number words are read separately.
-_FUNCTION_WORDS: Final = frozenset(
-    """
-    a an the i me my mine myself we us our ours you your yours he him his she her hers it its
-    they them their this that these those there here is am are was were be been being have has
-    had do does did to of in on at for with by from as and or but so if then than too very just
-    really also about up out into over again still even ever yeah yes oh ok okay well um uh hey
-    hi hello wow honestly actually basically anyway btw lol haha guess think pretty quite some
-    any all much many more most own s m re ve ll d t will would can could should shall may might
-    must got get gets getting
-    я меня мне мной мы нас нам нами ты тебя тебе тобой вы вас вам вами он его ему им нем нём она
-    её ее ей ней оно они их ими них это этот эта эти этого этой тот та то те и а но или да же ли
-    бы в во на с со к ко по за из от до у о об обо для при про как так что чтобы ну вот уже ещё
-    еще очень просто кстати вообще тоже также был была было были есть быть буду будет мой моя моё
-    мое мои моего моей моих твой твоя наш наша ваш свой своя свою своей своих сам сама само
-    честно типа короче слушай ой ага угу привет хм
-    """.split()
-)
-_NEGATIONS: Final = frozenset(
-    "not no never nothing nobody none neither nor without cannot "
-    "не нет ни никогда ничего никто нигде никак без".split()
-)
-_NUMBER_WORDS: Final = frozenset(
-    """
-    zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen
-    fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty
-    ninety dozen hundred thousand million billion once twice first second third half
-    ноль один одна одно одного одну одной два две двух двум двое три трех трое четыре четырех
-    пять пяти шесть шести семь семи восемь восьми девять девяти десять десяти сорок сорока сто
-    ста тысяча тысячи тысяч миллион дважды трижды первый второй третий пол половина
-    """.split()
-)
-# Russian numerals inflect: одиннадцать, двадцати, пятьдесят, двести, пятисот...
-_NUMBER_STEM = re.compile(r"^(?:\w+надцат\w*|\w+дцат\w*|\w+десят\w*|двест\w*|трист\w*|\w+сот\w*)$")
-# A plan, wish or guess is not what happened ("planning to go" / "went"); read before the
-# function words are dropped, since "will" and "would" are among them.
-_INTENT: Final = frozenset(
-    """
-    plan plans planning planned want wants wanna hope hoping will gonna going someday might maybe
-    thinking considering would dream dreaming intend
-    собираюсь собирается собираемся собираюсь планирую планирует планируем хочу хочет хотим
-    хочется хотелось буду будет будем может наверное мечтаю мечтает думаю
-    """.split()
-)
-
-
-@dataclass(frozen=True)
-class _Reading:
-    speaker: str | None
-    asks: bool
-    intends: bool
-    negations: int
-    numbers: frozenset[str]
-    stems: frozenset[str]
-
-
-@lru_cache(maxsize=2)
-def _stemmer(language: str) -> Any:  # the package ships no types
-    return snowballstemmer.stemmer(language)
-
-
-def _stem(word: str) -> str:
-    language = "russian" if _CYRILLIC.search(word) else "english"
-    return str(_stemmer(language).stemWord(word))
-
-
-@lru_cache(maxsize=4096)
-def _read(text: str) -> _Reading:
-    speaker = None
-    labelled = _LABEL.match(text)
-    if labelled:
-        speaker, text = labelled.group(1).casefold(), labelled.group(2)
-    words = _WORD.findall(_NOT.sub(" not", text).casefold().replace("ё", "е"))
-    numbers = frozenset(
-        w
-        for w in words
-        if any(c.isdigit() for c in w) or w in _NUMBER_WORDS or _NUMBER_STEM.match(w)
-    )
-    content = (
-        w for w in words if w not in _FUNCTION_WORDS and w not in _NEGATIONS and w not in numbers
-    )
-    return _Reading(
-        speaker=speaker,
-        asks="?" in text,
-        intends=any(w in _INTENT for w in words),
-        negations=sum(1 for w in words if w in _NEGATIONS),
-        numbers=numbers,
-        stems=frozenset(_stem(w) for w in content),
-    )
-
-
 def content_overlap(first: str, second: str) -> float:
-    a, b = _read(first).stems, _read(second).stems
+    a, b = read(first).stems, read(second).stems
     if not a and not b:
         return 1.0
     return len(a & b) / len(a | b)
@@ -208,7 +109,7 @@ def compare(
     config: RestatementConfig = DEFAULT_RESTATEMENT,
 ) -> Verdict:
     """Whether `second` says what `first` says, and if not, the first check that failed."""
-    a, b = _read(first), _read(second)
+    a, b = read(first), read(second)
     if a.speaker != b.speaker:
         return Verdict(Difference.SPEAKER, 0.0)
     if a.asks != b.asks or a.intends != b.intends:

@@ -2,8 +2,11 @@
 
     score = multiplier × (w_sim · similarity + w_rec · recency + w_weight · effective_weight)
 
-- similarity: the vector index's score for the query, already in [0, 1] (Neo4j's cosine vector
-  index reports scores in [0, 1]); the caller passes it unchanged.
+- similarity: how relevant the memory is to the query, in [0, 1]: the embedding similarity
+  (calibrated, `calibrated_similarity`) and, when the query has words the user's memories hold,
+  the lexical relevance (`domain.terms.lexical_relevance`), mixed by `lexical_share`. Embeddings
+  of short chat lines rank names, places and years poorly; a query naming them should find the
+  memories that say them.
 - recency: 0.5 ** (age / half-life), where age runs from the node's last reinforcement, or its
   creation if never reinforced. 1.0 for a memory touched just now, 0.5 one half-life later.
 - effective weight: the lazily decayed weight (domain.decay) at query time. It is already in
@@ -44,6 +47,10 @@ class ScoringConfig(BaseModel):
     hypothesis_multiplier: Unit = 0.5
     # Not in the spec: project choice, the same 7 days that keep a user in the hot tier (§3.8.1).
     recency_half_life: timedelta = timedelta(days=7)
+    # Not in the spec: §3.4's "similarity" is read as relevance to the query, half the embedding
+    # similarity and half the lexical relevance when the query has words the user's memories
+    # hold (an even split, not tuned on any benchmark; docs/decisions.md, issue 19).
+    lexical_share: Unit = 0.5
     # Spec §3.4: top-K with K = 20.
     top_k: Annotated[int, Field(ge=0)] = 20
     # Spec §3.5.1 marks a scheduled event's subgraph "high priority" without a number: project
@@ -74,18 +81,27 @@ class Candidate(_Value):
     similarity: Unit
     effective_weight: Unit
     last_touched_at: AwareDatetime
+    # Lexical relevance to the query; None when the query has no word the user's memories hold.
+    lexical: Unit | None = None
     is_hypothesis: bool = False
     # Inside an active scheduled-trigger window (an event coming up).
     prioritised: bool = False
 
     @classmethod
     def from_node(
-        cls, node: Node, *, similarity: float, effective_weight: float, prioritised: bool = False
+        cls,
+        node: Node,
+        *,
+        similarity: float,
+        effective_weight: float,
+        prioritised: bool = False,
+        lexical: float | None = None,
     ) -> Candidate:
         return cls(
             id=node.id,
             similarity=similarity,
             effective_weight=effective_weight,
+            lexical=lexical,
             last_touched_at=node.last_reinforced_at or node.created_at,
             is_hypothesis=node.is_inference or node.type is NodeType.HYPOTHESIS,
             prioritised=prioritised,
@@ -98,6 +114,16 @@ class ScoredMemory(_Value):
     similarity: Unit
     recency: Unit
     effective_weight: Unit
+    lexical: Unit | None = None
+
+
+def relevance(candidate: Candidate, config: ScoringConfig = DEFAULT_SCORING) -> float:
+    """The score's similarity term: embedding similarity, mixed with lexical relevance when the
+    query has words the user's memories hold."""
+    if candidate.lexical is None:
+        return candidate.similarity
+    share = config.lexical_share
+    return (1.0 - share) * candidate.similarity + share * candidate.lexical
 
 
 def recency(
@@ -113,7 +139,7 @@ def score(
 ) -> ScoredMemory:
     fresh = recency(candidate.last_touched_at, now, config)
     raw = (
-        config.similarity_weight * candidate.similarity
+        config.similarity_weight * relevance(candidate, config)
         + config.recency_weight * fresh
         + config.effective_weight_weight * candidate.effective_weight
         + (config.scheduled_priority_boost if candidate.prioritised else 0.0)
@@ -126,6 +152,7 @@ def score(
         similarity=candidate.similarity,
         recency=fresh,
         effective_weight=candidate.effective_weight,
+        lexical=candidate.lexical,
     )
 
 

@@ -65,9 +65,7 @@ _NUMBER_WORDS: Final = frozenset(
     """.split()
 )
 # Russian numerals inflect: одиннадцать, двадцати, пятьдесят, двести, пятисот...
-_NUMBER_STEM = re.compile(
-    r"^(?:\w+надцат\w*|\w+дцат\w*|\w+десят\w*|двест\w*|трист\w*|\w+сот\w*)$"
-)
+_NUMBER_STEM = re.compile(r"^(?:\w+надцат\w*|\w+дцат\w*|\w+десят\w*|двест\w*|трист\w*|\w+сот\w*)$")
 # A plan, wish or guess is not what happened ("planning to go" / "went"); read before the
 # function words are dropped, since "will" and "would" are among them.
 INTENT_WORDS: Final = frozenset(
@@ -153,8 +151,9 @@ def lexical_relevance(
 ) -> float | None:
     """The idf-weighted share of the query terms (those the user's memories hold at all) that
     the memory holds; None when no memory holds any query term (no lexical evidence)."""
-    wanted = {t for t in query_terms if t in idf}
+    # Summed in the query's order, as the Neo4j statement does, so both give the same floats.
+    wanted = [t for t in dict.fromkeys(query_terms) if t in idf]
     if not wanted:
         return None
-    held = wanted.intersection(memory_terms)
-    return sum(idf[t] for t in held) / sum(idf[t] for t in wanted)
+    held = set(memory_terms)
+    return sum(idf[t] if t in held else 0.0 for t in wanted) / sum(idf[t] for t in wanted)

@@ -4,6 +4,7 @@ before similarity (`scoring.prior`, computed in Cypher), on the user's decay clo
 from __future__ import annotations
 
 import uuid
+from collections import Counter
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
@@ -22,6 +23,7 @@ from selfimprint.domain.decay import (
 )
 from selfimprint.domain.models import Belief, Node, NodeType, Valence
 from selfimprint.domain.scoring import Candidate, calibrated_similarity, prior, rank
+from selfimprint.domain.terms import idf_weights, lexical_relevance, search_terms
 from selfimprint.domain.users import UserProfile
 from selfimprint.ports import RetrievalQuery
 
@@ -126,3 +128,82 @@ async def test_the_best_memories_before_similarity_join_the_nearest(
         NOW,
     )
     assert {c.node.id for c in everything.candidates} == {b.id for b in best}
+
+
+WORDS = ("kazan", "piano", "garden", "berlin", "sunrise", "violin", "marathon", "pottery")
+
+
+async def test_the_lexical_pool_and_relevance_match_the_domain(
+    graph_store: Neo4jGraphStore, graph_driver: AsyncDriver, stack_settings: Settings
+) -> None:
+    scope = UserScope(f"t{uuid.uuid4().hex[:8]}", f"u{uuid.uuid4().hex[:8]}")
+    await Neo4jAccounts(graph_driver, stack_settings.neo4j_database).put_profile(
+        scope, UserProfile()
+    )
+    store = graph_store.for_user(scope.tenant_id, scope.user_id)
+    timeline = await store.record_activity([NOW - timedelta(days=d) for d in range(0, 80, 2)])
+    nodes = [
+        n.model_copy(
+            update={"content": f"Memory {i} about {WORDS[i % 8]} and {WORDS[(i * 3) % 7]}."}
+        )
+        for i, n in enumerate(_nodes(scope.user_id, 200, timeline))
+    ]
+    await store.upsert(nodes)
+    alive = [n for n in nodes if not (n.expires_at and n.expires_at <= timeline.reading(NOW))]
+    query_vector = nodes[0].embedding
+    assert query_vector is not None
+    terms = search_terms("What about the pottery and the violin in Kazan?")
+    assert set(terms) == {"potteri", "violin", "kazan"}
+    frequency = Counter(t for n in alive for t in set(terms) & set(search_terms(n.content)))
+    idf = idf_weights(frequency, len(alive))
+
+    def lexical(n: Node) -> float | None:
+        return lexical_relevance(terms, search_terms(n.content), idf)
+
+    # The lexical pool: the 6 memories holding the most of the query's information.
+    found = await store.retrieve(
+        RetrievalQuery(
+            embedding=query_vector,
+            embedding_model=MODEL,
+            now=NOW,
+            limit=50,
+            nearest_limit=1,
+            prior_limit=0,
+            scheduled_limit=0,
+            terms=terms,
+            lexical_limit=6,
+        )
+    )
+    by_held = sorted(alive, key=lambda n: (-(lexical(n) or 0.0), n.id))
+    assert {c.node.id for c in found.candidates} == {n.id for n in by_held[:6]} | {"n0"}
+    for c in found.candidates:
+        assert c.lexical == pytest.approx(lexical(c.node))
+
+    # With every memory in the pool, the store's top 20 is the domain's, lexical included.
+    everything = await store.retrieve(
+        RetrievalQuery(
+            embedding=query_vector,
+            embedding_model=MODEL,
+            now=NOW,
+            nearest_limit=1000,
+            prior_limit=1000,
+            similarity_floor=0.78,
+            terms=terms,
+            lexical_limit=1000,
+        )
+    )
+    vector = np.asarray(query_vector)
+    best = rank(
+        (
+            Candidate.from_node(
+                n,
+                similarity=calibrated_similarity(float(np.asarray(n.embedding) @ vector), 0.78),
+                effective_weight=node_effective_weight(n, NOW, timeline=timeline),
+                lexical=lexical(n),
+            )
+            for n in alive
+        ),
+        NOW,
+    )
+    assert {c.node.id for c in everything.candidates} == {b.id for b in best}
+    assert any((b.lexical or 0.0) > 0 for b in best)

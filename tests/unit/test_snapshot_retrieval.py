@@ -97,3 +97,20 @@ def test_the_neighbourhood_holds_active_memories_only() -> None:
 def test_a_snapshot_without_vectors_of_the_model_gives_nothing() -> None:
     other = RetrievalQuery(embedding=(1.0, 0.0, 0.0), embedding_model="x", now=NOW)
     assert retrieve_from_snapshot(snapshot(), other).candidates == ()
+
+
+def test_a_memory_naming_the_querys_words_joins_and_wins() -> None:
+    """Lexical relevance, as in the Neo4j statement: "Kazan" is far in embedding space but the
+    only memory saying the query's rare word; it enters the pool and outranks the closer ones."""
+    named = node("named", (0.0, 0.0, 1.0), content="We moved to Kazan in 2019.")
+    nodes = (*snapshot().nodes, named)
+    snap = snapshot().model_copy(update={"nodes": nodes})
+    plain = retrieve_from_snapshot(snap, query(limit=2).model_copy(update={"nearest_limit": 2}))
+    assert "named" not in {c.node.id for c in plain.candidates}
+    lexical = query(limit=2).model_copy(
+        update={"nearest_limit": 2, "prior_limit": 0, "terms": ("kazan", "move")}
+    )
+    found = retrieve_from_snapshot(snap, lexical)
+    by_id = {c.node.id: c for c in found.candidates}
+    assert by_id["named"].lexical == 1.0
+    assert {c.lexical for c in found.candidates if c.node.id != "named"} == {0.0}

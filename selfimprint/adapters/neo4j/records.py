@@ -28,6 +28,7 @@ from selfimprint.domain.models import (
     NodeType,
     Tension,
 )
+from selfimprint.domain.terms import search_terms
 
 # Dimensions that have a vector index (infra/neo4j/schema/0003_vector_indexes.cypher).
 VECTOR_DIMENSIONS = (384, 1024)
@@ -206,6 +207,8 @@ def node_row(node: Node) -> dict[str, Any]:
     """Parameters for one node in an UNWIND upsert; None values clear stored properties."""
     props = {f: _storable(getattr(node, f)) for f in _NODE_SCALARS if f not in {"id", "sources"}}
     props |= {f: _storable(getattr(node.belief, f)) for f in _BELIEF_FIELDS}
+    # What retrieval matches a query's words against (retrieval.py, lexical relevance).
+    props["terms"] = list(search_terms(node.content))
     props, times = split_times(props)
     return {
         "id": node.id,

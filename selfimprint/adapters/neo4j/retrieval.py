@@ -1,8 +1,10 @@
 """Retrieval candidates and their one-hop neighbourhood in one round trip (spec §3.4).
 
-One statement: the user's decay-clock reading (`decay_clock.READING`), a pool of the nearest
-memories, the best before similarity (`scoring.prior`) and the scheduled ones, the pool ranked by
-the whole §3.4 score (`_RANK`), and the best `limit` expanded one hop (`_EXPAND`).
+One statement: the user's decay-clock reading (`decay_clock.READING`), with the query's search
+terms their document frequencies among the user's memories (`_LEXICON`), a pool of the nearest
+memories, the best before similarity (`scoring.prior`), the scheduled ones and the lexically best
+(`_LEXICAL`), the pool ranked by the whole §3.4 score (`_RANK`, similarity mixed with lexical
+relevance as `scoring.relevance`), and the best `limit` expanded one hop (`_EXPAND`).
 
 Two ways to find a user's most similar memories, chosen per query (docs/decisions.md, "Graph
 store: vector search strategy"):
@@ -61,7 +63,7 @@ CALL (n, clock_now) {{
   WITH r, m, clock_now WHERE m:Memory AND m.scope = $scope AND {active("m")}
   RETURN collect({{edge: {EDGE_PROJECTION}, node: {node_projection("m")}}}) AS hood
 }}
-RETURN {node_projection("n")} AS node, score, scheduled, similar_found, hood,
+RETURN {node_projection("n")} AS node, score, lexical, scheduled, similar_found, hood,
        clock.decay_clock_last_us AS clock_last_us, clock.decay_clock_pauses_us AS clock_pauses_us
 """
 
@@ -138,17 +140,59 @@ WITH n, CASE WHEN n.embedding_model = $model
 RETURN n, score, 'prior' AS kind
 """
 
+# --- lexical relevance (domain.terms.lexical_relevance; numbers from domain.scoring) -----------
+
+# The user's active memories holding any of the query's terms, which terms each holds, and the
+# BM25 idf of every term some memory holds (`terms.idf_weights`), from one scan of the user.
+_LEXICON = f"""
+CALL (clock_now) {{
+  MATCH (n:Memory {{scope: $scope}})
+  WHERE {active("n")}
+  WITH n, [t IN coalesce(n.terms, []) WHERE t IN $terms] AS hit
+  RETURN count(n) AS documents,
+         collect(CASE WHEN size(hit) > 0 THEN {{n: n, hit: hit}} END) AS matched
+}}
+WITH clock, clock_now, matched,
+     [t IN $terms | {{t: t, df: size([m IN matched WHERE t IN m.hit])}}] AS dfs, documents
+WITH clock, clock_now, matched,
+     [d IN dfs WHERE d.df > 0 |
+      {{t: d.t, w: log(1.0 + (documents - d.df + 0.5) / (d.df + 0.5))}}] AS idf
+WITH clock, clock_now, matched, idf, reduce(s = 0.0, d IN idf | s + d.w) AS idf_total
+"""
+# A query without terms (the ingestion's duplicate check, a greeting) skips the scan.
+_NO_LEXICON = "WITH clock, clock_now, [] AS matched, [] AS idf, 0.0 AS idf_total\n"
+
+# The `lexical_limit` memories holding the most of the query's information.
+_LEXICAL = """
+UNWIND matched AS m
+WITH m.n AS n, reduce(s = 0.0, d IN idf | s + CASE WHEN d.t IN m.hit THEN d.w ELSE 0.0 END)
+     AS held
+ORDER BY held DESC, n.id LIMIT $lexical_limit
+WITH n, CASE WHEN n.embedding_model = $model
+             THEN coalesce(vector.similarity.cosine(n[$property], $embedding), 0.0)
+             ELSE 0.0 END AS score
+RETURN n, score, 'lexical' AS kind
+"""
+
+_LEXICAL_RELEVANCE = """CASE WHEN idf_total > 0.0
+  THEN reduce(s = 0.0, d IN idf | s + CASE WHEN d.t IN coalesce(n.terms, []) THEN d.w ELSE 0.0 END)
+       / idf_total END"""
+_RELEVANCE = f"""CASE WHEN lexical IS NULL THEN {_CALIBRATED}
+  ELSE (1.0 - $lexical_share) * ({_CALIBRATED}) + $lexical_share * lexical END"""
+
 # The pool, each memory once, ranked by the whole score; only the best `limit` are expanded.
 _RANK = f"""
-WITH clock, clock_now, collect({{n: n, score: score, kind: kind}}) AS pool
-WITH clock, clock_now, pool, size([p IN pool WHERE p.kind = 'similar']) AS similar_found
+WITH clock, clock_now, idf, idf_total, collect({{n: n, score: score, kind: kind}}) AS pool
+WITH clock, clock_now, idf, idf_total, pool,
+     size([p IN pool WHERE p.kind = 'similar']) AS similar_found
 UNWIND pool AS p
-WITH clock, clock_now, similar_found, p.n AS n, max(p.score) AS score,
+WITH clock, clock_now, idf, idf_total, similar_found, p.n AS n, max(p.score) AS score,
      'scheduled' IN collect(p.kind) AS scheduled
+WITH clock, clock_now, similar_found, n, score, scheduled, {_LEXICAL_RELEVANCE} AS lexical
 {
     _scored(
-        "clock, clock_now, similar_found, n, score, scheduled",
-        _CALIBRATED,
+        "clock, clock_now, similar_found, n, score, scheduled, lexical",
+        _RELEVANCE,
         "CASE WHEN scheduled THEN $scheduled_priority_boost ELSE 0.0 END",
     )
 }
@@ -164,6 +208,7 @@ def score_params(
     return {
         "similarity_floor": similarity_floor,
         "similarity_weight": scoring.similarity_weight,
+        "lexical_share": scoring.lexical_share,
         "hypothesis_multiplier": scoring.hypothesis_multiplier,
         "recency_weight": scoring.recency_weight,
         "weight_weight": scoring.effective_weight_weight,
@@ -174,17 +219,24 @@ def score_params(
     }
 
 
-def _read_query(*parts: str) -> str:
-    """The whole pool (nearest, best before similarity, scheduled), its ranking and the best
-    ones' neighbourhood in one statement: each statement is a round trip, and on a shared
-    2-core host the round trips, not Neo4j's own work, were most of a read's latency
-    (docs/decisions.md, "Graph store")."""
+def _read_query(nearest: str, *, lexical: bool) -> str:
+    """The whole pool (nearest, best before similarity, scheduled, and with the query's terms
+    the lexically best), its ranking and the best ones' neighbourhood in one statement: each
+    statement is a round trip, and on a shared 2-core host the round trips, not Neo4j's own
+    work, were most of a read's latency (docs/decisions.md, "Graph store")."""
+    parts = (nearest, _PRIOR, _SCHEDULED, *((_LEXICAL,) if lexical else ()))
     union = "\n  UNION ALL\n".join(parts)
-    return f"{decay_clock.READING}CALL (clock_now) {{\n{union}\n}}\n{_RANK}{_EXPAND}"
+    lexicon = _LEXICON if lexical else _NO_LEXICON
+    return (
+        f"{decay_clock.READING}{lexicon}CALL (clock_now, matched, idf) {{\n{union}\n}}\n"
+        f"{_RANK}{_EXPAND}"
+    )
 
 
-BY_INDEX = _read_query(_BY_INDEX, _PRIOR, _SCHEDULED)
-EXACT = _read_query(_EXACT, _PRIOR, _SCHEDULED)
+BY_INDEX = _read_query(_BY_INDEX, lexical=False)
+EXACT = _read_query(_EXACT, lexical=False)
+BY_INDEX_LEXICAL = _read_query(_BY_INDEX, lexical=True)
+EXACT_LEXICAL = _read_query(_EXACT, lexical=True)
 
 _SIZES = f"""
 CALL () {{ MATCH (n:{INDEXED_LABEL}) RETURN count(n) AS indexed_total }}
@@ -292,22 +344,26 @@ async def retrieve(
         "nearest_limit": nearest,
         "prior_limit": query.prior_limit,
         "scheduled_limit": query.scheduled_limit,
+        "terms": list(query.terms),
+        "lexical_limit": query.lexical_limit,
         "property": vector_property(dimension),
         "now_ms": decay_clock.micros(query.now) // 1000,
         **decay_clock.reading_params(query.now),
         **score_params(query.similarity_floor),
     }
+    lexical = bool(query.terms)
+    exact, by_index = (EXACT_LEXICAL, BY_INDEX_LEXICAL) if lexical else (EXACT, BY_INDEX)
     size = await sizes.get(tx, scope)
     fetch = index_fetch(nearest, size, config)
     if fetch is None:
-        result = await tx.run(EXACT, params)
+        result = await tx.run(exact, params)
         return _assemble([r async for r in result])
-    result = await tx.run(BY_INDEX, params, index=vector_index(dimension), fetch=fetch)
+    result = await tx.run(by_index, params, index=vector_index(dimension), fetch=fetch)
     rows = [r async for r in result]
     # Too few of the nearest survived the user filter (the user's vectors cluster away from
     # the query's neighbourhood, or many are inactive): the exact scan is always right.
     if rows and rows[0]["similar_found"] < min(nearest, size.mine):
-        result = await tx.run(EXACT, params)
+        result = await tx.run(exact, params)
         rows = [r async for r in result]
     return _assemble(rows)
 
@@ -322,6 +378,7 @@ def _assemble(rows: list[Any]) -> RetrievalResult:
             node=node_from_record(r["node"]),
             similarity=float(r["score"]),
             prioritised=r["node"]["id"] in prioritised,
+            lexical=None if r["lexical"] is None else float(r["lexical"]),
         )
         for r in rows
     )
