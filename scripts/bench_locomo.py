@@ -42,7 +42,7 @@ import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal, get_type_hints
 
@@ -358,6 +358,13 @@ class Lifecycle:
 # --- ingestion ----------------------------------------------------------------------------------
 
 
+def dated_now(conversation: Conversation) -> dict[str, datetime]:
+    """`--dates now`: every turn said in the last minutes, one second apart in order, so that
+    forgetting plays no part and ranking and merges are measured alone."""
+    start = datetime.now(UTC) - timedelta(seconds=len(conversation.turns) + 60)
+    return {t.id: start + timedelta(seconds=i) for i, t in enumerate(conversation.turns)}
+
+
 async def ingest(
     si: SelfImprintClient,
     lifecycle: Lifecycle,
@@ -365,12 +372,16 @@ async def ingest(
     conversation: Conversation,
     sleep: SleepRecord,
     timeout_s: float,
+    dates: str = "dataset",
 ) -> dict[str, Any]:
     await si.put_user(user_id, UserProfile())
+    when = (
+        dated_now(conversation) if dates == "now" else {t.id: t.sent_at for t in conversation.turns}
+    )
     posted = 0
     for i, session in enumerate(conversation.sessions, 1):
         messages = [
-            Message(id=t.id, role=Role.USER, text=t.text, sent_at=t.sent_at) for t in session.turns
+            Message(id=t.id, role=Role.USER, text=t.text, sent_at=when[t.id]) for t in session.turns
         ]
         for start in range(0, len(messages), MAX_BATCH_MESSAGES):
             await si.post_messages(user_id, messages[start : start + MAX_BATCH_MESSAGES])
@@ -552,7 +563,9 @@ async def run_conversation(
     questions = eligible(conversation, args.limit)
     texts = turn_texts(conversation)
     t0 = time.monotonic()
-    stats = await ingest(si, lifecycle, user_id, conversation, sleep, args.session_timeout)
+    stats = await ingest(
+        si, lifecycle, user_id, conversation, sleep, args.session_timeout, args.dates
+    )
     t_ingest = time.monotonic() - t0
     t0 = time.monotonic()
     audit = await audit_memories(si, user_id, texts)
@@ -718,6 +731,7 @@ def report(
             "conversations": [c["conversation"] for c in per_conversation],
             "limit_per_conversation": args.limit,
             "max_turns": args.max_turns,
+            "dates": args.dates,
             "image_captions": not args.no_captions,
             "configs": [r.config.name for r in runs],
             "embedder": embedder_id,
@@ -806,6 +820,12 @@ def markdown(result: dict[str, Any]) -> str:
         f"Embedder: `{cfg['embedder']}` (memory pipeline and flat baseline); conversations: "
         f"{', '.join(cfg['conversations'])}"
         + (f"; first {cfg['max_turns']} turns each" if cfg["max_turns"] else "")
+        + (
+            "; messages dated at ingestion (`--dates now`: nothing has had time to be forgotten)"
+            if cfg.get("dates") == "now"
+            else "; messages dated by the sessions' dates (memories decay on the conversation's "
+            "own timeline)"
+        )
         + "; context mode fast. Configurations: "
         + "; ".join(
             f"`{c['name']}`: {c['llm']}, sleep phase {_sleep_text(c['sleep_phase'])}"
@@ -1005,6 +1025,13 @@ def main() -> None:
         "--parallel", type=int, default=1, help="conversations ingested and asked at once"
     )
     parser.add_argument("--no-captions", action="store_true", help="leave image captions out")
+    parser.add_argument(
+        "--dates",
+        choices=["dataset", "now"],
+        default="dataset",
+        help="sent_at of the turns: the sessions' dates (memories decay on the conversation's "
+        "timeline), or now (nothing forgotten: ranking and merges alone)",
+    )
     parser.add_argument(
         "--no-sleep", action="store_true", help="no sleep phase between sessions (faster)"
     )
