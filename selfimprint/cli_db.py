@@ -8,6 +8,7 @@ import typer
 
 from selfimprint.adapters.neo4j import MigrationError, MigrationReport, migrate, open_driver
 from selfimprint.adapters.neo4j.migrations import applied_versions, load_migrations
+from selfimprint.adapters.neo4j.search_terms import backfill_search_terms
 from selfimprint.config import Settings
 from selfimprint.logging import configure_logging
 
@@ -67,3 +68,20 @@ def db_status() -> None:
         typer.echo(f"  {migration.version:04d}_{migration.name:<28} {state}")
     if pending:
         raise typer.Exit(1)
+
+
+async def _backfill_terms(settings: Settings) -> int:
+    driver = open_driver(settings)
+    try:
+        return await backfill_search_terms(driver, settings.neo4j_database)
+    finally:
+        await driver.close()
+
+
+@db_app.command("backfill-terms")
+def db_backfill_terms() -> None:
+    """Give memories stored before lexical retrieval their search terms (safe to repeat)."""
+    settings = Settings()
+    configure_logging(settings.log_level, settings.log_format)
+    written = asyncio.run(_backfill_terms(settings))
+    typer.echo(f"database {settings.neo4j_database}: search terms written for {written} memories")

@@ -14,6 +14,7 @@ from neo4j import AsyncDriver
 from selfimprint.adapters.neo4j import Neo4jGraphStore
 from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
 from selfimprint.adapters.neo4j.records import UserScope
+from selfimprint.adapters.neo4j.search_terms import backfill_search_terms
 from selfimprint.config import Settings
 from selfimprint.domain.decay import (
     ActivityTimeline,
@@ -207,3 +208,30 @@ async def test_the_lexical_pool_and_relevance_match_the_domain(
     )
     assert {c.node.id for c in everything.candidates} == {b.id for b in best}
     assert any((b.lexical or 0.0) > 0 for b in best)
+
+
+async def test_memories_stored_before_lexical_retrieval_get_their_terms(
+    graph_store: Neo4jGraphStore, graph_driver: AsyncDriver, stack_settings: Settings
+) -> None:
+    scope = UserScope(f"t{uuid.uuid4().hex[:8]}", f"u{uuid.uuid4().hex[:8]}")
+    store = graph_store.for_user(scope.tenant_id, scope.user_id)
+    timeline = await store.record_activity([NOW])
+    nodes = [
+        n.model_copy(update={"content": f"We moved to Kazan in 20{10 + i}."})
+        for i, n in enumerate(_nodes(scope.user_id, 3, timeline))
+    ]
+    await store.upsert(nodes)
+    database = stack_settings.neo4j_database
+    await graph_driver.execute_query(
+        "MATCH (n:Memory {scope: $scope}) REMOVE n.terms", scope=scope.key, database_=database
+    )
+    assert await backfill_search_terms(graph_driver, database, batch=2) >= 3
+    records, _, _ = await graph_driver.execute_query(
+        "MATCH (n:Memory {scope: $scope}) RETURN n.content AS content, n.terms AS terms",
+        scope=scope.key,
+        database_=database,
+    )
+    assert len(records) == 3
+    for r in records:
+        assert tuple(r["terms"]) == search_terms(r["content"])
+    assert await backfill_search_terms(graph_driver, database) == 0  # nothing left to do

@@ -121,13 +121,14 @@ class Life:
         found: list[dict[str, Any]] = answer.json()["memories"]
         return found
 
-    async def context(self, message: str) -> dict[str, Any]:
-        answer = await self.http.post(
-            f"/v1/users/{self.user_id}/context", json={"message": message}
-        )
+    async def context(self, message: str, budget_tokens: int | None = None) -> dict[str, Any]:
+        body: dict[str, Any] = {"message": message}
+        if budget_tokens is not None:
+            body["budget_tokens"] = budget_tokens
+        answer = await self.http.post(f"/v1/users/{self.user_id}/context", json=body)
         assert answer.status_code == 200, answer.text
-        body: dict[str, Any] = answer.json()
-        return body
+        found: dict[str, Any] = answer.json()
+        return found
 
     async def until_hot(self, timeout_s: float = 120.0) -> None:
         deadline = time.monotonic() + timeout_s
