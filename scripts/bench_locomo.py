@@ -83,6 +83,7 @@ from selfimprint.config import EmbedderKind, Settings
 from selfimprint.devstack import stack
 from selfimprint.devstack.ports import isolated_port_settings
 from selfimprint.domain.context import count_tokens
+from selfimprint.domain.decay import DEFAULT_DECAY
 from selfimprint.domain.messages import MAX_BATCH_MESSAGES, Message, Role
 from selfimprint.domain.users import UserProfile
 from selfimprint.logging import configure_logging
@@ -519,7 +520,9 @@ async def audit_memories(si: SelfImprintClient, user_id: str, texts: dict[str, s
         rows = page["memories"]
         listed += len(rows)
         kept = [m for m in rows if m.get("type") != "hypothesis"]
-        audit.add((Item(list(m["sources"]), str(m["content"])) for m in kept), texts)
+        # The listing shows expired memories until the weekly sweep; their weight says so.
+        faded = sum(1 for m in kept if float(m["weight"]) < DEFAULT_DECAY.removal_threshold)
+        audit.add((Item(list(m["sources"]), str(m["content"])) for m in kept), texts, faded=faded)
         offset = page.get("next_offset")
     if offset is not None:
         audit.capped_users = 1
@@ -911,9 +914,9 @@ def markdown(result: dict[str, Any]) -> str:
         f"hypotheses left out; a merged source is any source after a memory's first; shown = "
         f"the memory's content shows that turn's text by the rule above):",
         "",
-        "| configuration | memories created | reinforced | memories listed | > 1 source | "
-        "max sources | merged sources shown |",
-        "|---|---|---|---|---|---|---|",
+        "| configuration | memories created | reinforced | memories listed | forgotten "
+        "(weight < 0.05) | > 1 source | max sources | merged sources shown |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for c in configs:
         audit = c["merge_audit"]
@@ -922,6 +925,7 @@ def markdown(result: dict[str, Any]) -> str:
             f"| `{c['name']}` | {c['ingestion']['memories_created']} | "
             f"{c['ingestion']['memories_reinforced']} | {audit['memories']}"
             + (f" (capped for {audit['capped_users']} users)" if audit["capped_users"] else "")
+            + f" | {audit.get('faded', '–')}"
             + f" | {audit['with_several_sources']} | {audit['max_sources']} | "
             f"{audit['merged_sources_shown']} / {audit['merged_sources']}"
             + ("" if share is None else f" ({share:.3f})")

@@ -137,8 +137,12 @@ class MergeAudit:
     merged_sources: int = 0  # non-first sources naming a turn of the conversation
     merged_shown: int = 0  # ... whose text the memory's content shows (`shows_text`)
     capped_users: int = 0  # users whose listing stopped at the cap
+    faded: int = 0  # memories below the removal threshold: forgotten, awaiting the sweep
 
-    def add(self, memories: Iterable[Item], turn_texts: Mapping[str, str]) -> None:
+    def add(
+        self, memories: Iterable[Item], turn_texts: Mapping[str, str], *, faded: int = 0
+    ) -> None:
+        self.faded += faded
         for memory in memories:
             sources = list(memory.sources)
             self.memories += 1
@@ -156,6 +160,7 @@ class MergeAudit:
         self.merged_sources += other.merged_sources
         self.merged_shown += other.merged_shown
         self.capped_users += other.capped_users
+        self.faded += other.faded
 
     def summary(self) -> dict[str, Any]:
         share = self.merged_shown / self.merged_sources if self.merged_sources else None
@@ -167,6 +172,7 @@ class MergeAudit:
             "merged_sources_shown": self.merged_shown,
             "merged_shown_share": None if share is None else round(share, 4),
             "capped_users": self.capped_users,
+            "faded": self.faded,
         }
 
 
