@@ -12,6 +12,7 @@ import asyncio
 from datetime import UTC, datetime
 from enum import StrEnum
 
+from prometheus_client import Counter
 from pydantic import BaseModel, Field
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
@@ -20,7 +21,12 @@ from selfimprint.adapters.llm import LLMAnswerInvalidError
 from selfimprint.adapters.neo4j import Neo4jGraphStore
 from selfimprint.adapters.neo4j.message_log import ExtractionState, MessageLogs
 from selfimprint.adapters.neo4j.records import UserScope
-from selfimprint.domain.ingestion import Extraction, RecentMemory, plan_ingestion
+from selfimprint.domain.ingestion import (
+    Extraction,
+    RecentMemory,
+    RejectionReason,
+    plan_ingestion,
+)
 from selfimprint.domain.language import detect_language
 from selfimprint.domain.messages import Message, Role
 from selfimprint.domain.verbatim_extraction import (
@@ -33,6 +39,15 @@ from selfimprint.ports import LLM, Contradiction, Embedder, Reinforcement, Retri
 from selfimprint.prompts.extraction import ExtractionAnswer, extraction_messages
 
 log = get_logger(__name__)
+
+# Candidates dropped because the user's words do not support them, by extraction mode. In the
+# process's default registry: served wherever the process serves /metrics.
+UNGROUNDED = Counter(
+    "selfimprint_ingestion_ungrounded_total",
+    "Extracted memory candidates dropped by the grounding guard (not supported by the cited "
+    "user messages).",
+    ["mode"],
+)
 
 # How many of the user's recent memories the extractor sees (to link and to spot contradictions).
 RECENT_MEMORIES = 12
@@ -100,6 +115,8 @@ class ApplyOutcome(BaseModel):
     edges: int
     contradictions: int
     rejected: int
+    # Of the rejected, candidates the user's words do not support (domain.grounding).
+    ungrounded: int = 0
 
 
 class MarkFailedInput(BaseModel):
@@ -220,6 +237,16 @@ class IngestionActivities:
         await self._logs.for_user(UserScope(batch.tenant_id, batch.user_id)).set_state(
             [m.id for m in batch.messages], ExtractionState.EXTRACTED
         )
+        ungrounded = [r for r in plan.rejected if r.reason is RejectionReason.UNGROUNDED]
+        if ungrounded:
+            UNGROUNDED.labels(mode=extracted.mode.value).inc(len(ungrounded))
+            # Refs and reasons only: the content is the extractor's words about the user.
+            log.warning(
+                "ingestion.ungrounded_dropped",
+                user_id=batch.user_id,
+                mode=extracted.mode.value,
+                dropped={r.ref: r.detail for r in ungrounded},
+            )
         outcome = ApplyOutcome(
             mode=extracted.mode,
             created=len(plan.nodes),
@@ -227,6 +254,7 @@ class IngestionActivities:
             edges=len(plan.edges),
             contradictions=len(plan.contradictions),
             rejected=len(plan.rejected),
+            ungrounded=len(ungrounded),
         )
         log.info("ingestion.applied", user_id=batch.user_id, **outcome.model_dump())
         return outcome

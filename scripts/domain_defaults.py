@@ -29,6 +29,7 @@ from selfimprint.domain.compaction import CompactionConfig, EntropyConfig
 from selfimprint.domain.context import ContextConfig
 from selfimprint.domain.corrections import CorrectionConfig
 from selfimprint.domain.decay import DecayConfig
+from selfimprint.domain.grounding import GroundingConfig
 from selfimprint.domain.hypotheses import HypothesisPolicy
 from selfimprint.domain.inference_policy import InferencePolicyConfig
 from selfimprint.domain.ingestion import IngestionConfig
@@ -48,7 +49,8 @@ MODELS: list[type[BaseModel]] = [
     DecayConfig, ScoringConfig, BeliefConfig, HypothesisPolicy, SleepPolicy, SmartSkipPolicy,
     InferencePolicyConfig, CompactionConfig, EntropyConfig, CollectiveConfig, PortraitConfig,
     CorrectionConfig, PatternConfig, TriggerConfig, IngestionConfig, ContextConfig,
-    VerbatimConfig, RestatementConfig, LanguageConfig, LifecycleTimings, PartitionPolicy,
+    VerbatimConfig, RestatementConfig, GroundingConfig, LanguageConfig, LifecycleTimings,
+    PartitionPolicy,
 ]  # fmt: skip
 DOC = Path(__file__).resolve().parents[1] / "docs" / "domain-defaults.md"
 

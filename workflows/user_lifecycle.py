@@ -82,6 +82,8 @@ class IngestionStats(BaseModel):
     messages_failed: int = 0
     memories_created: int = 0
     memories_reinforced: int = 0
+    # Candidates the grounding guard dropped: the extractor said what the user did not.
+    memories_ungrounded: int = 0
     last_message_at: datetime | None = None
 
 
@@ -866,4 +868,5 @@ class UserLifecycleWorkflow:
         stats = self._state.ingestion
         stats.messages_extracted += len(batch.messages)
         stats.memories_created += outcome.created
+        stats.memories_ungrounded += outcome.ungrounded
         stats.memories_reinforced += outcome.reinforced

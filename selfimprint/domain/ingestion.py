@@ -46,8 +46,9 @@ from selfimprint.domain.decay import (
     node_effective_weight,
     reinforce_node,
 )
+from selfimprint.domain.grounding import DEFAULT_GROUNDING, GroundingConfig, ground, support
 from selfimprint.domain.inference_policy import InferencePolicyConfig, PolicyClass, classify
-from selfimprint.domain.messages import Message, Role
+from selfimprint.domain.messages import Message
 from selfimprint.domain.models import (
     MAX_CONTENT_CHARS,
     MAX_ID_CHARS,
@@ -188,6 +189,9 @@ class IngestionConfig(_Value):
     # reinforces it. Cosine alone is not sameness (docs/benchmarks-locomo.md): see
     # selfimprint.domain.restatement, whose test compaction's dedupe shares.
     restatement: RestatementConfig = DEFAULT_RESTATEMENT
+    # Every candidate, from any extractor, must cite user messages of its batch that support
+    # it (domain.grounding; tuned by scripts/eval_grounding.py).
+    grounding: GroundingConfig = DEFAULT_GROUNDING
     # Spec §6 says the older side of a contradiction is down-weighted, not by how much: project
     # choice, halve its effective weight once per batch.
     contradiction_downweight: Annotated[float, Field(gt=0.0, le=1.0)] = 0.5
@@ -227,6 +231,8 @@ class RejectionReason(StrEnum):
     BLANK_CONTENT = "blank_content"
     CONTENT_TOO_LONG = "content_too_long"
     MISSING_VALENCE = "missing_valence"
+    # Not supported by the user's own words in the messages it cites (domain.grounding).
+    UNGROUNDED = "ungrounded"
 
 
 class Rejection(_Value):
@@ -349,17 +355,6 @@ def _valid_dates(values: Sequence[str]) -> tuple[date, ...]:
     return tuple(dates)
 
 
-def _batch_sources(candidate: ExtractedMemory, messages: Sequence[Message]) -> tuple[str, ...]:
-    """The candidate's message ids that belong to the batch, in batch order; when none does (the
-    model invented or omitted them), every user message of the batch."""
-    wanted = set(candidate.source_message_ids)
-    sources = tuple(m.id for m in messages if m.id in wanted)
-    if sources:
-        return sources
-    from_user = tuple(m.id for m in messages if m.role is Role.USER)
-    return from_user or tuple(m.id for m in messages)
-
-
 def _is_duplicate_of(
     candidate: ExtractedMemory,
     content: str,
@@ -435,6 +430,8 @@ class _Planner:
         self.reinforced_sources: dict[str, list[str]] = {}
         self.sent_at = {m.id: m.sent_at for m in messages}
         self.rejected: list[Rejection] = []
+        # The user messages of the batch each accepted candidate cites (its grounding).
+        self.sources: dict[str, tuple[str, ...]] = {}
         self.trimmed: list[str] = []
         self.mentions: list[NodeMentions] = []
         self.edges: dict[tuple[str, str, EdgeType], Edge] = {}
@@ -479,6 +476,15 @@ class _Planner:
         if candidate.type is CandidateType.EMOTIONAL_NOTE and candidate.valence is None:
             self.reject(candidate, RejectionReason.MISSING_VALENCE, "emotional_note needs one")
             return None
+        grounding = ground(
+            content, candidate.source_message_ids, self.messages, self.config.grounding
+        )
+        if not grounding.holds(self.config.grounding):
+            self.reject(
+                candidate, RejectionReason.UNGROUNDED, grounding.why_not(self.config.grounding)
+            )
+            return None
+        self.sources[candidate.ref] = grounding.sources
         decision = classify(content, config=self.config.inference_policy)
         if decision.policy_class is PolicyClass.NEVER_INFER and (
             candidate.evidence_kind is CandidateEvidence.OBSERVED
@@ -496,7 +502,7 @@ class _Planner:
         embedding: Sequence[float] | None,
         embedding_model: str | None,
     ) -> None:
-        sources = _batch_sources(candidate, self.messages)
+        sources = self.sources[candidate.ref]
         self.candidates[candidate.ref] = candidate
         duplicate = _find_duplicate(candidate, content, nearest, self.user_id, self.config)
         if duplicate is not None:
@@ -513,7 +519,15 @@ class _Planner:
             node_id, candidate, content, sources, embedding, embedding_model
         )
         dates = _valid_dates(candidate.dates_mentioned)
-        people = tuple(dict.fromkeys(p.strip() for p in candidate.people if p.strip()))
+        # A name the cited messages never say is the extractor's, not the user's.
+        said = [m.text for m in self.messages if m.id in sources]
+        people = tuple(
+            dict.fromkeys(
+                p.strip()
+                for p in candidate.people
+                if p.strip() and support(p, said, self.config.grounding) == 1.0
+            )
+        )
         if dates or people:
             self.mentions.append(NodeMentions(node_id=node_id, dates=dates, people=people))
 

@@ -96,8 +96,23 @@ def stored(
     return Node.model_validate(values | fields)
 
 
+def said(answer: Extraction) -> tuple[Message, ...]:
+    """The batch, each user message also saying what the candidates citing it say: these tests
+    are about planning; the grounding guard has its own tests below."""
+    extra: dict[str, list[str]] = {}
+    for c in answer.candidates:
+        for message_id in c.source_message_ids:
+            extra.setdefault(message_id, []).append(c.content)
+    return tuple(
+        m.model_copy(update={"text": " ".join([m.text, *extra[m.id]])})
+        if m.role is Role.USER and m.id in extra
+        else m
+        for m in MESSAGES
+    )
+
+
 def plan(answer: Extraction, **kwargs: Any) -> IngestionPlan:
-    return plan_ingestion(answer, MESSAGES, user_id=USER, now=NOW, **kwargs)
+    return plan_ingestion(answer, said(answer), user_id=USER, now=NOW, **kwargs)
 
 
 # --- new nodes --------------------------------------------------------------------------------
@@ -171,7 +186,12 @@ def test_embeddings_are_stored_with_their_model() -> None:
 def test_dates_and_names_are_kept_as_mentions() -> None:
     result = plan(
         extraction(
-            memory(type="event", dates_mentioned=("2026-03-09", "next week"), people=("Anna",))
+            memory(
+                type="event",
+                dates_mentioned=("2026-03-09", "next week"),
+                people=("Anna",),
+                source_message_ids=("msg-3",),
+            )
         )
     )
     (mention,) = result.mentions
@@ -186,9 +206,47 @@ def test_unknown_source_ids_are_dropped() -> None:
     assert node.sources == ("msg-1", "msg-3")
 
 
-def test_a_memory_without_a_valid_source_gets_every_user_message() -> None:
-    (node,) = plan(extraction(memory(source_message_ids=("invented",)))).nodes
-    assert node.sources == ("msg-1", "msg-3")
+# --- the grounding guard: only what the user's own words support ---------------------------
+
+
+def guarded(*candidates: ExtractedMemory) -> IngestionPlan:
+    """Planned against the batch as the user wrote it (no help from `said`)."""
+    return plan_ingestion(extraction(*candidates), MESSAGES, user_id=USER, now=NOW)
+
+
+def test_a_memory_that_cites_no_user_message_of_its_batch_is_dropped() -> None:
+    for sources in (("invented",), ("msg-2",), ()):  # unknown, an assistant turn, none
+        result = guarded(memory(content="Quit TechCorp.", source_message_ids=sources))
+        assert not result.nodes
+        (rejection,) = result.rejected
+        assert rejection.reason is RejectionReason.UNGROUNDED
+        assert rejection.detail == "cites no user message of its batch"
+
+
+def test_the_prompts_example_copied_by_a_weak_model_is_dropped() -> None:
+    """SmolLM2 answered a batch about TechCorp with the extraction prompt's own example."""
+    copied = memory("n1", type="person", content="Anna is the user's sister.", people=("Anna",))
+    rejected = memory("n2", type="event", content="Was rejected by Google.")
+    kept = memory("n3", content="The user quit TechCorp.")
+    result = guarded(copied, rejected, kept)
+    assert [n.content for n in result.nodes] == ["The user quit TechCorp."]
+    assert {r.ref: r.reason for r in result.rejected} == {
+        "n1": RejectionReason.UNGROUNDED,
+        "n2": RejectionReason.UNGROUNDED,
+    }
+
+
+def test_a_name_or_count_the_messages_never_say_is_dropped() -> None:
+    result = guarded(
+        memory("n1", content="Quit Initech.", source_message_ids=("msg-1",)),
+        memory(
+            "n2", content="Quit TechCorp because of burnout.", source_message_ids=("msg-1", "msg-3")
+        ),
+    )
+    assert [n.content for n in result.nodes] == ["Quit TechCorp because of burnout."]
+    assert result.nodes[0].sources == ("msg-1", "msg-3")
+    (rejection,) = result.rejected
+    assert rejection.detail == "says what its messages do not: Initech"
 
 
 def test_a_plan_needs_its_batch() -> None:
@@ -503,3 +561,15 @@ def test_a_name_links_only_to_a_whole_word_match() -> None:
         )
     )
     assert not result.edges
+
+
+def test_a_person_the_messages_never_name_is_not_mentioned() -> None:
+    result = guarded(
+        memory(
+            content="Anna agrees about the burnout.",
+            people=("Anna", "Boris"),
+            source_message_ids=("msg-3",),
+        )
+    )
+    (mention,) = result.mentions
+    assert mention.people == ("Anna",)
