@@ -33,6 +33,7 @@ from selfimprint.adapters.neo4j.message_log import Neo4jMessageLog
 from selfimprint.adapters.neo4j.records import UserScope
 from selfimprint.adapters.temporal import data_converter
 from selfimprint.config import Settings
+from selfimprint.ports import LLM
 from tests.workflows.support import TEST_SERVER, ScriptedLLM
 from workers import cpu
 from workflows.ids import lifecycle_workflow_id
@@ -154,11 +155,11 @@ def _queues(settings: Settings) -> Settings:
 
 @asynccontextmanager
 async def a_life(
-    stack_settings: Settings, tenant_key: str, *, plan: str = "paid"
+    stack_settings: Settings, tenant_key: str, *, plan: str = "paid", extractor: LLM | None = None
 ) -> AsyncIterator[Life]:
     """A fresh time-skipping server, both workers (the cpu worker's real registrations; on the
-    gpu queue verbatim extraction, the real embedder and a scripted sleep LLM), the API in
-    process with the server's clock, and a new user on it."""
+    gpu queue verbatim extraction, or `extractor` as the extraction LLM, the real embedder and
+    a scripted sleep LLM), the API in process with the server's clock, and a new user on it."""
     settings = _queues(stack_settings)
     env = await WorkflowEnvironment.start_time_skipping(
         data_converter=data_converter(settings), test_server_existing_path=str(TEST_SERVER)
@@ -168,7 +169,9 @@ async def a_life(
     try:
         workflows, cpu_activities = await cpu.build(settings, env.client)
         embedder = build_embedder(settings)
-        extraction = ExtractionActivities(ScriptedLLM(), embedder, use_llm=False)
+        extraction = ExtractionActivities(
+            extractor or ScriptedLLM(), embedder, use_llm=extractor is not None
+        )
         model = SleepModelActivities(ScriptedLLM(worth_reasoning=True))
         forget = ForgetEmbeddingActivities(embedder)
         gpu_activities: list[Callable[..., Any]] = [
