@@ -25,6 +25,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections import Counter
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -38,9 +39,10 @@ from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
 from selfimprint.adapters.neo4j.records import UserScope
 from selfimprint.config import Settings
 from selfimprint.devstack.report import replace_section
-from selfimprint.domain.decay import node_effective_weight
+from selfimprint.domain.decay import ActivityTimeline, node_effective_weight
 from selfimprint.domain.models import Node
 from selfimprint.domain.scoring import Candidate, calibrated_similarity, rank
+from selfimprint.domain.terms import idf_weights, lexical_relevance, search_terms
 from selfimprint.domain.users import UserProfile
 from selfimprint.ports import RetrievalQuery
 
@@ -81,6 +83,36 @@ async def load(settings: Settings, scope: UserScope, n: int) -> list[Node]:
         await driver.close()
 
 
+Lexicon = tuple[tuple[str, ...], dict[str, set[str]], dict[str, float]]
+
+
+def true_top(
+    scored: list[tuple[Node, float]],
+    floor: float,
+    timeline: ActivityTimeline,
+    lexicon: Lexicon | None,
+) -> set[str]:
+    """The 20 best by the whole score over every live memory (with lexical relevance when the
+    query's terms are sent)."""
+    return {
+        s.id
+        for s in rank(
+            (
+                Candidate.from_node(
+                    n,
+                    similarity=calibrated_similarity(c, floor),
+                    effective_weight=node_effective_weight(n, NOW, timeline=timeline),
+                    lexical=None
+                    if lexicon is None
+                    else lexical_relevance(lexicon[0], lexicon[1][n.id], lexicon[2]),
+                )
+                for n, c in scored
+            ),
+            NOW,
+        )
+    }
+
+
 async def measure(
     settings: Settings, scope: UserScope, nodes: list[Node], queries: int, pools: list[str]
 ) -> dict[str, tuple[list[float], int]]:
@@ -99,32 +131,43 @@ async def measure(
         )
         timeline = await store.decay_clock()
         matrix = np.asarray([n.embedding for n in nodes])
+        alive = [n for n in nodes if not (n.expires_at and n.expires_at <= timeline.reading(NOW))]
+        alive_ids = {n.id for n in alive}
+        node_terms = {n.id: set(search_terms(n.content)) for n in alive}
         for round_ in range(2):  # the first round warms plans and caches; only the second counts
-            for i, vector in enumerate(vectors):
+            for i, (question, vector) in enumerate(zip(questions, vectors, strict=True)):
+                terms = search_terms(question)
+                frequency = Counter(t for ts in node_terms.values() for t in ts & set(terms))
+                idf = idf_weights(frequency, len(alive))
                 cosines = matrix @ np.asarray(vector)
-                exact = rank(
-                    (
-                        Candidate.from_node(
-                            n,
-                            similarity=calibrated_similarity(float(c), floor),
-                            effective_weight=node_effective_weight(n, NOW, timeline=timeline),
-                        )
-                        for n, c in zip(nodes, cosines, strict=True)
-                        if not (n.expires_at and n.expires_at <= timeline.reading(NOW))
-                    ),
-                    NOW,
-                )
+
+                truth = {
+                    lexical: true_top(
+                        [
+                            (n, float(c))
+                            for n, c in zip(nodes, cosines, strict=True)
+                            if n.id in alive_ids
+                        ],
+                        floor,
+                        timeline,
+                        (terms, node_terms, idf) if lexical else None,
+                    )
+                    for lexical in (False, True)
+                }
                 order = pools if i % 2 else pools[::-1]
                 for label in order:
+                    near, prior, lexical = (int(x) for x in (label + ":0").split(":")[:3])
                     started = time.perf_counter()
                     found = await store.retrieve(
                         RetrievalQuery(
                             embedding=tuple(vector),
                             embedding_model=embedder.model_id,
                             now=NOW,
-                            nearest_limit=int(label.split(":")[0]),
-                            prior_limit=int(label.split(":")[1]),
+                            nearest_limit=near,
+                            prior_limit=prior,
                             similarity_floor=floor,
+                            terms=terms if lexical else (),
+                            lexical_limit=lexical,
                         )
                     )
                     top = rank(
@@ -135,6 +178,7 @@ async def measure(
                                 effective_weight=node_effective_weight(
                                     c.node, NOW, timeline=found.timeline
                                 ),
+                                lexical=c.lexical,
                             )
                             for c in found.candidates
                         ),
@@ -146,7 +190,7 @@ async def measure(
                         ms.append(elapsed)
                         # Recall of the exact top 20 (as a set: float32 cosines in Neo4j and
                         # float64 here reorder near-ties).
-                        hits = len({t.id for t in top} & {e.id for e in exact})
+                        hits = len({t.id for t in top} & truth[bool(lexical)])
                         results[label] = (ms, found_ids + hits)
         return results
     finally:
@@ -160,8 +204,9 @@ def main() -> None:
     parser.add_argument(
         "--pools",
         nargs="+",
-        default=["20:0", "50:100", "100:100", "200:200"],
-        help="pools to compare, as nearest:best-before-similarity; 20:0 is the old read path",
+        default=["20:0", "50:100", "50:100:50", "100:100", "200:200"],
+        help="pools to compare, as nearest:best-before-similarity[:lexical]; 20:0 is the old "
+        "read path; a lexical pool also sends the question's search terms",
     )
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args()
@@ -195,8 +240,9 @@ def main() -> None:
         "| ---: | --- | ---: | ---: | ---: |",
     ]
     for size, label, p50, p95, hits, total in rows:
-        near, best = label.split(":")
+        near, best, lexical = (label + ":0").split(":")[:3]
         pool = f"{near} nearest" + (f" + {best} best before similarity" if int(best) else "")
+        pool += f" + {lexical} lexical (terms sent)" if int(lexical) else ""
         pool += " (before)" if label == "20:0" else ""
         recall = hits / (20 * total)
         lines.append(f"| {size:,} | {pool} | {p50:.1f} ms | {p95:.1f} ms | {recall:.3f} |")
