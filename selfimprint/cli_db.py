@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 import typer
+from neo4j import AsyncDriver
 
 from selfimprint.adapters.neo4j import MigrationError, MigrationReport, migrate, open_driver
 from selfimprint.adapters.neo4j.migrations import applied_versions, load_migrations
@@ -15,12 +18,20 @@ from selfimprint.logging import configure_logging
 db_app = typer.Typer(no_args_is_help=True, help="The Neo4j graph database: schema migrations.")
 
 
-async def _migrate(settings: Settings) -> MigrationReport:
+T = TypeVar("T")
+
+
+async def _on_database(settings: Settings, work: Callable[[AsyncDriver, str], Awaitable[T]]) -> T:
+    """`work(driver, database)` with a driver opened for it and closed after."""
     driver = open_driver(settings)
     try:
-        return await migrate(driver, settings.neo4j_database)
+        return await work(driver, settings.neo4j_database)
     finally:
         await driver.close()
+
+
+async def _migrate(settings: Settings) -> MigrationReport:
+    return await _on_database(settings, migrate)
 
 
 @db_app.command("migrate")
@@ -41,11 +52,7 @@ def db_migrate() -> None:
 
 
 async def _applied(settings: Settings) -> dict[int, str]:
-    driver = open_driver(settings)
-    try:
-        return await applied_versions(driver, settings.neo4j_database)
-    finally:
-        await driver.close()
+    return await _on_database(settings, applied_versions)
 
 
 @db_app.command("status")
@@ -71,11 +78,7 @@ def db_status() -> None:
 
 
 async def _backfill_terms(settings: Settings) -> int:
-    driver = open_driver(settings)
-    try:
-        return await backfill_search_terms(driver, settings.neo4j_database)
-    finally:
-        await driver.close()
+    return await _on_database(settings, backfill_search_terms)
 
 
 @db_app.command("backfill-terms")
