@@ -52,8 +52,10 @@ class GroundingConfig(BaseModel):
     # Share of a candidate's content words the cited messages must hold; tuned on the labelled
     # candidates (scripts/eval_grounding.py, BENCHMARKS.md "Grounding guard").
     min_support: Annotated[float, Field(ge=0.0, le=1.0)] = 0.5
-    # Project choice: stems match on a common prefix this long (Russian inflection).
+    # Project choice: stems match on a common prefix this long (Russian inflection), or when
+    # one this long sits inside the other (derivation: "prepared" / "underprepared").
     min_prefix: Annotated[int, Field(ge=2)] = 4
+    min_inside: Annotated[int, Field(ge=3)] = 5
 
 
 DEFAULT_GROUNDING: Final = GroundingConfig()
@@ -93,14 +95,18 @@ def _names(text: str) -> list[str]:
     return [w for w in _CAPITALISED.findall(text.strip()) if w.casefold() not in _CALENDAR]
 
 
-def _matches(word: str, pool: frozenset[str], min_prefix: int) -> bool:
+def _matches(word: str, pool: frozenset[str], config: GroundingConfig) -> bool:
+    """Equal stems, one the other's start (inflection), or a long stem inside another
+    (derivation: "underprepar" holds "prepar")."""
     if word in pool:
         return True
-    return any(
-        min(len(word), len(other)) >= min_prefix
-        and (word.startswith(other) or other.startswith(word))
-        for other in pool
-    )
+    for other in pool:
+        short, long_ = (word, other) if len(word) <= len(other) else (other, word)
+        if len(short) >= config.min_prefix and long_.startswith(short):
+            return True
+        if len(short) >= config.min_inside and short in long_:
+            return True
+    return False
 
 
 def support(
@@ -113,20 +119,25 @@ def support(
     shared_digits = len(_digits(content) & digits)
     if not wanted and not shared_digits:
         return 1.0
-    held = sum(1 for w in wanted if _matches(w, pool, config.min_prefix)) + shared_digits
+    held = sum(1 for w in wanted if _matches(w, pool, config)) + shared_digits
     return held / (len(wanted) + shared_digits)
 
 
 def invented(
-    content: str, texts: Sequence[str], config: GroundingConfig = DEFAULT_GROUNDING
+    content: str,
+    texts: Sequence[str],
+    config: GroundingConfig = DEFAULT_GROUNDING,
+    known: Sequence[str] = (),
 ) -> tuple[str, ...]:
-    """The names and number words of `content` that `texts` never say."""
-    pool = frozenset().union(*(_words(t) for t in texts)) if texts else frozenset()
+    """The names and number words of `content` that `texts` never say. A name may also come
+    from `known` texts (the batch's other messages, the user's recent memories): "the Globex
+    interview" for "the interview is tomorrow" names what the user said before."""
+    pool = frozenset().union(*(_words(t) for t in (*texts, *known)))
     said_numbers = frozenset().union(*(_number_words(t) for t in texts)) if texts else frozenset()
     names = [
         name
         for name in _names(content)
-        if (stems := _words(name)) and not all(_matches(w, pool, config.min_prefix) for w in stems)
+        if (stems := _words(name)) and not all(_matches(w, pool, config) for w in stems)
     ]
     numbers = sorted(_number_words(content) - said_numbers)
     return tuple(dict.fromkeys([*names, *numbers]))
@@ -137,8 +148,10 @@ def ground(
     source_message_ids: Sequence[str],
     messages: Sequence[Message],
     config: GroundingConfig = DEFAULT_GROUNDING,
+    known: Sequence[str] = (),
 ) -> Grounding:
-    """Which user messages of the batch the candidate cites, and how well they support it."""
+    """Which user messages of the batch the candidate cites, and how well they support it;
+    `known`: texts a name may also come from (see `invented`)."""
     wanted = set(source_message_ids)
     cited = [m for m in messages if m.id in wanted and m.role is Role.USER]
     if not cited:
@@ -147,5 +160,10 @@ def ground(
     return Grounding(
         sources=tuple(m.id for m in cited),
         support=support(content, texts, config),
-        invented=invented(content, texts, config),
+        invented=invented(
+            content,
+            texts,
+            config,
+            [*(m.text for m in messages if m.role is Role.USER and m.id not in wanted), *known],
+        ),
     )

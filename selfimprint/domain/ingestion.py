@@ -477,7 +477,11 @@ class _Planner:
             self.reject(candidate, RejectionReason.MISSING_VALENCE, "emotional_note needs one")
             return None
         grounding = ground(
-            content, candidate.source_message_ids, self.messages, self.config.grounding
+            content,
+            candidate.source_message_ids,
+            self.messages,
+            self.config.grounding,
+            known=[n.content for n in self.recent.values()],
         )
         if not grounding.holds(self.config.grounding):
             self.reject(

@@ -573,3 +573,43 @@ def test_a_person_the_messages_never_name_is_not_mentioned() -> None:
     )
     (mention,) = result.mentions
     assert mention.people == ("Anna",)
+
+
+def test_a_name_the_user_said_before_is_not_an_invention() -> None:
+    """A capable extractor resolves "the interview" with what it knows: an earlier message of
+    the batch or a recent memory. Support still comes from the cited message alone."""
+    earlier = stored("m-globex", content="Has a job interview at Globex on March 18.")
+    later = Message(
+        id="msg-4",
+        role=Role.USER,
+        text="The interview is tomorrow and I barely prepared.",
+        sent_at=NOW - timedelta(minutes=1),
+    )
+    result = plan_ingestion(
+        extraction(
+            memory(
+                "n1",
+                type="event",
+                content="The Globex interview is tomorrow.",
+                source_message_ids=("msg-4",),
+            ),
+            memory(
+                "n2",
+                content="Feels underprepared for the interview.",
+                source_message_ids=("msg-4",),
+            ),
+            memory(
+                "n3", content="The Initech interview is tomorrow.", source_message_ids=("msg-4",)
+            ),
+        ),
+        [*MESSAGES, later],
+        user_id=USER,
+        now=NOW,
+        recent=[earlier],
+    )
+    assert [n.content for n in result.nodes] == [
+        "The Globex interview is tomorrow.",
+        "Feels underprepared for the interview.",
+    ]
+    (rejection,) = result.rejected
+    assert rejection.detail == "says what its messages do not: Initech"
