@@ -32,6 +32,7 @@ from selfimprint.domain.messages import Message, Role
 from selfimprint.domain.verbatim_extraction import (
     DEFAULT_VERBATIM,
     VerbatimConfig,
+    keep_the_users_words,
     verbatim_extraction,
 )
 from selfimprint.logging import get_logger
@@ -303,6 +304,13 @@ class ExtractionActivities:
             mode, error = ExtractionMode.VERBATIM, str(exc)[:500]
             answer = verbatim_extraction(batch.messages, self._verbatim)
             log.warning("ingestion.verbatim_fallback", user_id=batch.user_id, error=error)
+            return await self._embedded(answer, mode, error)
+        answer, kept = keep_the_users_words(
+            answer, batch.messages, known=[r.content for r in batch.recent], config=self._verbatim
+        )
+        if kept:
+            # The model proposed what the messages do not say: those messages are kept verbatim.
+            log.warning("ingestion.verbatim_kept", user_id=batch.user_id, message_ids=list(kept))
         return await self._embedded(answer, mode, error)
 
     async def _embedded(

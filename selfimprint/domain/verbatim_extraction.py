@@ -1,5 +1,6 @@
-"""The extraction used when the LLM's answer is unusable (truncated or invalid JSON): each user
-message becomes one memory in the user's own words.
+"""The extraction used when the LLM's answer is unusable (truncated or invalid JSON), or for
+the messages an answer failed on (`keep_the_users_words`): each user message becomes one memory
+in the user's own words.
 
 A message longer than the content cap becomes several memories, each a run of whole sentences
 that fits (spec §3.2: memories are atomic), all citing the message; clipping instead would drop
@@ -17,6 +18,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from selfimprint.domain.grounding import DEFAULT_GROUNDING, GroundingConfig, ground
 from selfimprint.domain.ingestion import (
     MAX_CANDIDATES,
     CandidateEvidence,
@@ -111,3 +113,41 @@ def verbatim_extraction(
             )
     # The lifecycle sends 4 messages a batch; a larger batch keeps its first messages' pieces.
     return Extraction(candidates=tuple(candidates[:MAX_CANDIDATES]), edges=())
+
+
+def keep_the_users_words(
+    answer: Extraction,
+    messages: Sequence[Message],
+    *,
+    known: Sequence[str] = (),
+    config: VerbatimConfig = DEFAULT_VERBATIM,
+    grounding: GroundingConfig = DEFAULT_GROUNDING,
+) -> tuple[Extraction, tuple[str, ...]]:
+    """The answer, plus the user's own words for the messages it failed on.
+
+    A model that proposes something the messages do not support (the grounding guard will drop
+    it) has failed on that batch, as one whose JSON is unusable has: each user message that no
+    supported candidate cites is then kept verbatim, so that the user's words are not lost with
+    the model's inventions. An answer with no candidate at all is the model saying "nothing to
+    remember" (small talk) and is left alone. Returns the answer and the messages kept.
+    """
+    grounded: set[str] = set()
+    failed = False
+    for c in answer.candidates:
+        verdict = ground(c.content, c.source_message_ids, messages, grounding, known)
+        if verdict.holds(grounding):
+            grounded.update(verdict.sources)
+        else:
+            failed = True
+    if not failed:
+        return answer, ()
+    missed = [m for m in messages if m.role is Role.USER and m.id not in grounded]
+    taken = {c.ref for c in answer.candidates}
+    room = MAX_CANDIDATES - len(answer.candidates)
+    extra = [
+        c.model_copy(update={"ref": f"kept-{c.ref}"})
+        for c in verbatim_extraction(missed, config).candidates
+        if f"kept-{c.ref}" not in taken
+    ][:room]
+    kept = tuple(dict.fromkeys(s for c in extra for s in c.source_message_ids))
+    return answer.model_copy(update={"candidates": (*answer.candidates, *extra)}), kept

@@ -4,9 +4,20 @@ from datetime import UTC, datetime
 
 import pytest
 
-from selfimprint.domain.ingestion import plan_ingestion
+from selfimprint.domain.ingestion import (
+    CandidateEvidence,
+    CandidateType,
+    ExtractedMemory,
+    Extraction,
+    plan_ingestion,
+)
 from selfimprint.domain.messages import Message, Role
-from selfimprint.domain.verbatim_extraction import VerbatimConfig, pieces, verbatim_extraction
+from selfimprint.domain.verbatim_extraction import (
+    VerbatimConfig,
+    keep_the_users_words,
+    pieces,
+    verbatim_extraction,
+)
 
 pytestmark = pytest.mark.unit
 
@@ -72,3 +83,38 @@ def test_four_long_messages_fit_one_batch() -> None:
         for m in ("m0", "m1", "m2", "m3")
     }
     assert per_message == dict.fromkeys(per_message, 16)
+
+
+def test_the_messages_a_model_invented_about_are_kept_in_the_users_words() -> None:
+    """SmolLM2 answered with its prompt's example: the guard drops it, the words stay."""
+    messages = [
+        msg("m1", "I play chess at the Lisbon club."),
+        msg("m2", "My brother Tomas is a nurse."),
+    ]
+    copied = ExtractedMemory(
+        ref="n1",
+        type=CandidateType.PERSON,
+        content="Anna is the user's sister.",
+        importance=0.5,
+        valence=None,
+        dates_mentioned=(),
+        people=("Anna",),
+        evidence_kind=CandidateEvidence.SELF_REPORT,
+        source_message_ids=("m1",),
+        contradicts_memory_ids=(),
+    )
+    faithful = copied.model_copy(
+        update={"ref": "n2", "content": "Brother Tomas is a nurse.", "source_message_ids": ("m2",)}
+    )
+    answer, kept = keep_the_users_words(
+        Extraction(candidates=(copied, faithful), edges=()), messages
+    )
+    assert kept == ("m1",)
+    plan = plan_ingestion(answer, messages, user_id="u1", now=NOW)
+    assert sorted(n.content for n in plan.nodes) == [
+        "Brother Tomas is a nurse.",
+        "I play chess at the Lisbon club.",
+    ]
+    # Nothing proposed is the model saying "nothing to remember": left alone.
+    empty = Extraction(candidates=(), edges=())
+    assert keep_the_users_words(empty, messages) == (empty, ())
