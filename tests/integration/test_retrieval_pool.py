@@ -180,6 +180,23 @@ async def test_the_lexical_pool_and_relevance_match_the_domain(
     for c in found.candidates:
         assert c.lexical == pytest.approx(lexical(c.node))
 
+    # With terms the same scan picks the best before similarity: the same 12 as the domain's.
+    with_prior = await store.retrieve(
+        RetrievalQuery(
+            embedding=query_vector,
+            embedding_model=MODEL,
+            now=NOW,
+            limit=13,
+            nearest_limit=1,
+            prior_limit=12,
+            scheduled_limit=0,
+            terms=terms,
+            lexical_limit=0,
+        )
+    )
+    by_prior = sorted(alive, key=lambda n: (-prior(n, NOW, timeline=timeline), n.id))
+    assert {c.node.id for c in with_prior.candidates} == {n.id for n in by_prior[:12]} | {"n0"}
+
     # With every memory in the pool, the store's top 20 is the domain's, lexical included.
     everything = await store.retrieve(
         RetrievalQuery(
