@@ -142,25 +142,21 @@ RETURN n, score, 'prior' AS kind
 
 # --- lexical relevance (domain.terms.lexical_relevance; numbers from domain.scoring) -----------
 
-# One scan of the user's active memories gives everything the query's terms need and the best
-# before similarity too (a second scan for `_PRIOR` doubled a 10k-memory read): the ids and terms
-# of the memories holding any query term (ids, not nodes: carrying the nodes through the
-# statement cost 1.4 GiB of transaction memory at 10k memories), the BM25 idf of every term some
-# memory holds (`terms.idf_weights`), the ids of the `lexical_limit` memories holding the most of
-# the query's information, and the ids of the `prior_limit` best before similarity.
+# The user's active memories holding any of the query's terms (ids and the terms they hold:
+# carrying the nodes themselves through the statement cost 1.4 GiB of transaction memory at 10k
+# memories), the BM25 idf of every term some memory holds (`terms.idf_weights`), and the ids of
+# the `lexical_limit` memories holding the most of the query's information, from one scan.
 _LEXICON = f"""
 CALL (clock_now) {{
   MATCH (n:Memory {{scope: $scope}})
   WHERE {active("n")}
-  {_scored("n, clock_now", "0.0", "0.0")}
-  WITH n.id AS id, total, [t IN coalesce(n.terms, []) WHERE t IN $terms] AS hit
+  WITH n.id AS id, [t IN coalesce(n.terms, []) WHERE t IN $terms] AS hit
   RETURN count(*) AS documents,
-         collect(CASE WHEN size(hit) > 0 THEN {{id: id, hit: hit}} END) AS matched,
-         collect({{id: id, total: total}}) AS priors
+         collect(CASE WHEN size(hit) > 0 THEN {{id: id, hit: hit}} END) AS matched
 }}
-WITH clock, clock_now, matched, priors,
+WITH clock, clock_now, matched,
      [t IN $terms | {{t: t, df: size([m IN matched WHERE t IN m.hit])}}] AS dfs, documents
-WITH clock, clock_now, matched, priors,
+WITH clock, clock_now, matched,
      [d IN dfs WHERE d.df > 0 |
       {{t: d.t, w: log(1.0 + (documents - d.df + 0.5) / (d.df + 0.5))}}] AS idf
 CALL (matched, idf) {{
@@ -170,34 +166,20 @@ CALL (matched, idf) {{
   ORDER BY held DESC, id LIMIT $lexical_limit
   RETURN collect(id) AS lexical_ids
 }}
-CALL (priors) {{
-  UNWIND priors AS p
-  WITH p ORDER BY p.total DESC, p.id LIMIT $prior_limit
-  RETURN collect(p.id) AS prior_ids
-}}
-WITH clock, clock_now, lexical_ids, prior_ids, idf, reduce(s = 0.0, d IN idf | s + d.w) AS idf_total
+WITH clock, clock_now, lexical_ids, idf, reduce(s = 0.0, d IN idf | s + d.w) AS idf_total
 """
 # A query without terms (the ingestion's duplicate check, a greeting) skips the scan.
-_NO_LEXICON = (
-    "WITH clock, clock_now, [] AS lexical_ids, [] AS prior_ids, [] AS idf, 0.0 AS idf_total\n"
-)
+_NO_LEXICON = "WITH clock, clock_now, [] AS lexical_ids, [] AS idf, 0.0 AS idf_total\n"
 
-
-def _by_id(ids: str, kind: str) -> str:
-    """A pool branch of memories `_LEXICON` chose, found again by id (the (scope, id)
-    constraint's index), with their similarity."""
-    return f"""
+# The lexically best, found again by id (the (scope, id) constraint's index).
+_LEXICAL = f"""
 MATCH (n:Memory {{scope: $scope}})
-WHERE n.id IN {ids} AND {active("n")}
+WHERE n.id IN lexical_ids AND {active("n")}
 WITH n, CASE WHEN n.embedding_model = $model
              THEN coalesce(vector.similarity.cosine(n[$property], $embedding), 0.0)
              ELSE 0.0 END AS score
-RETURN n, score, '{kind}' AS kind
+RETURN n, score, 'lexical' AS kind
 """
-
-
-_LEXICAL = _by_id("lexical_ids", "lexical")
-_PRIOR_BY_ID = _by_id("prior_ids", "prior")
 
 _LEXICAL_RELEVANCE = """CASE WHEN idf_total > 0.0
   THEN reduce(s = 0.0, d IN idf | s + CASE WHEN d.t IN coalesce(n.terms, []) THEN d.w ELSE 0.0 END)
@@ -249,13 +231,11 @@ def _read_query(nearest: str, *, lexical: bool) -> str:
     the lexically best), its ranking and the best ones' neighbourhood in one statement: each
     statement is a round trip, and on a shared 2-core host the round trips, not Neo4j's own
     work, were most of a read's latency (docs/decisions.md, "Graph store")."""
-    # With terms, `_LEXICON`'s one scan also picks the best before similarity.
-    parts = (nearest, _SCHEDULED, *((_PRIOR_BY_ID, _LEXICAL) if lexical else (_PRIOR,)))
+    parts = (nearest, _PRIOR, _SCHEDULED, *((_LEXICAL,) if lexical else ()))
     union = "\n  UNION ALL\n".join(parts)
     lexicon = _LEXICON if lexical else _NO_LEXICON
     return (
-        f"{decay_clock.READING}{lexicon}CALL (clock_now, lexical_ids, prior_ids) "
-        f"{{\n{union}\n}}\n"
+        f"{decay_clock.READING}{lexicon}CALL (clock_now, lexical_ids) {{\n{union}\n}}\n"
         f"{_RANK}{_EXPAND}"
     )
 
