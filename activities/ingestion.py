@@ -29,6 +29,13 @@ from selfimprint.domain.ingestion import (
 )
 from selfimprint.domain.language import detect_language
 from selfimprint.domain.messages import Message, Role
+from selfimprint.domain.structured.extractor import (
+    DEFAULT_STRUCTURED,
+    StructuredConfig,
+    structured_extraction,
+    texts_to_embed,
+)
+from selfimprint.domain.structured.head import head_for
 from selfimprint.domain.verbatim_extraction import (
     DEFAULT_VERBATIM,
     VerbatimConfig,
@@ -93,6 +100,8 @@ class ExtractInput(BaseModel):
 
 class ExtractionMode(StrEnum):
     LLM = "llm"
+    # Typed memories from the user's words without a large model (domain.structured).
+    STRUCTURED = "structured"
     VERBATIM = "verbatim"  # the LLM's answer was unusable: one memory per user message
 
 
@@ -276,13 +285,21 @@ class ExtractionActivities:
         llm: LLM,
         embedder: Embedder,
         *,
-        use_llm: bool = True,
+        mode: ExtractionMode = ExtractionMode.LLM,
         verbatim: VerbatimConfig = DEFAULT_VERBATIM,
+        structured: StructuredConfig = DEFAULT_STRUCTURED,
     ) -> None:
         self._llm = llm
         self._embedder = embedder
-        self._use_llm = use_llm
+        self._mode = mode
         self._verbatim = verbatim
+        self._structured = structured
+        self._head = head_for(embedder.model_id)
+        if mode is ExtractionMode.STRUCTURED and self._head is None:
+            raise ValueError(
+                f"structured extraction has no classifier head for {embedder.model_id!r}: "
+                "train one with scripts/train_extraction_head.py, or choose another extraction"
+            )
 
     @activity.defn(name="ingestion.extract")
     async def extract(self, data: ExtractInput) -> ExtractedBatch:
@@ -290,10 +307,11 @@ class ExtractionActivities:
         prompt = extraction_messages(batch.messages, batch.recent, batch.language, batch.now)
         mode, error = ExtractionMode.LLM, None
         answer: Extraction
-        if not self._use_llm:
-            mode = ExtractionMode.VERBATIM
+        if self._mode is ExtractionMode.VERBATIM:
             answer = verbatim_extraction(batch.messages, self._verbatim)
-            return await self._embedded(answer, mode, None)
+            return await self._embedded(answer, self._mode, None)
+        if self._mode is ExtractionMode.STRUCTURED:
+            return await self._structured_pass(batch)
         try:
             answer = await self._llm.complete_json(
                 prompt, ExtractionAnswer, max_tokens=EXTRACTION_MAX_TOKENS
@@ -313,16 +331,43 @@ class ExtractionActivities:
             log.warning("ingestion.verbatim_kept", user_id=batch.user_id, message_ids=list(kept))
         return await self._embedded(answer, mode, error)
 
+    async def _structured_pass(self, batch: ExtractionBatch) -> ExtractedBatch:
+        texts = texts_to_embed(batch.messages, batch.recent, self._structured)
+        vectors = await self._vectors(texts)
+        # Reading the cues, dates and people is CPU work (~ms per message): off the event loop.
+        answer = await asyncio.to_thread(
+            structured_extraction,
+            batch.messages,
+            batch.recent,
+            vectors,
+            self._head,
+            similarity_floor=self._embedder.similarity_floor,
+            config=self._structured,
+        )
+        return await self._embedded(answer, ExtractionMode.STRUCTURED, None, known=vectors)
+
+    async def _vectors(self, texts: list[str]) -> dict[str, list[float]]:
+        if not texts:
+            return {}
+        rows = await asyncio.to_thread(self._embedder.embed_passages, texts)
+        return dict(zip(texts, rows, strict=True))
+
     async def _embedded(
-        self, answer: Extraction, mode: ExtractionMode, error: str | None
+        self,
+        answer: Extraction,
+        mode: ExtractionMode,
+        error: str | None,
+        known: dict[str, list[float]] | None = None,
     ) -> ExtractedBatch:
-        refs = [c.ref for c in answer.candidates]
-        texts = [c.content for c in answer.candidates]
-        vectors = await asyncio.to_thread(self._embedder.embed_passages, texts) if refs else []
+        """The answer with a passage vector per candidate (`known`: vectors already computed,
+        by text)."""
+        known = dict(known or {})
+        missing = [c.content for c in answer.candidates if c.content not in known]
+        known.update(await self._vectors(list(dict.fromkeys(missing))))
         return ExtractedBatch(
             answer=answer,
             mode=mode,
             llm_error=error,
-            embeddings=dict(zip(refs, vectors, strict=True)),
+            embeddings={c.ref: known[c.content] for c in answer.candidates},
             embedding_model=self._embedder.model_id,
         )

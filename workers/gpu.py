@@ -7,7 +7,7 @@ import asyncio
 from temporalio.client import Client
 
 from activities.forget import ForgetEmbeddingActivities
-from activities.ingestion import ExtractionActivities
+from activities.ingestion import ExtractionActivities, ExtractionMode
 from activities.probe import ProbeActivities
 from activities.sleep import SleepModelActivities
 from selfimprint.adapters.embedders import build_embedder
@@ -27,7 +27,7 @@ async def build(settings: Settings, client: Client) -> Registrations:
     extraction = ExtractionActivities(
         llm,
         embedder,
-        use_llm=settings.extraction == "llm",
+        mode=ExtractionMode(settings.extraction),
         verbatim=VerbatimConfig(long_messages=settings.verbatim_long_messages),
     )
     sleep = SleepModelActivities(llm)

@@ -15,6 +15,7 @@ from activities.ingestion import (
     ApplyInput,
     ExtractInput,
     ExtractionActivities,
+    ExtractionMode,
     IngestionActivities,
     LoadBatchInput,
     PendingInput,
@@ -49,7 +50,9 @@ async def ingest(
     messages = [Message(id=i, role=Role.USER, text=t, sent_at=NOW) for i, t in texts.items()]
     await logs.for_user(scope).append(messages)
     cpu = IngestionActivities(store, logs)
-    gpu = ExtractionActivities(build_llm(settings), build_embedder(settings), use_llm=False)
+    gpu = ExtractionActivities(
+        build_llm(settings), build_embedder(settings), mode=ExtractionMode.VERBATIM
+    )
     batch = await cpu.load_batch(
         LoadBatchInput(tenant_id=scope.tenant_id, user_id=scope.user_id, message_ids=list(texts))
     )

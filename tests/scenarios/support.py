@@ -24,7 +24,7 @@ from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
 from activities.forget import ForgetEmbeddingActivities
-from activities.ingestion import ExtractionActivities
+from activities.ingestion import ExtractionActivities, ExtractionMode
 from activities.sleep import SleepModelActivities
 from api.app import create_app
 from api.resources import Resources
@@ -170,7 +170,9 @@ async def a_life(
         workflows, cpu_activities = await cpu.build(settings, env.client)
         embedder = build_embedder(settings)
         extraction = ExtractionActivities(
-            extractor or ScriptedLLM(), embedder, use_llm=extractor is not None
+            extractor or ScriptedLLM(),
+            embedder,
+            mode=ExtractionMode.LLM if extractor is not None else ExtractionMode.VERBATIM,
         )
         model = SleepModelActivities(ScriptedLLM(worth_reasoning=True))
         forget = ForgetEmbeddingActivities(embedder)

@@ -1,0 +1,70 @@
+"""The labelled messages of tests/data/extraction/ (written for this project, EN and RU), shared by
+scripts/train_extraction_head.py (train split only) and scripts/eval_extraction.py."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from selfimprint.domain.ingestion import RecentMemory
+from selfimprint.domain.messages import Message, Role
+from selfimprint.domain.models import NodeType
+
+DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "extraction" / "messages.jsonl"
+
+
+@dataclass(frozen=True)
+class Person:
+    name: str
+    relation: str | None
+
+
+@dataclass(frozen=True)
+class Labelled:
+    id: str
+    lang: str
+    split: str
+    sent_at: datetime
+    text: str
+    recent: tuple[RecentMemory, ...]
+    type: str
+    valence: str | None
+    dates: frozenset[str]
+    people: tuple[Person, ...]
+    cause: bool
+    contradicts: frozenset[str]
+
+    @property
+    def message(self) -> Message:
+        return Message(id=self.id, role=Role.USER, sent_at=self.sent_at, text=self.text)
+
+
+def load(path: Path = DATA) -> list[Labelled]:
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        expect = row["expect"]
+        out.append(
+            Labelled(
+                id=row["id"],
+                lang=row["lang"],
+                split=row["split"],
+                sent_at=datetime.fromisoformat(row["sent_at"]),
+                text=row["text"],
+                recent=tuple(
+                    RecentMemory(id=r["id"], type=NodeType(r["type"]), content=r["content"])
+                    for r in row.get("recent", [])
+                ),
+                type=expect["type"],
+                valence=expect["valence"],
+                dates=frozenset(expect["dates"]),
+                people=tuple(Person(p["name"], p["relation"]) for p in expect["people"]),
+                cause=bool(expect["cause"]),
+                contradicts=frozenset(expect["contradicts"]),
+            )
+        )
+    return out

