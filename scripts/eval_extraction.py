@@ -34,7 +34,10 @@ from selfimprint.domain.structured.extractor import (  # noqa: E402
     structured_extraction,
     texts_to_embed,
 )
+from selfimprint.domain.language import detect_language  # noqa: E402
+from selfimprint.domain.structured.cues import cues  # noqa: E402
 from selfimprint.domain.structured.head import NONE, head_for  # noqa: E402
+from selfimprint.domain.structured.people import find_people  # noqa: E402
 
 TARGETS = {
     "type accuracy": 0.80,
@@ -113,16 +116,16 @@ def score(rows: Sequence[Labelled]) -> tuple[dict[str, Tally], float]:
             tally.people_tp += len(got_people & want_people)
             tally.people_fp += len(got_people - want_people)
             tally.people_fn += len(want_people - got_people)
-            relations = {
-                p.casefold(): c.content
-                for c in answer.candidates
-                if c.type.value == "person" and c.ref != "s1"
-                for p in c.people
+            # Who each is to the user, as the extractor reads it (a person memory says it).
+            read_relations = {
+                m.name.casefold(): m.relation
+                for m in find_people(row.text, cues(detect_language(row.text)))
             }
             for person in row.people:
                 if person.relation:
                     tally.relation_labelled += 1
-                    tally.relation_right += person.name.casefold() in relations
+                    got_relation = read_relations.get(person.name.casefold())
+                    tally.relation_right += got_relation == person.relation
             got_cause = any(e.type is EdgeType.CAUSED_BY for e in answer.edges)
             tally.cause_tp += got_cause and row.cause
             tally.cause_fp += got_cause and not row.cause
@@ -151,7 +154,7 @@ def headline(t: Tally) -> dict[str, float]:
         "people precision": people[0],
         "people recall": people[1],
         "people F1": people[2],
-        "relation recall (labelled relations)": _ratio(t.relation_right, t.relation_labelled),
+        "relation accuracy (labelled relations)": _ratio(t.relation_right, t.relation_labelled),
         "cause precision": cause[0],
         "cause recall": cause[1],
         "contradiction precision": contra[0],

@@ -58,6 +58,9 @@ class LanguageCues:
     relations: dict[str, str]  # relation word (EN surface, RU dictionary form) -> relation
     relation_words: re.Pattern[str]
     slots: dict[Slot, SlotCues]
+    change_strong: re.Pattern[str]  # "anymore", "cancelled", "больше не"
+    change_weak: re.Pattern[str]  # "now", "again", "теперь": a change only with a flipped negation
+    hedge: re.Pattern[str]  # "maybe", "может": doubt, not a change
 
 
 def _relations(raw: dict[str, list[str]]) -> dict[str, str]:
@@ -92,6 +95,9 @@ def _compile(language: str, raw: dict[str, Any], relations: dict[str, str]) -> L
             )
             for slot in Slot
         },
+        change_strong=_one(slots["change_strong"]),
+        change_weak=_one(slots["change_weak"]),
+        hedge=_one(slots["hedge"]),
     )
 
 

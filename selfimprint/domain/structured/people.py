@@ -23,7 +23,7 @@ from selfimprint.domain.terms import FUNCTION_WORDS, NEGATIONS
 # Capitalised at a sentence start, never a name ("My", "The", "Not").
 _SKIP = FUNCTION_WORDS | NEGATIONS
 
-_WORD = re.compile(r"[\w'-]+")
+_WORD = re.compile(r"\w+(?:-\w+)*|'s\b")
 _CAPITALISED = re.compile(r"^[A-ZА-ЯЁ][a-zа-яё]+(?:-[A-ZА-ЯЁ][a-zа-яё]+)?$")
 _SENTENCE_START = re.compile(r"(?:^|[.!?…]\s+|\n)$")
 # How many words apart a relation word and a name may stand ("my older sister Anna").
@@ -49,7 +49,11 @@ def _tokens(text: str) -> list[_Token]:
     return [_Token(m.group(0), m.start(), m.end()) for m in _WORD.finditer(text)]
 
 
-_COPULAS = frozenset({"is", "was", "это", "-"})
+_COPULAS = frozenset({"is", "was", "'s", "been", "это", "a", "an"})
+# Titles stand between a relation word and a name ("my therapist Dr. Brandt").
+_TITLES = frozenset({"dr", "mr", "mrs", "ms", "prof", "доктор"})
+# A capitalised word after these is a place or a company, unless a relation word says otherwise.
+_PLACE_BEFORE = re.compile(r"\b(?:to|in|from|at|near|into|via|for|в|во|из|на)\s+$", re.IGNORECASE)
 _POSSESSIVES = frozenset(
     {
         "my",
@@ -77,15 +81,23 @@ def _relation_near(
     colleague Marta", "сестра Аня") or a possessive one after it ("Marta, my colleague", "Аня —
     моя сестра"); None when neither stands there."""
     name = tokens[index]
-    if index > 0:
-        relation = relation_of(tokens[index - 1].text)
+    before = index - 1
+    while before >= 0 and tokens[before].text.casefold() in _TITLES:
+        title = relation_of(tokens[before].text)
+        if title:
+            return title, tokens[before].start, name.end
+        before -= 1
+    if before >= 0:
+        relation = relation_of(tokens[before].text)
         if relation:
-            return relation, tokens[index - 1].start, name.end
+            return relation, tokens[before].start, name.end
     j = index + 1
-    if j < len(tokens) and tokens[j].text.casefold() in _COPULAS:
+    while j < len(tokens) and j <= index + 2 and tokens[j].text.casefold() in _COPULAS:
         j += 1
-    if j < len(tokens) and tokens[j].text.casefold() in _POSSESSIVES:
-        for k in (j + 1, j + 2):
+    after_article = tokens[j - 1].text.casefold() in ("a", "an")
+    possessive = j < len(tokens) and tokens[j].text.casefold() in _POSSESSIVES
+    if possessive or after_article:
+        for k in (j + 1, j + 2) if possessive else (j, j + 1):
             relation = relation_of(tokens[k].text) if k < len(tokens) else None
             named_next = k + 1 < len(tokens) and bool(_CAPITALISED.match(tokens[k + 1].text))
             if relation and not named_next:  # "Tom and my sister Anna": Anna's sister-ness
@@ -104,15 +116,21 @@ def _english(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
 
     for i, token in enumerate(tokens):
         word = token.text
-        if not _CAPITALISED.match(word) or word in cues.not_names or word.casefold() in _SKIP:
+        if (
+            not _CAPITALISED.match(word)
+            or word in cues.not_names
+            or word.casefold() in _SKIP
+            or word.casefold() in _TITLES
+        ):
             continue
         before, after = text[: token.start], text[token.end :]
         relation, start, end = _relation_near(tokens, i, relation_of)
         at_start = bool(_SENTENCE_START.search(before))
+        place_like = bool(_PLACE_BEFORE.search(before))
         person_like = (
             word.casefold() in known
             or relation is not None
-            or bool(cues.name_before and cues.name_before.match(after))
+            or (not place_like and bool(cues.name_before and cues.name_before.match(after)))
             or (not at_start and bool(cues.name_after and cues.name_after.search(before)))
         )
         if person_like:
@@ -160,24 +178,49 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
         word = token.text
         if not _CAPITALISED.match(word) or word in cues.not_names:
             continue
+        if i and _patronymic(tokens[i - 1].text, morph) is None and _patronymic(word, morph):
+            continue  # joined to the name before it
         name = _first_name(word, morph)
         in_ner = any(start <= token.start < stop for start, stop in tagged)
-        if name is None and not in_ner:
+        if name is None and (not in_ner or _not_a_noun(word, morph)):
             continue
         previous = tokens[i - 1].text if i else ""
         if previous.isdigit():  # "18 Марта" is a date, not Marta
             continue
+        relation, start, end = _relation_near(tokens, i, relation_of)
         at_start = bool(_SENTENCE_START.search(text[: token.start]))
         if name is not None and at_start and not in_ner and name.casefold() not in known:
             # Sentence-initial capitals are every word's; a dictionary name there needs a verb
-            # after it ("Марта напомнила") or a relation word near it.
+            # after it ("Марта напомнила") or a relation word by it ("Марта — моя коллега").
             following = tokens[i + 1].text if i + 1 < len(tokens) else ""
             verb = any("VERB" in p.tag for p in morph.parse(following)[:1])
-            if not verb and relation_of(previous) is None:
+            if not verb and relation is None:
                 continue
-        relation, start, end = _relation_near(tokens, i, relation_of)
-        found.append(PersonMention(name or word, relation, start, end))
+        full = name or word
+        if i + 1 < len(tokens):
+            patronymic = _patronymic(tokens[i + 1].text, morph)
+            if patronymic:
+                full, end = f"{full} {patronymic}", max(end, tokens[i + 1].end)
+        found.append(PersonMention(full, relation, start, end))
     return found
+
+
+def _patronymic(word: str, morph: Any) -> str | None:
+    """A patronymic's nominative ("Викторовны" -> "Викторовна"), or None."""
+    if not _CAPITALISED.match(word):
+        return None
+    for parse in morph.parse(word):
+        if "Patr" in parse.tag:
+            nominative = parse.inflect({"Nom"})  # natasha takes UD feature names
+            return str((nominative or parse).word).capitalize()
+    return None
+
+
+def _not_a_noun(word: str, morph: Any) -> bool:
+    # The NER sometimes takes the capitalised adjective or verb that opens a sentence
+    # ("Двоюродная сестра Света", "Передумала ...") into a name.
+    best = morph.parse(word)[0]
+    return bool(best.tag.POS in {"ADJF", "ADJS", "VERB", "INFN", "PRTF", "PRTS", "ADVB", "GRND"})
 
 
 def find_people(

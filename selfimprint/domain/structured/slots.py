@@ -8,6 +8,7 @@ records it and the older memory loses weight (domain.ingestion does both).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -15,6 +16,7 @@ from selfimprint.domain.structured.cues import LanguageCues, normalise
 from selfimprint.domain.structured.slots_model import Slot
 from selfimprint.domain.terms import read
 
+_CLAUSES = re.compile(r"[,;.!?]+|\s(?:but|and|а|но|и)\s", re.IGNORECASE)
 # "there" / "там": the value the older claim names, whatever it is.
 _ANY = frozenset({"there", "там"})
 
@@ -27,12 +29,10 @@ class Claim:
     change: bool  # the message says the slot changed ("now", "moved", "теперь")
 
 
-def _value(raw: str | None, slot: Slot) -> frozenset[str]:
+def _value(raw: str | None) -> frozenset[str]:
     if not raw or raw.casefold() in _ANY:
         return frozenset()
-    stems = read(raw).stems
-    # A plan is compared by its content words; an employer, place or partner by its first one.
-    return stems if slot is Slot.PLAN else frozenset(sorted(stems)[:1]) if stems else frozenset()
+    return read(raw).stems
 
 
 def claims(text: str, cues: LanguageCues) -> tuple[Claim, ...]:
@@ -46,12 +46,12 @@ def claims(text: str, cues: LanguageCues) -> tuple[Claim, ...]:
         if ended:
             for match in ended:
                 raw = match.groupdict().get("value")
-                found.append(Claim(slot, False, _value(raw, slot), change))
+                found.append(Claim(slot, False, _value(raw), change))
             continue
         for pattern in slot_cues.holds:
             for match in pattern.finditer(clean):
                 raw = match.groupdict().get("value")
-                found.append(Claim(slot, True, _value(raw, slot), change))
+                found.append(Claim(slot, True, _value(raw), change))
     return tuple(dict.fromkeys(found))
 
 
@@ -70,21 +70,56 @@ def contradicts(new: Claim, old: Claim) -> bool:
         # (two jobs at once are possible; "now" / "moved" / "теперь" is a change).
         return bool(new.value and old.value) and not shared and new.change
     if new.holds and not old.holds:
-        # Back where an older claim said it ended ("I'm back at Initech"): only the same value.
+        # A partner after "I'm single"; or back where an older claim said it ended ("I'm back
+        # at Initech"): only the same value.
+        if new.slot is Slot.RELATIONSHIP and not old.value:
+            return True
         return shared and new.change
     return False
 
 
+def changes(text: str, older: str, cues: LanguageCues, min_shared: float) -> bool:
+    """A state said to have changed about the older memory's subject: "I don't run anymore"
+    after "I run every morning", "cancelled the Japan trip" after "flying to Japan in April".
+
+    The two share content words (at least `min_shared` of the older memory's), and the newer
+    says the change: a strong marker ("anymore", "cancelled", "больше не"), or a weak one ("now",
+    "again", "теперь") with the negation flipped ("I drink again" after "I don't drink").
+    """
+    clean = normalise(text)
+    old = read(older)
+    for clause in _CLAUSES.split(clean):
+        strong = bool(cues.change_strong.search(clause))
+        if not strong and not cues.change_weak.search(clause):
+            continue
+        # The subject must be shared in the clause that says the change: "not on the night
+        # rota anymore, only day shifts at St. Mary's" did not change the job at St. Mary's.
+        new = read(clause)
+        shared = len(new.stems & old.stems)
+        if not old.stems or shared < max(1.0, min_shared * len(old.stems)):
+            continue
+        if strong or (new.negations % 2) != (old.negations % 2):
+            return True
+    return False
+
+
 def contradicted(
-    text: str, older: Iterable[tuple[str, str]], cues: LanguageCues
+    text: str,
+    older: Iterable[tuple[str, str]],
+    cues: LanguageCues,
+    *,
+    min_shared: float = 0.2,
 ) -> tuple[str, ...]:
-    """Ids of the older (id, content) memories whose slot claims `text` contradicts."""
-    mine = claims(text, cues)
-    if not mine:
+    """Ids of the older (id, content) memories `text` contradicts: by a slot claim, or by a
+    change of the state they describe (`changes`)."""
+    if cues.hedge.search(normalise(text)):
         return ()
+    mine = claims(text, cues)
     hits: list[str] = []
     for memory_id, content in older:
         theirs = claims(content, cues)
-        if any(contradicts(new, old) for new in mine for old in theirs):
+        if any(contradicts(new, old) for new in mine for old in theirs) or changes(
+            text, content, cues, min_shared
+        ):
             hits.append(memory_id)
     return tuple(dict.fromkeys(hits))
