@@ -120,7 +120,7 @@ class StackConfig:
     """One stack configuration measured in a run (`--configs`)."""
 
     name: str
-    extraction: Literal["verbatim", "llm"]
+    extraction: Literal["verbatim", "structured", "llm"]
     long_messages: Literal["split", "clip"] | None = None  # Settings.verbatim_long_messages
     lexical: bool = True  # lexical relevance in retrieval (Settings.retrieval_lexical_pool > 0)
 
@@ -130,6 +130,8 @@ CONFIGS = {
     "verbatim-split": StackConfig("verbatim-split", "verbatim", "split"),
     # Retrieval by embedding similarity alone (the ranking before lexical relevance).
     "verbatim-split-dense": StackConfig("verbatim-split-dense", "verbatim", "split", False),
+    # Typed memories without a large model (domain.structured, the CPU default).
+    "structured": StackConfig("structured", "structured"),
     "llm": StackConfig("llm", "llm"),
 }
 DEFAULT_CONFIGS = "verbatim-split"
@@ -164,6 +166,11 @@ def describe_llm(args: argparse.Namespace, config: StackConfig) -> str:
             f"long messages: {config.long_messages}"
             + ("" if config.lexical else "; retrieval by similarity alone, no lexical relevance")
             + ")"
+        )
+    if config.extraction == "structured":
+        return (
+            "none (extraction=structured: typed memories, dates, people, causes and "
+            "contradictions from the user's words; e5 classifier head)"
         )
     if args.llm == "local":
         return "SmolLM2-135M-Instruct (GGUF, llama.cpp via xllamacpp, CPU)"

@@ -42,6 +42,7 @@ from selfimprint.domain.scheduled_triggers import TriggerConfig
 from selfimprint.domain.scoring import ScoringConfig
 from selfimprint.domain.sleep_policy import SleepPolicy
 from selfimprint.domain.smart_skip import SmartSkipPolicy
+from selfimprint.domain.structured.extractor import StructuredConfig
 from selfimprint.domain.synx_layout import PartitionPolicy
 from selfimprint.domain.verbatim_extraction import VerbatimConfig
 
@@ -49,8 +50,8 @@ MODELS: list[type[BaseModel]] = [
     DecayConfig, ScoringConfig, BeliefConfig, HypothesisPolicy, SleepPolicy, SmartSkipPolicy,
     InferencePolicyConfig, CompactionConfig, EntropyConfig, CollectiveConfig, PortraitConfig,
     CorrectionConfig, PatternConfig, TriggerConfig, IngestionConfig, ContextConfig,
-    VerbatimConfig, RestatementConfig, GroundingConfig, LanguageConfig, LifecycleTimings,
-    PartitionPolicy,
+    VerbatimConfig, StructuredConfig, RestatementConfig, GroundingConfig, LanguageConfig,
+    LifecycleTimings, PartitionPolicy,
 ]  # fmt: skip
 DOC = Path(__file__).resolve().parents[1] / "docs" / "domain-defaults.md"
 

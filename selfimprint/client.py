@@ -80,16 +80,12 @@ class SelfImprintClient:
         await self._http.aclose()
 
     async def request(self, method: str, path: str, **kwargs: Any) -> Any:
-        answer = await self._http.request(method, path, **kwargs)
-        if answer.status_code >= 400:
-            try:
-                error = answer.json()["error"]
-            except (ValueError, KeyError, TypeError):
-                error = {"code": "http_error", "message": answer.text[:200]}
-            raise ApiError(
-                answer.status_code, error["code"], error["message"], error.get("details")
-            )
+        answer = _checked(await self._http.request(method, path, **kwargs))
         return answer.json() if answer.content else None
+
+    async def portrait(self, user_id: str) -> str:
+        """What the system believes about the user, as the Markdown the user is shown."""
+        return _checked(await self._http.get(f"/v1/users/{user_id}/portrait")).text
 
     async def put_user(self, user_id: str, profile: UserProfile) -> dict[str, Any]:
         result: dict[str, Any] = await self.request(
@@ -156,3 +152,14 @@ class SelfImprintClient:
             "POST", f"/v1/users/{user_id}/feedback", json={"id": feedback_id}
         )
         return result
+
+
+def _checked(answer: httpx.Response) -> httpx.Response:
+    """The answer, or the API's error (machine-readable code) raised as ApiError."""
+    if answer.status_code >= 400:
+        try:
+            error = answer.json()["error"]
+        except (ValueError, KeyError, TypeError):
+            error = {"code": "http_error", "message": answer.text[:200]}
+        raise ApiError(answer.status_code, error["code"], error["message"], error.get("details"))
+    return answer

@@ -25,6 +25,7 @@ from selfimprint.domain.models import (
     Node,
     NodeType,
     Permanence,
+    Valence,
 )
 from selfimprint.domain.portrait import PortraitEntry, render_portrait, render_tensions
 
@@ -39,6 +40,7 @@ class MemoryOut(BaseModel):
     id: str
     type: NodeType
     content: str
+    valence: Valence | None = Field(None, description="positive | negative on an emotional_note.")
     status: HypothesisStatus = Field(description="active for ordinary memories")
     weight: float = Field(description="Effective (decayed) weight now.")
     confidence: float = Field(description="Effective (dormancy-decayed) confidence now.")
@@ -68,6 +70,7 @@ class MemoryOut(BaseModel):
             id=node.id,
             type=node.type,
             content=node.content,
+            valence=node.valence,
             status=status,
             weight=round(node_effective_weight(node, now, timeline=timeline), 4),
             confidence=round(effective_confidence(node.belief, now), 4),

@@ -1,8 +1,9 @@
 """`selfimprint demo`: the main job on the local stack, end to end through the public API.
 
 Issues a tenant key, creates a user, sends a scripted three-week conversation (English and
-Russian), waits until the lifecycle workflow has extracted every message, and prints the memories
-and the context the assistant would get for two questions.
+Russian), waits until the lifecycle workflow has extracted every message, and prints the typed
+memories, the links between them, the tensions log and the context the assistant would get for
+two questions.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from selfimprint.domain.sleep_policy import Plan
 from selfimprint.domain.users import UserProfile
 
 CONVERSATION = Path(__file__).with_name("data") / "demo_conversation.json"
+LINKS = ("caused_by", "followed_by", "contradicts")
 QUESTIONS = ("How did the Globex interview go?", "Как прошло собеседование?")
 
 
@@ -49,8 +51,19 @@ async def run_demo(settings: Settings, out: Callable[[str], None], timeout_s: fl
                     break
                 await asyncio.sleep(2)
             out(f"extracted in {time.monotonic() - started:.0f}s. Memories:")
-            for memory in await si.memories(user, limit=100):
-                out(f"  [{memory['type']}] {memory['content']}  <- {', '.join(memory['sources'])}")
+            memories = await si.memories(user, limit=100)
+            for memory in memories:
+                kind = memory["type"] + (f", {memory['valence']}" if memory.get("valence") else "")
+                out(f"  [{kind}] {memory['content']}  <- {', '.join(memory['sources'])}")
+            out("\nLinks (why one memory follows from another):")
+            for memory in memories:
+                for edge in (await si.memory(user, memory["id"]))["edges"]:
+                    if edge["direction"] == "out" and edge["type"] in LINKS:
+                        link = f"--{edge['type']}--> {edge['other_content']}"
+                        out(f"  {memory['content']}\n    {link}")
+            portrait = await si.portrait(user)
+            if "# Tensions" in portrait:
+                out("\n# Tensions" + portrait.split("# Tensions", 1)[1].rstrip())
             for question in QUESTIONS:
                 answer = await si.context(user, question)
                 out(f"\ncontext for {question!r} ({answer.tokens} tokens, {answer.language}):")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 
@@ -90,6 +91,73 @@ async def test_a_three_week_conversation_is_remembered_with_sources(
     # Every memory can say why it exists.
     detail = await client.memory(user, answer.memories[0].id)
     assert {m["id"] for m in detail["why"]} == set(answer.memories[0].sources)
+
+
+async def test_the_scripted_conversation_becomes_a_typed_graph_on_the_default_stack(
+    client: SelfImprintClient, logs: MessageLogs, tenant_key: str
+) -> None:
+    # What `selfimprint demo` shows (issue 17), on structured extraction (the CPU default):
+    # typed memories in the user's words, the dated event, Marta as a colleague, the feeling,
+    # the open loop, the causal and temporal links and the Initech tension.
+    user = f"typed-{uuid.uuid4().hex[:6]}"
+    await client.put_user(user, UserProfile(plan="paid", time_zone="Europe/Berlin"))
+    conversation = scripted_conversation()
+    by_week: dict[str, list[Message]] = {}
+    for message in conversation:
+        by_week.setdefault(message.id[:2], []).append(message)
+    for week in sorted(by_week):
+        await client.post_messages(user, by_week[week])
+    states = await wait_extracted(logs, scope(tenant_key, user))
+    assert states["failed"] == 0 and states["pending"] == 0
+
+    memories = await client.memories(user, limit=500)
+
+    def one(source: str, type_: str) -> dict[str, Any]:
+        found = [m for m in memories if source in m["sources"] and m["type"] == type_]
+        assert found, (source, type_, [(m["type"], m["content"]) for m in memories])
+        return found[0]
+
+    assert {m["type"] for m in memories} >= {
+        "fact",
+        "event",
+        "emotional_note",
+        "person",
+        "open_loop",
+    }
+    job = one("w1-job", "fact")
+    interview = one("w1-interview", "event")
+    assert "March 18" in interview["content"]
+    marta = one("w1-colleague", "person")
+    assert marta["content"] == "My colleague Marta"
+    frustration = one("w3-frustration", "emotional_note")
+    assert frustration["valence"] == "negative"
+    one("w3-open-loop", "open_loop")
+    # Every memory is the user's own words: a span of the message it cites.
+    texts = {m.id: m.text for m in conversation}
+    for memory in memories:
+        assert any(memory["content"] in texts[s] for s in memory["sources"]), memory
+
+    # "frustrated with myself after the interview": after the interview that went badly.
+    went_badly = one("w3-interview-done", "event")
+    edges = (await client.memory(user, frustration["id"]))["edges"]
+    assert any(
+        e["type"] == "followed_by" and e["direction"] == "out" and e["other_id"] == went_badly["id"]
+        for e in edges
+    ), edges
+    # "Злюсь на себя из-за провального собеседования": a cause, linked to what it names.
+    angry = next(m for m in memories if "w3-ru-frustration" in m["sources"])
+    angry_edges = (await client.memory(user, angry["id"]))["edges"]
+    assert any(e["type"] == "caused_by" and e["direction"] == "out" for e in angry_edges)
+
+    # "I quit Initech": a contradiction of the job memory, kept as an unresolved tension, and
+    # the older side loses weight.
+    quit_ = next(m for m in memories if "w3-contradiction" in m["sources"])
+    quit_edges = (await client.memory(user, quit_["id"]))["edges"]
+    assert any(e["type"] == "contradicts" and e["other_id"] == job["id"] for e in quit_edges)
+    portrait = await client.portrait(user)
+    tensions = portrait.split("# Tensions", 1)[1]
+    assert "status:unresolved" in tensions and "Initech" in tensions
+    assert job["weight"] < interview["weight"]
 
 
 async def test_a_causal_chain_in_the_graph_reaches_the_context_with_its_sources(

@@ -75,9 +75,6 @@ class StructuredConfig(BaseModel):
     # A message is dropped as small talk only when "none" wins by this margin over the best
     # type: forgetting what the user said costs more than remembering a greeting.
     none_margin: float = Field(0.15, ge=0.0, le=1.0)
-    # A type's valence is kept when the head gives it at least this probability (an emotional
-    # note always gets the likelier of the two).
-    valence_floor: float = Field(0.6, ge=0.0, le=1.0)
     importance: Mapping[CandidateType, float] = Field(default_factory=_default_importance)
     dated_event_importance: float = Field(0.7, ge=0.0, le=1.0)
     # A cause (or an "after") names the latest memory holding at least this share of its
@@ -90,6 +87,7 @@ class StructuredConfig(BaseModel):
     # A cause part with fewer content words than this is too short to be a memory of its own
     # ("because of my knees" links or is dropped; "due to the venue flooding" is news).
     cause_min_words: int = Field(2, ge=1)
+    # Project choice: a piece shorter than this ("ok", "да") is no memory.
     min_chars: int = Field(8, ge=1)
 
 
@@ -224,17 +222,17 @@ def read_type(
     if head is None and scores[best_type] == 0.0:
         best_type = CandidateType.FACT.value  # no head, no cue: what verbatim would store
     chosen = NONE if scores[NONE] > scores[best_type] + config.none_margin else best_type
-    valence = _valence(chosen, valence_p, config)
+    valence = _valence(chosen, valence_p)
     return TypeReading(chosen, valence, scores)
 
 
-def _valence(chosen: str, p: Mapping[str, float], config: StructuredConfig) -> Valence | None:
+def _valence(chosen: str, p: Mapping[str, float]) -> Valence | None:
+    # Only an emotional note carries a valence (the Node model's rule; reinforcement matches
+    # type and valence), and it always does: the likelier of the two.
+    if chosen != CandidateType.EMOTIONAL_NOTE.value:
+        return None
     positive, negative = p.get("positive", 0.0), p.get("negative", 0.0)
-    if chosen == CandidateType.EMOTIONAL_NOTE.value:
-        return Valence.POSITIVE if positive > negative else Valence.NEGATIVE
-    if max(positive, negative) >= config.valence_floor:
-        return Valence.POSITIVE if positive > negative else Valence.NEGATIVE
-    return None
+    return Valence.POSITIVE if positive > negative else Valence.NEGATIVE
 
 
 _POSSESSIVE_BEFORE = re.compile(r"\b(?:my|our|мой|моя|моего|моей|моему|мою|наш|наша)\s+$", re.I)
