@@ -122,6 +122,17 @@ class Life:
         found: list[dict[str, Any]] = answer.json()["memories"]
         return found
 
+    async def memory(self, memory_id: str) -> dict[str, Any]:
+        answer = await self.http.get(f"/v1/users/{self.user_id}/memories/{memory_id}")
+        assert answer.status_code == 200, answer.text
+        found: dict[str, Any] = answer.json()
+        return found
+
+    async def portrait(self) -> str:
+        answer = await self.http.get(f"/v1/users/{self.user_id}/portrait")
+        assert answer.status_code == 200, answer.text
+        return answer.text
+
     async def context(self, message: str, budget_tokens: int | None = None) -> dict[str, Any]:
         body: dict[str, Any] = {"message": message}
         if budget_tokens is not None:
@@ -155,11 +166,17 @@ def _queues(settings: Settings) -> Settings:
 
 @asynccontextmanager
 async def a_life(
-    stack_settings: Settings, tenant_key: str, *, plan: str = "paid", extractor: LLM | None = None
+    stack_settings: Settings,
+    tenant_key: str,
+    *,
+    plan: str = "paid",
+    extractor: LLM | None = None,
+    extraction: ExtractionMode = ExtractionMode.VERBATIM,
 ) -> AsyncIterator[Life]:
     """A fresh time-skipping server, both workers (the cpu worker's real registrations; on the
-    gpu queue verbatim extraction, or `extractor` as the extraction LLM, the real embedder and
-    a scripted sleep LLM), the API in process with the server's clock, and a new user on it."""
+    gpu queue `extraction` (verbatim unless asked), or `extractor` as the extraction LLM, the
+    real embedder and a scripted sleep LLM), the API in process with the server's clock, and a
+    new user on it."""
     settings = _queues(stack_settings)
     env = await WorkflowEnvironment.start_time_skipping(
         data_converter=data_converter(settings), test_server_existing_path=str(TEST_SERVER)
@@ -169,15 +186,15 @@ async def a_life(
     try:
         workflows, cpu_activities = await cpu.build(settings, env.client)
         embedder = build_embedder(settings)
-        extraction = ExtractionActivities(
+        extraction_activities = ExtractionActivities(
             extractor or ScriptedLLM(),
             embedder,
-            mode=ExtractionMode.LLM if extractor is not None else ExtractionMode.VERBATIM,
+            mode=ExtractionMode.LLM if extractor is not None else extraction,
         )
         model = SleepModelActivities(ScriptedLLM(worth_reasoning=True))
         forget = ForgetEmbeddingActivities(embedder)
         gpu_activities: list[Callable[..., Any]] = [
-            extraction.extract,
+            extraction_activities.extract,
             model.precheck,
             model.propose_hypotheses,
             forget.embed_topic,
