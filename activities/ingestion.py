@@ -36,6 +36,7 @@ from selfimprint.domain.structured.extractor import (
     texts_to_embed,
 )
 from selfimprint.domain.structured.head import head_for
+from selfimprint.domain.structured.refinement import refine
 from selfimprint.domain.terms import search_terms
 from selfimprint.domain.verbatim_extraction import (
     DEFAULT_VERBATIM,
@@ -46,6 +47,7 @@ from selfimprint.domain.verbatim_extraction import (
 from selfimprint.logging import get_logger
 from selfimprint.ports import LLM, Contradiction, Embedder, Reinforcement, RetrievalQuery
 from selfimprint.prompts.extraction import ExtractionAnswer, extraction_messages
+from selfimprint.prompts.refinement import RefinementAnswer, refinement_messages
 
 log = get_logger(__name__)
 
@@ -69,6 +71,8 @@ USER_GONE = "UserGone"
 # Existing memories compared with each candidate for reinforcement.
 NEAREST_PER_CANDIDATE = 3
 EXTRACTION_MAX_TOKENS = 800
+# Corrections are short: a model that agrees with the draft answers "{}".
+REFINEMENT_MAX_TOKENS = 400
 
 
 class PendingInput(BaseModel):
@@ -105,6 +109,8 @@ class ExtractionMode(StrEnum):
     LLM = "llm"
     # Typed memories from the user's words without a large model (domain.structured).
     STRUCTURED = "structured"
+    # The structured draft, corrected and completed by the model (production, vLLM).
+    REFINE = "refine"
     VERBATIM = "verbatim"  # the LLM's answer was unusable: one memory per user message
 
 
@@ -321,7 +327,10 @@ class ExtractionActivities:
             answer = verbatim_extraction(batch.messages, self._verbatim)
             return await self._embedded(answer, self._mode, None)
         if self._mode is ExtractionMode.STRUCTURED:
-            return await self._structured_pass(batch)
+            draft, vectors = await self._structured_pass(batch)
+            return await self._embedded(draft, self._mode, None, known=vectors)
+        if self._mode is ExtractionMode.REFINE:
+            return await self._refined(batch)
         try:
             answer = await self._llm.complete_json(
                 prompt, ExtractionAnswer, max_tokens=EXTRACTION_MAX_TOKENS
@@ -341,7 +350,24 @@ class ExtractionActivities:
             log.warning("ingestion.verbatim_kept", user_id=batch.user_id, message_ids=list(kept))
         return await self._embedded(answer, mode, error)
 
-    async def _structured_pass(self, batch: ExtractionBatch) -> ExtractedBatch:
+    async def _refined(self, batch: ExtractionBatch) -> ExtractedBatch:
+        draft, vectors = await self._structured_pass(batch)
+        prompt = refinement_messages(batch.messages, batch.recent, draft, batch.language, batch.now)
+        try:
+            corrections = await self._llm.complete_json(
+                prompt, RefinementAnswer, max_tokens=REFINEMENT_MAX_TOKENS
+            )
+        except LLMAnswerInvalidError as exc:
+            # The draft is the user's words, typed: keep it rather than a verbatim copy.
+            error = str(exc)[:500]
+            log.warning("ingestion.refinement_unusable", user_id=batch.user_id, error=error)
+            return await self._embedded(draft, ExtractionMode.REFINE, error, known=vectors)
+        answer = refine(draft, corrections)
+        return await self._embedded(answer, ExtractionMode.REFINE, None, known=vectors)
+
+    async def _structured_pass(
+        self, batch: ExtractionBatch
+    ) -> tuple[Extraction, dict[str, list[float]]]:
         texts = texts_to_embed(batch.messages, batch.recent, self._structured)
         vectors = await self._vectors(texts)
         # Reading the cues, dates and people is CPU work (~ms per message): off the event loop.
@@ -354,7 +380,7 @@ class ExtractionActivities:
             similarity_floor=self._embedder.similarity_floor,
             config=self._structured,
         )
-        return await self._embedded(answer, ExtractionMode.STRUCTURED, None, known=vectors)
+        return answer, vectors
 
     async def _vectors(self, texts: list[str]) -> dict[str, list[float]]:
         if not texts:

@@ -102,12 +102,12 @@ class Settings(BaseSettings):
     llm_ctx: int = Field(4096, ge=256, description="Context window of the local server.")
     llm_timeout_s: float = Field(120.0, gt=0, description="Per-request timeout, no retries.")
 
-    extraction: Literal["structured", "llm", "verbatim"] = Field(
+    extraction: Literal["structured", "refine", "llm", "verbatim"] = Field(
         "structured",
         description="structured = typed memories, dates, people, causes and contradictions "
-        "from the user's words without a large model (the CPU default); llm = the model server "
-        "extracts (vLLM in production); verbatim = each user message becomes one memory "
-        "(benchmarks).",
+        "from the user's words without a large model (the CPU default); refine = the structured "
+        "draft corrected and completed by the model server (production, vLLM); llm = the model "
+        "extracts on its own; verbatim = each user message becomes one memory (benchmarks).",
     )
     verbatim_long_messages: Literal["split", "clip"] = Field(
         "split",

@@ -20,6 +20,8 @@ from selfimprint.adapters.llm import LLMAnswerInvalidError, OpenAICompatibleLLM
 from selfimprint.domain.ingestion import CandidateType
 from selfimprint.domain.messages import Message, Role
 
+pytestmark = pytest.mark.unit
+
 SENT = datetime(2026, 3, 3, 19, 5, tzinfo=UTC)
 
 

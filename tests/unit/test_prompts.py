@@ -21,6 +21,7 @@ from selfimprint.prompts.extraction import (
     RecentMemory,
     extraction_messages,
 )
+from selfimprint.prompts.refinement import RefinementAnswer
 
 pytestmark = pytest.mark.unit
 
@@ -47,7 +48,7 @@ def walk(schema: Any) -> Iterator[dict[str, Any]]:
             yield from walk(item)
 
 
-@pytest.mark.parametrize("answer", [ExtractionAnswer, ProseSummary])
+@pytest.mark.parametrize("answer", [ExtractionAnswer, RefinementAnswer, ProseSummary])
 def test_answer_schemas_are_self_contained_and_bounded(answer: type[BaseModel]) -> None:
     schema = answer.model_json_schema()
     text = json.dumps(schema)
@@ -62,7 +63,7 @@ def test_answer_schemas_are_self_contained_and_bounded(answer: type[BaseModel]) 
             assert set(part["required"]) == set(part["properties"])
 
 
-@pytest.mark.parametrize("answer", [ExtractionAnswer, ProseSummary])
+@pytest.mark.parametrize("answer", [ExtractionAnswer, RefinementAnswer, ProseSummary])
 def test_llama_cpp_accepts_the_schemas(answer: type[BaseModel]) -> None:
     xllamacpp = pytest.importorskip("xllamacpp")
     grammar = xllamacpp.json_schema_to_grammar(json.dumps(answer.model_json_schema()))
