@@ -317,7 +317,12 @@ class SleepActivities:
             )
             graph = await self._snapshot(scope)
             features = skip_features(
-                data.new_messages, graph.nodes, graph.edges, graph.tensions, since=data.since
+                data.new_messages,
+                graph.nodes,
+                graph.edges,
+                graph.tensions,
+                since=data.since,
+                tz=ZoneInfo(scope.time_zone),
             )
             since = data.since
             fresh = [

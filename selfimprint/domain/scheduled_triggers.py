@@ -2,9 +2,11 @@
 
 Dates are re-derived from the content of recent memories, deterministically (the extractor's
 dates are not stored on nodes): ISO dates (2025-03-28), "March 28" / "28 March", "28.03(.2025)"
-and Russian "28 марта". A date without a year is the next such day on or after the day the memory
-was created. Only dates from today on make triggers. A trigger activates `lead` before the event
-(spec: an interview on March 28 is high priority from March 27) and ends the day after.
+and Russian "28 марта" (a date without a year is the next such day on or after the day the memory
+was created), and relative days ("tomorrow", "next Tuesday", "послезавтра") resolved against when
+the user said it, by the structured extractor's reader. Only dates from today on make triggers.
+A trigger activates `lead` before the event (spec: an interview on March 28 is high priority from
+March 27) and ends the day after.
 
 Open-loop questions are templated, not generated: a candidate per open loop and per upcoming
 trigger, in English like all sleep-phase reasoning (spec §6); the assistant decides whether to use
@@ -16,13 +18,16 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable, Sequence
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import Annotated
 from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from selfimprint.domain.language import detect_language
 from selfimprint.domain.models import Edge, MemoryId, Node, NodeType
+from selfimprint.domain.structured.cues import cues
+from selfimprint.domain.structured.dates import resolve_dates
 
 
 class _Frozen(BaseModel):
@@ -126,6 +131,15 @@ def dates_in(text: str, written_on: date) -> tuple[date, ...]:
     return tuple(sorted(found))
 
 
+def dates_of(node: Node, tz: tzinfo) -> tuple[date, ...]:
+    """The days a memory names: written dates (`dates_in`), and relative ones ("tomorrow", "next
+    Tuesday", "через три дня") resolved against when the user said it, on their wall clock, by
+    the extractor's own reader (domain.structured.dates)."""
+    said = node.created_at.astimezone(tz)
+    relative = resolve_dates(node.content, said, cues(detect_language(node.content)))
+    return tuple(sorted(set(dates_in(node.content, said.date())) | set(relative)))
+
+
 def _digest(*parts: str) -> str:
     return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:24]
 
@@ -151,7 +165,7 @@ def plan_triggers(
             continue
         if (node.last_reinforced_at or node.created_at).astimezone(UTC) < since:
             continue
-        for day in dates_in(node.content, node.created_at.astimezone(tz).date()):
+        for day in dates_of(node, tz):
             if day < today:
                 continue
             start = datetime.combine(day, time(0), tz) - config.lead

@@ -6,7 +6,8 @@ contradiction with existing memories. The deterministic rule, first match wins:
 
 1. no new messages since the last sleep: skip;
 2. at least one signal (an emotional note, a significant event, an open loop, new or mentioned
-   again, or a possible contradiction: a new `contradicts` edge or tension): run;
+   again, a possible contradiction: a new `contradicts` edge or tension, or an event that names
+   a day still to come: the scheduled triggers have work): run;
 3. at least 20 new messages: run, too much material to call trivial;
 4. at most 3 new messages ("a couple of technical questions and goodbye"): skip;
 5. otherwise: ask the LLM, the single pre-check call of §3.6; its "nothing meaningful" is a skip.
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 from enum import StrEnum
 from typing import Annotated
 
@@ -33,6 +34,7 @@ from selfimprint.domain.models import (
     Tension,
     TensionStatus,
 )
+from selfimprint.domain.scheduled_triggers import dates_of
 
 
 class _Frozen(BaseModel):
@@ -67,6 +69,7 @@ class SkipFeatures(_Frozen):
     significant_events: Annotated[int, Field(ge=0)] = 0
     open_loops: Annotated[int, Field(ge=0)] = 0
     contradictions: Annotated[int, Field(ge=0)] = 0
+    upcoming_events: Annotated[int, Field(ge=0)] = 0
 
     def signals(self) -> dict[str, int]:
         """The signal counts that are non-zero, by name."""
@@ -75,6 +78,7 @@ class SkipFeatures(_Frozen):
             "significant event": self.significant_events,
             "open loop": self.open_loops,
             "possible contradiction": self.contradictions,
+            "upcoming event": self.upcoming_events,
         }
         return {name: n for name, n in counts.items() if n > 0}
 
@@ -108,17 +112,21 @@ def skip_features(
     tensions: Iterable[Tension] = (),
     *,
     since: datetime | None,
+    tz: tzinfo = UTC,
 ) -> SkipFeatures:
     """Count the signals among memories created or reinforced after `since` (the last sleep;
-    None before the first one)."""
+    None before the first one). `tz`: the user's, for the day an event was said on."""
     since = None if since is None else since.astimezone(UTC)
-    emotional = significant = loops = 0
+    emotional = significant = loops = upcoming = 0
     for node in nodes:
         if not (_after(node.created_at, since) or _after(node.last_reinforced_at, since)):
             continue
         emotional += node.type is NodeType.EMOTIONAL_NOTE
         significant += node.type is NodeType.EVENT and node.significant
         loops += node.type is NodeType.OPEN_LOOP
+        if node.type is NodeType.EVENT:
+            said_on = node.created_at.astimezone(tz).date()
+            upcoming += any(day >= said_on for day in dates_of(node, tz))
     contradictions = sum(
         1
         for e in edges
@@ -134,6 +142,7 @@ def skip_features(
         significant_events=significant,
         open_loops=loops,
         contradictions=contradictions,
+        upcoming_events=upcoming,
     )
 
 
@@ -147,7 +156,8 @@ def skip_summary(features: SkipFeatures) -> str:
         return "Sleep skipped: no new messages since the last sleep."
     return (
         f"Sleep skipped: {_plural(features.new_messages, 'new message')} since the last sleep, "
-        "with no emotional signal, significant event, open loop or possible contradiction."
+        "with no emotional signal, significant event, open loop, possible contradiction or "
+        "upcoming event."
     )
 
 

@@ -81,3 +81,29 @@ async def test_a_job_ended_weeks_later_is_a_tension_with_the_old_job(
         ), detail["edges"]
         tensions = (await life.portrait()).split("# Tensions", 1)[1]
         assert "status:unresolved" in tensions and "St. Mary's hospital" in tensions
+
+
+async def test_a_relative_date_becomes_a_scheduled_trigger(
+    stack_settings: Settings, tenant_key: str
+) -> None:
+    """Rules removed (triggers and smart skip read written dates only), "the day after
+    tomorrow" is nothing to prepare for: the night's sleep is skipped or schedules nothing, and
+    the surgery loses to what matches dinner."""
+    async with a_life(stack_settings, tenant_key, extraction=ExtractionMode.STRUCTURED) as life:
+        for day in range(8):  # a week of talk: the sleep schedule has begun
+            await life.say(f"Day {day}: I walked the dog along the river again this morning.")
+            await life.days_pass(1)
+        await life.say(
+            "My knee surgery is the day after tomorrow, at the city hospital.",
+            "I love cooking Thai green curry with lots of basil.",
+            "I usually make pasta with garlic and olive oil on weekdays.",
+            "My favourite dinner is grilled salmon with rice.",
+            "I bake bread on Sundays, mostly rye.",
+        )
+        await life.days_pass(1)  # the night's sleep schedules what is coming up
+        context = await life.context("Any ideas for dinner tonight?")
+        ranked = [m["content"] for m in context["memories"]]  # best first
+        # Inside its trigger window the surgery outranks all but at most one dinner memory.
+        assert "My knee surgery is the day after tomorrow, at the city hospital." in ranked[:2], (
+            ranked
+        )

@@ -102,6 +102,19 @@ def test_a_dated_event_becomes_a_window_and_a_question() -> None:
     assert all(q.sources for q in questions)
 
 
+def test_a_relative_day_is_resolved_on_the_users_clock() -> None:
+    # Said at 23:30 UTC on March 19, 00:30 on March 20 in Berlin: "tomorrow" is March 21 ...
+    said = datetime(2025, 3, 19, 23, 30, tzinfo=UTC)
+    berlin = ZoneInfo("Europe/Berlin")
+    event = node("i", NodeType.EVENT, "The interview is tomorrow, I barely prepared.", said, "m1")
+    (trigger,) = plan_triggers("u", [event], [], NOW - timedelta(hours=12), berlin)
+    assert trigger.event_date == date(2025, 3, 21)
+    # ... and in Russian, "послезавтра" the day after that.
+    ru = node("r", NodeType.EVENT, "Послезавтра у меня операция на колене.", said, "m2")
+    (trigger,) = plan_triggers("u", [ru], [], NOW - timedelta(hours=12), berlin)
+    assert trigger.event_date == date(2025, 3, 22)
+
+
 def test_simulation_paid_daily_user() -> None:
     start = datetime(2025, 1, 6, tzinfo=UTC)
     messages = [(start + timedelta(days=d, hours=10), 6) for d in range(14)]

@@ -99,7 +99,7 @@ def test_a_trivial_session_gets_a_one_sentence_summary() -> None:
     d = decide(SkipFeatures(new_messages=1))
     assert d.summary == (
         "Sleep skipped: 1 new message since the last sleep, with no emotional signal, "
-        "significant event, open loop or possible contradiction."
+        "significant event, open loop, possible contradiction or upcoming event."
     )
 
 
@@ -196,3 +196,21 @@ def test_one_sentence_is_short_single_line_and_stable(text: str, limit: int) -> 
     once = as_one_sentence(text, limit)
     assert len(once) <= limit and "\n" not in once
     assert as_one_sentence(once, limit) == once
+
+
+def test_an_event_naming_a_day_to_come_is_a_signal() -> None:
+    said = LAST_SLEEP + timedelta(hours=2)
+    coming = Node(
+        id="e",
+        user_id="u",
+        type=NodeType.EVENT,
+        content="My knee surgery is the day after tomorrow.",
+        weight_at=said,
+        created_at=said,
+        sources=("m1",),
+        belief=Belief(first_seen=said),
+    )
+    past = coming.model_copy(update={"id": "p", "content": "The surgery went fine yesterday."})
+    assert skip_features(1, [coming], since=LAST_SLEEP).upcoming_events == 1
+    assert skip_features(1, [past], since=LAST_SLEEP).upcoming_events == 0
+    assert decide(skip_features(1, [coming], since=LAST_SLEEP)).verdict is SkipVerdict.RUN
