@@ -101,9 +101,10 @@ def score(rows: Sequence[Labelled]) -> tuple[dict[str, Tally], float]:
             tally.n += 1
             tally.type_right += got_type == row.type
             tally.confusion[(row.type, got_type)] += 1
-            if row.type == "emotional_note":
+            if row.type == "emotional_note" and got_type == "emotional_note" and main:
+                # Valence is only stored on emotional notes: scored where the type was read.
                 tally.emotional += 1
-                tally.valence_right += bool(main and main.valence and main.valence == row.valence)
+                tally.valence_right += main.valence == row.valence
             got_dates = frozenset(main.dates_mentioned) if main else frozenset()
             if row.dates:
                 tally.dated += 1
@@ -148,7 +149,7 @@ def headline(t: Tally) -> dict[str, float]:
     contra = _f1(t.contra_tp, t.contra_fp, t.contra_fn)
     return {
         "type accuracy": _ratio(t.type_right, t.n),
-        "valence accuracy (emotional notes)": _ratio(t.valence_right, t.emotional),
+        "valence accuracy (emotional notes read as such)": _ratio(t.valence_right, t.emotional),
         "date resolution": _ratio(t.dates_right, t.dated),
         "dates invented (undated messages)": _ratio(t.dates_invented, t.undated),
         "people precision": people[0],

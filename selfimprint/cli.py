@@ -50,7 +50,7 @@ def _print_reports(reports: list[stack.ServiceReport]) -> None:
 
 @dev.command("up")
 def dev_up() -> None:
-    """Start Temporal, Neo4j, S3, the LLM server, the workers and the API; wait until ready."""
+    """Start Temporal (+ codec server), Neo4j, S3, the LLM server, workers, API; await ready."""
     settings = _settings()
     started = time.monotonic()
     try:
@@ -124,6 +124,27 @@ def demo(timeout_s: float = typer.Option(900.0, help="How long to wait for extra
     from selfimprint.devstack.demo import run_demo
 
     asyncio.run(run_demo(_settings(), typer.echo, timeout_s))
+
+
+@app.command("codec-server")
+def codec_server(
+    port: int | None = typer.Option(None, help="Listen port (default SELFIMPRINT_CODEC_PORT)."),
+    show_user_text: bool = typer.Option(
+        False,
+        "--show-user-text",
+        help="Show message texts and memory contents in decoded payloads (redacted otherwise).",
+    ),
+) -> None:
+    """Serve the Temporal codec protocol (/encode, /decode) so the UI shows decrypted payloads."""
+    from selfimprint.codec_server import serve
+    from selfimprint.config import MissingSecretError
+
+    settings = _settings()
+    try:
+        serve(settings, port, show_user_text or settings.codec_show_user_text)
+    except MissingSecretError as exc:
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(2) from exc
 
 
 @app.command("version")

@@ -197,6 +197,26 @@ class Settings(BaseSettings):
         description="Larger archived graphs are not read on the context path (decode time).",
     )
 
+    # --- codec server (decrypted payloads in the Temporal UI) ---------------------------------
+    codec_port: int = Field(8088, ge=1, le=65535, description="Codec server port.")
+    codec_token: SecretStr | None = Field(
+        None,
+        description=(
+            "Bearer token of the codec server; unset = <data_dir>/secrets/codec-token, and the "
+            "local UI origin may then call without it on a loopback bind_host."
+        ),
+    )
+    codec_cors_origin: str | None = Field(
+        None,
+        description="The Temporal UI origin allowed to call the codec server (CORS); unset = "
+        "the local UI, http://<bind_host>:<temporal_ui_port>.",
+    )
+    codec_show_user_text: bool = Field(
+        False,
+        description="Show message texts and memory contents in decoded payloads (redacted by "
+        "default: operators debug workflows, they need not read users' words).",
+    )
+
     # --- encryption at rest ------------------------------------------------------------------
     kek_path: Path | None = Field(
         None, description="Key-encryption key file; unset = <data_dir>/secrets/kek."
@@ -272,6 +292,14 @@ class Settings(BaseSettings):
     @property
     def api_url(self) -> str:
         return f"http://{self.bind_host}:{self.api_port}"
+
+    @property
+    def codec_url(self) -> str:
+        return f"http://{self.bind_host}:{self.codec_port}"
+
+    @property
+    def codec_ui_origin(self) -> str:
+        return self.codec_cors_origin or f"http://{self.bind_host}:{self.temporal_ui_port}"
 
     def secret(self, explicit: SecretStr | None, name: str) -> str:
         """An explicit secret, else the one the local stack generated into the data dir."""

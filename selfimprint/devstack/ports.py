@@ -28,6 +28,6 @@ def isolated_port_settings(host: str = "127.0.0.1") -> dict[str, int]:
     names = [
         "temporal_port", "temporal_ui_port", "temporal_http_port", "temporal_metrics_port",
         "neo4j_bolt_port", "s3_port", "s3_master_port", "s3_volume_port", "s3_filer_port",
-        "llm_port", "api_port",
+        "llm_port", "api_port", "codec_port",
     ]  # fmt: skip
     return dict(zip(names, free_ports(len(names), host), strict=True))

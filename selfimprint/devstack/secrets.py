@@ -1,5 +1,5 @@
 """Secrets the local stack generates once into `<data_dir>/secrets/` (mode 0600) and then reuses,
-so that a restart finds the same Neo4j password, S3 keys and key-encryption key."""
+so that a restart finds the same Neo4j password, S3 keys, key-encryption key and tokens."""
 
 from __future__ import annotations
 
@@ -30,3 +30,5 @@ def ensure_local_secrets(settings: Settings) -> None:
     _ensure(kek, base64.b64encode(secrets.token_bytes(32)).decode())
     # Encrypts Temporal payloads (messages and memories travel through workflow history).
     _ensure(root / "temporal-payload-key", base64.b64encode(secrets.token_bytes(32)).decode())
+    # Bearer token of the codec server (which decrypts those payloads for operators).
+    _ensure(root / "codec-token", secrets.token_urlsafe(32))

@@ -94,6 +94,8 @@ class TemporalDevServer:
             "--http-port", str(s.temporal_http_port),
             "--metrics-port", str(s.temporal_metrics_port),
             "--ui-disable-news-fetch",
+            # The UI (in the browser) sends payloads there to show them decrypted.
+            "--ui-codec-endpoint", s.codec_url,
             "--log-format", "json",
             "--log-level", "warn",
         ]  # fmt: skip
@@ -112,6 +114,41 @@ class TemporalDevServer:
             "Temporal gRPC": s.temporal_target,
             "Temporal UI": f"http://{s.bind_host}:{s.temporal_ui_port}",
         }
+
+
+class CodecServer:
+    """Decrypts payloads for the local Temporal UI (selfimprint/codec_server.py)."""
+
+    name = "codec"
+
+    def enabled(self, s: Settings) -> bool:
+        return s.local_temporal  # it serves the dev server's UI, wired with --ui-codec-endpoint
+
+    def ports(self, s: Settings) -> list[Port]:
+        return [Port(s.codec_port, "SELFIMPRINT_CODEC_PORT")]
+
+    def preflight(self, s: Settings) -> list[str]:
+        return []
+
+    def start(self, s: Settings, proc: ManagedProcess) -> None:
+        proc.start(
+            [sys.executable, "-m", "selfimprint.codec_server"], env=settings_env(s), cwd=REPO_ROOT
+        )
+
+    def ready(self, s: Settings) -> bool:
+        # An authenticated decode: proves the token, the keys and the protocol, not just a port.
+        token = s.secret(s.codec_token, "codec-token")
+        answer = httpx.post(
+            f"{s.codec_url}/decode",
+            json={"payloads": []},
+            headers={"Authorization": f"Bearer {token}", "X-Namespace": s.temporal_namespace},
+            timeout=2.0,
+        )
+        return answer.status_code == 200 and answer.json() == {"payloads": []}
+
+    def urls(self, s: Settings) -> dict[str, str]:
+        where = "SELFIMPRINT_CODEC_TOKEN" if s.codec_token else s.secrets_dir / "codec-token"
+        return {"Codec server": f"{s.codec_url} (bearer token: {where})"}
 
 
 # Search attributes the lifecycle workflows set (registered up front on the dev server; a
@@ -430,6 +467,7 @@ def all_services() -> list[Service]:
     """Start order: infrastructure first, our processes last. `down` stops in reverse."""
     return [
         TemporalDevServer(),
+        CodecServer(),
         Neo4jLocal(),
         SeaweedS3(),
         LlamaCppServer(),

@@ -17,7 +17,7 @@ from selfimprint.logging import get_logger
 log = get_logger(__name__)
 
 # Started together and stopped together: none of them depends on another.
-INFRASTRUCTURE = frozenset({"temporal", "neo4j", "s3", "llm"})
+INFRASTRUCTURE = frozenset({"temporal", "codec", "neo4j", "s3", "llm"})
 
 
 class PreflightError(RuntimeError):

@@ -44,7 +44,7 @@ from selfimprint.domain.structured.dates import resolve_dates
 from selfimprint.domain.structured.head import NONE, ExtractionHead
 from selfimprint.domain.structured.people import PersonMention, find_people, organisations
 from selfimprint.domain.structured.slots import contradicted
-from selfimprint.domain.terms import read
+from selfimprint.domain.terms import FUNCTION_WORDS, read
 from selfimprint.domain.verbatim_extraction import pieces
 
 _TYPES = tuple(t.value for t in CandidateType)
@@ -259,8 +259,14 @@ def structured_extraction(
     """The batch's candidates and edges; `vectors` holds passage vectors of `texts_to_embed`."""
     candidates: list[ExtractedMemory] = []
     edges: list[ExtractedEdge] = []
-    known = [r.content for r in recent if r.type is NodeType.PERSON]
-    known_names = [w for content in known for w in re.findall(r"[A-ZА-ЯЁ][a-zа-яё]+", content)]
+    # Names of the people the user already told of (their person memories' capitalised words).
+    known_names = [
+        word
+        for r in recent
+        if r.type is NodeType.PERSON
+        for word in re.findall(r"[A-ZА-ЯЁ][a-zа-яё]+", r.content)
+        if word.casefold() not in FUNCTION_WORDS
+    ]
     places = organisations([r.content for r in recent] + [m.text for m in messages])
     older = [(r.id, r.content) for r in recent]
     linkable: list[tuple[str, str]] = [(r.id, r.content) for r in recent]
