@@ -49,11 +49,15 @@ from selfimprint.adapters.payload_codec import PayloadKeyError, PayloadTamperedE
 from selfimprint.config import Settings
 from selfimprint.logging import get_logger
 
-log = get_logger(__name__)
+log = get_logger("selfimprint.codec_server")  # not __main__ under `python -m`
 
-# Fields of our workflow and activity models that hold a user's words (messages, memories, the
-# open-loop questions quoting them, the subject of a forget request).
-REDACTED_FIELDS = frozenset({"text", "content", "question", "topic"})
+# Fields of our workflow and activity models that hold a user's words: message texts, memory
+# contents (also as the sleep phase's plain lists of them), open-loop questions quoting them,
+# hypotheses stated about the user, the subject of a forget request. Found by reading decoded
+# histories of a real lifecycle and sleep pass; a new model field with user text belongs here.
+REDACTED_FIELDS = frozenset(
+    {"text", "content", "memories", "new_memories", "question", "statement", "topic"}
+)
 # Encodings whose data is JSON that the redaction can walk (pydantic models are json/plain).
 _JSON_ENCODINGS = frozenset({b"json/plain", b"json/protobuf"})
 # The headers the Temporal UI sends with a codec request (the last two with "pass access token").
@@ -130,9 +134,14 @@ def _redact_value(value: Any) -> tuple[Any, int]:
         for key, item in value.items():
             if key in REDACTED_FIELDS and isinstance(item, str):
                 out[key], total = f"[redacted {len(item)} chars]", total + 1
-            elif key in REDACTED_FIELDS and isinstance(item, list) and item:
-                out[key] = [f"[redacted {len(s)} chars]" if isinstance(s, str) else s for s in item]
-                total += sum(isinstance(s, str) for s in item)
+            elif key in REDACTED_FIELDS and isinstance(item, list):
+                # A list of texts (the sleep phase's `memories`); records in it are walked.
+                entries = [
+                    (f"[redacted {len(e)} chars]", 1) if isinstance(e, str) else _redact_value(e)
+                    for e in item
+                ]
+                out[key] = [v for v, _ in entries]
+                total += sum(n for _, n in entries)
             else:
                 out[key], n = _redact_value(item)
                 total += n

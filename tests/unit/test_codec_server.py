@@ -31,6 +31,8 @@ AUTH = {"Authorization": f"Bearer {TOKEN}", "X-Namespace": "default"}
 TEXT = "I am nervous about the interview on Friday"
 MESSAGE: dict[str, Any] = {"user_id": "u1", "text": TEXT, "seq": 3}
 MEMORY = {"memories": [{"id": "m1", "content": "Has a dog named Rex", "weight": 0.5}]}
+# The sleep phase's hypothesis context: memory contents as a plain list of strings.
+SLEEP = {"memory_ids": ["m1", "m2"], "memories": ["Has a dog named Rex", "Hates Mondays"]}
 
 
 def app(**kwargs: Any) -> Starlette:
@@ -86,13 +88,18 @@ async def test_round_trip_through_http(
 
 
 async def test_user_text_is_redacted_by_default(client: httpx.AsyncClient) -> None:
-    sealed = await encode(client, plain(MESSAGE, MEMORY, "plain string"))
+    sealed = await encode(client, plain(MESSAGE, MEMORY, SLEEP, "plain string"))
     answer = await client.post("/decode", json=sealed, headers=AUTH)
     assert answer.status_code == 200
-    message, memory, other = values(answer.json())
+    message, memory, sleep, other = values(answer.json())
     assert message == {**MESSAGE, "text": f"[redacted {len(TEXT)} chars]"}
     assert memory["memories"][0] == {"id": "m1", "content": "[redacted 19 chars]", "weight": 0.5}
+    assert sleep == {
+        "memory_ids": ["m1", "m2"],
+        "memories": ["[redacted 19 chars]", "[redacted 13 chars]"],
+    }
     assert other == "plain string"  # not a user-text field
+    assert "Rex" not in answer.text and "nervous" not in answer.text
 
 
 async def test_empty_payload_list(client: httpx.AsyncClient) -> None:
