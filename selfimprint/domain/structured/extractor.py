@@ -75,6 +75,10 @@ class StructuredConfig(BaseModel):
     # A message is dropped as small talk only when "none" wins by this margin over the best
     # type: forgetting what the user said costs more than remembering a greeting.
     none_margin: float = Field(0.15, ge=0.0, le=1.0)
+    # ... and only when it is short: every small-talk message of the labelled set has at most 5
+    # content words, while LoCoMo's chatty turns open with a greeting and go on to say what
+    # happened (with the head alone, 301 of its 688 evidence turns were read as small talk).
+    none_max_words: int = Field(6, ge=0)
     importance: Mapping[CandidateType, float] = Field(default_factory=_default_importance)
     dated_event_importance: float = Field(0.7, ge=0.0, le=1.0)
     # A cause (or an "after") names the latest memory holding at least this share of its
@@ -222,6 +226,8 @@ def read_type(
     if head is None and scores[best_type] == 0.0:
         best_type = CandidateType.FACT.value  # no head, no cue: what verbatim would store
     chosen = NONE if scores[NONE] > scores[best_type] + config.none_margin else best_type
+    if chosen == NONE and len(read(text).stems) > config.none_max_words:
+        chosen = best_type  # a long message that opens with "Thanks, Mel!" still says something
     valence = _valence(chosen, valence_p)
     return TypeReading(chosen, valence, scores)
 
