@@ -1,7 +1,7 @@
 """API benchmark: context latency for a user with 10,000 memories (end to end over HTTP, query
 embedding included), message acceptance latency, and ingestion throughput with the local LLM,
-with that LLM's recorded answers replayed (no inference: scripts/llm_replay.py), and with
-verbatim extraction, on a throw-away local stack.
+with that LLM's recorded answers replayed (no inference: scripts/llm_replay.py), with verbatim
+and with structured extraction, on a throw-away local stack.
 
     .venv/bin/python scripts/bench_api.py [--memories 10000] [--requests 300] [--no-write]
 
@@ -247,6 +247,7 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=300)
     parser.add_argument("--llm-messages", type=int, default=12)
     parser.add_argument("--verbatim-messages", type=int, default=200)
+    parser.add_argument("--structured-messages", type=int, default=200)
     parser.add_argument(
         "--replayed-messages", type=int, default=200, help="with the LLM's recorded answers"
     )
@@ -343,6 +344,12 @@ def main() -> None:
         asyncio.run(wait_extracted(settings, UserScope(tenant, acceptor), args.requests))
         say(f"ingesting {args.verbatim_messages} messages without the LLM ...")
         verbatim_s, verbatim_n = ingest(http, settings, tenant, args.verbatim_messages, "verbatim")
+        # The CPU default, side by side: typed memories, dates, people, causes, contradictions.
+        restart_gpu_worker(settings.model_copy(update={"extraction": "structured"}))
+        say(f"ingesting {args.structured_messages} messages with structured extraction ...")
+        structured_s, structured_n = ingest(
+            http, settings, tenant, args.structured_messages, "structured"
+        )
 
         llm_s, llm_n, replay_s, replay_n, replay_note = 0.0, 0, 0.0, 0, ""
         if args.llm_messages:
@@ -421,6 +428,14 @@ def main() -> None:
             "ingestion without the LLM (verbatim extraction, embedding + graph writes)",
             f"{verbatim_n / verbatim_s:.1f} messages/s ({verbatim_n} in {verbatim_s:.0f} s)",
             "benchmark-only setting",
+        ),
+        (
+            "ingestion with structured extraction (the CPU default: head, cues, dates, people, "
+            "causes, contradictions, embedding + graph writes), same run, just after verbatim",
+            f"{structured_n / structured_s:.1f} messages/s ({structured_n} in "
+            f"{structured_s:.0f} s)",
+            f"target >= 10 messages/s; "
+            f"{(structured_n / structured_s) / (verbatim_n / verbatim_s):.2f}x verbatim",
         ),
         (
             f"loading {args.memories:,} memories (embedding + upsert)",
