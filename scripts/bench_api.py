@@ -358,7 +358,11 @@ def main() -> None:
             recorder = ReplayServer(free_ports(1)[0], upstream=settings.llm_target)
             recorder.start()
             try:
-                restart_gpu_worker(settings.model_copy(update={"llm_base_url": recorder.base_url}))
+                restart_gpu_worker(
+                    settings.model_copy(
+                        update={"llm_base_url": recorder.base_url, "extraction": "llm"}
+                    )
+                )
                 say(f"ingesting {args.llm_messages} messages with the local LLM ...")
                 llm_s, llm_n = ingest(http, settings, tenant, args.llm_messages, "llm")
                 recorder.upstream = None

@@ -165,8 +165,9 @@ def texts_to_embed(
     config: StructuredConfig = DEFAULT_STRUCTURED,
 ) -> list[str]:
     """What `structured_extraction` needs passage vectors of: every piece, the parts of causal
-    pieces, and the recent memories (a cause may name one of them)."""
+    pieces, and, when there is a cause or an "after" to link, the recent memories."""
     texts: list[str] = []
+    links = False
     for piece in _pieces(messages, config):
         texts.append(piece.text)
         causal = _causal(piece.text, piece.cues)
@@ -175,7 +176,11 @@ def texts_to_embed(
         after = _after(piece.text, piece.cues)
         if after:
             texts.append(after)
-    texts.extend(r.content for r in recent)
+        links = links or bool(causal or after)
+    if links:
+        # Only a cause or an "after" is matched against older memories by embedding; embedding
+        # them for every batch would triple its cost (bench_api).
+        texts.extend(r.content for r in recent)
     return list(dict.fromkeys(texts))
 
 
