@@ -142,19 +142,20 @@ def _utc(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
-def extraction_messages(
+def written_language(code: str) -> str:
+    """How a prompt names the language memories are written in."""
+    return language_name(code) or "the language of the user's messages"
+
+
+def batch_lines(
     messages: Sequence[Message],
     recent: Sequence[RecentMemory],
-    language: str,
     now: datetime,
     config: ExtractionPromptConfig = DEFAULT_EXTRACTION_PROMPT,
-) -> list[dict[str, str]]:
-    """System and user messages asking for an `ExtractionAnswer` for this batch.
-
-    `language` is the user's (`domain.language.detect_language`); memories are written in it.
-    """
-    written_in = language_name(language) or "the language of the user's messages"
-    system = _SYSTEM.format(max_chars=config.max_content_chars, language=written_in)
+) -> list[str]:
+    """The batch as every extraction-side prompt shows it: the time, the recent memories
+    (id | type | content) and the messages ("[id] date role: text", which
+    scripts/llm_replay.py also reads)."""
     parts = [f"Now: {_utc(now)} ({now.astimezone(UTC):%A})."]
     shown = recent[: config.max_recent]
     if shown:
@@ -168,6 +169,23 @@ def extraction_messages(
     for message in messages:
         text = _clip(message.text.strip(), config.max_message_chars)
         parts.append(f"[{message.id}] {_utc(message.sent_at)} {message.role.value}: {text}")
+    return parts
+
+
+def extraction_messages(
+    messages: Sequence[Message],
+    recent: Sequence[RecentMemory],
+    language: str,
+    now: datetime,
+    config: ExtractionPromptConfig = DEFAULT_EXTRACTION_PROMPT,
+) -> list[dict[str, str]]:
+    """System and user messages asking for an `ExtractionAnswer` for this batch.
+
+    `language` is the user's (`domain.language.detect_language`); memories are written in it.
+    """
+    written_in = written_language(language)
+    system = _SYSTEM.format(max_chars=config.max_content_chars, language=written_in)
+    parts = batch_lines(messages, recent, now, config)
     parts.append(f"Extract the memories as JSON. Write every content in {written_in}.")
     return [
         {"role": "system", "content": system},

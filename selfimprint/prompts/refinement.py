@@ -9,7 +9,7 @@ instructions, short numbered rules, the answer constrained by the JSON schema.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Annotated
 
 from pydantic import Field
@@ -35,7 +35,8 @@ from selfimprint.prompts import LLMAnswer
 from selfimprint.prompts.extraction import (
     DEFAULT_EXTRACTION_PROMPT,
     ExtractionPromptConfig,
-    language_name,
+    batch_lines,
+    written_language,
 )
 
 
@@ -73,10 +74,6 @@ after target), between draft refs or recent memory ids.
 {{"retype": [], "drop": [], "add": [], "edges": [], "contradicts": []}}."""
 
 
-def _utc(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
-
-
 def refinement_messages(
     messages: Sequence[Message],
     recent: Sequence[RecentMemory],
@@ -86,19 +83,9 @@ def refinement_messages(
     config: ExtractionPromptConfig = DEFAULT_EXTRACTION_PROMPT,
 ) -> list[dict[str, str]]:
     """System and user messages asking for a `RefinementAnswer` to this batch's draft."""
-    written_in = language_name(language) or "the language of the user's messages"
+    written_in = written_language(language)
     system = _SYSTEM.format(max_chars=config.max_content_chars, language=written_in)
-    parts = [f"Now: {_utc(now)} ({now.astimezone(UTC):%A})."]
-    shown = recent[: config.max_recent]
-    if shown:
-        parts.append("Recent memories (id | type | content):")
-        for memory in shown:
-            content = " ".join(memory.content.split())[: config.max_recent_chars]
-            parts.append(f"{memory.id} | {memory.type.value} | {content}")
-    parts.append("Messages:")
-    for message in messages:
-        text = message.text.strip()[: config.max_message_chars]
-        parts.append(f"[{message.id}] {_utc(message.sent_at)} {message.role.value}: {text}")
+    parts = batch_lines(messages, recent, now, config)
     parts.append("Draft (ref | type | dates | people | contradicts | content):")
     parts.extend(draft_lines(draft) or ["(empty)"])
     parts.append("Answer the corrections as JSON.")

@@ -48,10 +48,8 @@ def scope(tenant_key: str, user_id: str) -> UserScope:
     return UserScope(tenant_key.split("_")[1], user_id)
 
 
-async def test_a_three_week_conversation_is_remembered_with_sources(
-    client: SelfImprintClient, logs: MessageLogs, tenant_key: str
-) -> None:
-    user = f"alex-{uuid.uuid4().hex[:6]}"
+async def _tell_the_scripted_conversation(client: SelfImprintClient, user: str) -> list[Message]:
+    """A new paid user in Berlin sends the scripted conversation, one request per week."""
     await client.put_user(user, UserProfile(plan="paid", time_zone="Europe/Berlin"))
     conversation = scripted_conversation()
     by_week: dict[str, list[Message]] = {}
@@ -60,6 +58,14 @@ async def test_a_three_week_conversation_is_remembered_with_sources(
     for week in sorted(by_week):
         accepted = await client.post_messages(user, by_week[week])
         assert accepted.accepted == len(by_week[week]) and accepted.duplicates == 0
+    return conversation
+
+
+async def test_a_three_week_conversation_is_remembered_with_sources(
+    client: SelfImprintClient, logs: MessageLogs, tenant_key: str
+) -> None:
+    user = f"alex-{uuid.uuid4().hex[:6]}"
+    conversation = await _tell_the_scripted_conversation(client, user)
 
     states = await wait_extracted(logs, scope(tenant_key, user))
     assert states == {"pending": 0, "extracted": len(conversation), "failed": 0}
@@ -100,13 +106,7 @@ async def test_the_scripted_conversation_becomes_a_typed_graph_on_the_default_st
     # typed memories in the user's words, the dated event, Marta as a colleague, the feeling,
     # the open loop, the causal and temporal links and the Initech tension.
     user = f"typed-{uuid.uuid4().hex[:6]}"
-    await client.put_user(user, UserProfile(plan="paid", time_zone="Europe/Berlin"))
-    conversation = scripted_conversation()
-    by_week: dict[str, list[Message]] = {}
-    for message in conversation:
-        by_week.setdefault(message.id[:2], []).append(message)
-    for week in sorted(by_week):
-        await client.post_messages(user, by_week[week])
+    conversation = await _tell_the_scripted_conversation(client, user)
     states = await wait_extracted(logs, scope(tenant_key, user))
     assert states["failed"] == 0 and states["pending"] == 0
 

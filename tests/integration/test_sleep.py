@@ -504,8 +504,10 @@ async def test_a_sleep_after_the_scripted_conversation_finds_its_structure(
     assert hyp.node.content == CONVERSATION_CLAIM
     assert hyp.node.sources and set(hyp.node.sources) <= user_ids
 
-    (trigger,) = await store.sleep_items("ScheduledTrigger")
-    assert trigger["event_date"].to_native() == interview_day
-    assert set(trigger["sources"]) <= {"w1-interview", "w2-underprep"}
+    # The interview's date, written ("March 18", moved to this week) and said ("tomorrow", the
+    # day after the message that said it): a trigger per memory that names the day.
+    triggers = await store.sleep_items("ScheduledTrigger")
+    assert {t["event_date"].to_native() for t in triggers} == {interview_day}, triggers
+    assert {s for t in triggers for s in t["sources"]} == {"w1-interview", "w2-underprep"}
     questions = await store.sleep_items("OpenLoopQuestion")
     assert questions and all(set(q["sources"]) <= user_ids for q in questions)
