@@ -63,7 +63,7 @@ async def run_demo(settings: Settings, out: Callable[[str], None], timeout_s: fl
                         out(f"  {memory['content']}\n    {link}")
             portrait = await si.portrait(user)
             if "# Tensions" in portrait:
-                out("\n# Tensions" + portrait.split("# Tensions", 1)[1].rstrip())
+                out("\n" + portrait.split("# Tensions", 1)[1].strip())  # its "## Tensions"
             for question in QUESTIONS:
                 answer = await si.context(user, question)
                 out(f"\ncontext for {question!r} ({answer.tokens} tokens, {answer.language}):")
