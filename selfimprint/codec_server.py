@@ -11,12 +11,12 @@ Who may call it:
 - a client with `Authorization: Bearer <token>` (SELFIMPRINT_CODEC_TOKEN, or the one `dev up`
   generates into <data_dir>/secrets/codec-token), compared in constant time;
 - the dev UI without a token, only when no token was configured explicitly *and* the server is
-  bound to a loopback address *and* the request's Origin is the configured UI origin. The Temporal
+  bound to a loopback address *and* the request's Origin is the UI's (`ui_origins`). The Temporal
   UI cannot send a static token: its "pass access token" option forwards the UI's own OIDC login
   token (HTTPS only), and the local dev UI has no login. A browser cannot fake Origin, so other
   web sites open in the operator's browser are still refused (no CORS grant, 401); a local process
   can fake it, but on loopback that process can already read the payload key in the data dir.
-- CORS is granted to the configured UI origin only.
+- CORS is granted to the UI's origins only.
 
 Privacy: decoded payloads carry users' own words (message texts, memory contents). Operators
 debug workflows (which activity failed, with which ids, counts and settings); they do not need to
@@ -62,6 +62,8 @@ REDACTED_FIELDS = frozenset(
 _JSON_ENCODINGS = frozenset({b"json/plain", b"json/protobuf"})
 # The headers the Temporal UI sends with a codec request (the last two with "pass access token").
 _UI_HEADERS = ["Content-Type", "X-Namespace", "Authorization", "Authorization-Extras"]
+# Two spellings of the local dev UI's address (the dev server binds it to 127.0.0.1).
+_LOCAL_UI_HOSTS = ("127.0.0.1", "localhost")
 
 
 class BadPayloadsError(ValueError):
@@ -176,23 +178,34 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def ui_origins(settings: Settings) -> list[str]:
+    """The UI origins allowed to call: the configured one, and for the default local UI on
+    127.0.0.1 also `localhost`, the same UI: the browser sends the host as typed in the
+    address bar, and the UI opened at http://localhost:8233 would otherwise get no CORS grant
+    and show ciphertext."""
+    if settings.codec_cors_origin is not None or settings.bind_host not in _LOCAL_UI_HOSTS:
+        return [settings.codec_ui_origin]
+    return [f"http://{host}:{settings.temporal_ui_port}" for host in _LOCAL_UI_HOSTS]
+
+
 def create_app(
     codec: PayloadCodec,
     *,
     token: str,
-    ui_origin: str,
+    ui_origins: Sequence[str],
     ui_without_token: bool = False,
     show_user_text: bool = False,
 ) -> Starlette:
-    """`ui_without_token`: accept requests whose Origin is `ui_origin` without a token (the
-    caller decides when that is safe: see the module docstring)."""
+    """`ui_without_token`: accept requests whose Origin is one of `ui_origins` without a token
+    (the caller decides when that is safe: see the module docstring)."""
     expected = f"Bearer {token}".encode()
+    origins = list(ui_origins)
 
     def authorised(request: Request) -> bool:
         given = request.headers.get("authorization", "").encode()
         if hmac.compare_digest(given, expected):
             return True
-        return ui_without_token and request.headers.get("origin") == ui_origin
+        return ui_without_token and request.headers.get("origin") in origins
 
     def handler(
         operation: str, run: Callable[[Sequence[Payload]], Awaitable[list[Payload]]]
@@ -233,7 +246,7 @@ def create_app(
         middleware=[
             Middleware(
                 CORSMiddleware,
-                allow_origins=[ui_origin],
+                allow_origins=origins,
                 allow_methods=["POST"],
                 allow_headers=_UI_HEADERS,
                 max_age=600,
@@ -254,7 +267,7 @@ def app_from_settings(settings: Settings, show_user_text: bool | None = None) ->
     return create_app(
         codec,
         token=token,
-        ui_origin=settings.codec_ui_origin,
+        ui_origins=ui_origins(settings),
         ui_without_token=ui_without_token,
         show_user_text=show,
     )
@@ -267,7 +280,7 @@ def serve(settings: Settings, port: int | None = None, show_user_text: bool | No
     log.info(
         "codec.serving",
         url=f"http://{settings.bind_host}:{port or settings.codec_port}",
-        ui_origin=settings.codec_ui_origin,
+        ui_origins=ui_origins(settings),
     )
     uvicorn.run(
         app,

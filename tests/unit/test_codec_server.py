@@ -18,7 +18,7 @@ from temporalio.api.common.v1 import Payload
 from temporalio.contrib.pydantic import pydantic_data_converter
 
 from selfimprint.adapters.payload_codec import ENCODING, EncryptingCodec
-from selfimprint.codec_server import app_from_settings, create_app, payloads_json
+from selfimprint.codec_server import app_from_settings, create_app, payloads_json, ui_origins
 from selfimprint.config import Settings
 from selfimprint.devstack.secrets import ensure_local_secrets
 
@@ -36,7 +36,7 @@ SLEEP = {"memory_ids": ["m1", "m2"], "memories": ["Has a dog named Rex", "Hates 
 
 
 def app(**kwargs: Any) -> Starlette:
-    return create_app(EncryptingCodec([KEY]), token=TOKEN, ui_origin=UI, **kwargs)
+    return create_app(EncryptingCodec([KEY]), token=TOKEN, ui_origins=[UI], **kwargs)
 
 
 async def client_for(application: Starlette) -> AsyncIterator[httpx.AsyncClient]:
@@ -143,7 +143,7 @@ async def test_malformed_bodies_400(client: httpx.AsyncClient, body: bytes) -> N
 
 
 async def test_undecryptable_payloads_400(client: httpx.AsyncClient) -> None:
-    other_key = create_app(EncryptingCodec([os.urandom(32)]), token=TOKEN, ui_origin=UI)
+    other_key = create_app(EncryptingCodec([os.urandom(32)]), token=TOKEN, ui_origins=[UI])
     async for foreign in client_for(other_key):
         sealed = await encode(foreign, plain(MESSAGE))
     answer = await client.post("/decode", json=sealed, headers=AUTH)
@@ -210,3 +210,30 @@ async def test_settings_wire_token_origin_and_exemption(tmp_path: Path) -> None:
     async for client in client_for(app_from_settings(settings, show_user_text=True)):
         shown = await client.post("/decode", json=sealed_msg, headers=auth)
         assert values(shown.json()) == [MESSAGE]
+
+
+async def test_the_local_ui_opened_as_localhost_decodes_too(tmp_path: Path) -> None:
+    # The same dev UI reached as http://localhost:8233 (as the Temporal docs spell it): the
+    # browser sends that origin, and without a grant for it the UI showed ciphertext.
+    settings = local_settings(tmp_path)
+    localhost = "http://localhost:8233"
+    preflight = {"Access-Control-Request-Method": "POST", "Origin": localhost}
+    sealed = payloads_json(
+        await EncryptingCodec([KEY]).encode(
+            pydantic_data_converter.payload_converter.to_payloads([MESSAGE])
+        )
+    )
+    async for client in client_for(app_from_settings(settings)):
+        granted = await client.options("/decode", headers=preflight)
+        assert granted.headers.get("access-control-allow-origin") == localhost
+        answer = await client.post("/decode", json=sealed, headers={"Origin": localhost})
+        assert answer.status_code == 200
+        assert values(answer.json())[0]["user_id"] == "u1"
+        other_port = await client.post(
+            "/decode", json=sealed, headers={"Origin": "http://localhost:9999"}
+        )
+        assert other_port.status_code == 401
+    # An explicit origin, or a UI that is not on 127.0.0.1, gets exactly what was configured.
+    explicit = local_settings(tmp_path, codec_cors_origin="https://temporal.example")
+    assert ui_origins(explicit) == ["https://temporal.example"]
+    assert ui_origins(local_settings(tmp_path, bind_host="10.0.0.5")) == ["http://10.0.0.5:8233"]
