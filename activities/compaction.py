@@ -11,6 +11,7 @@ a retry after a crash merges into the same object: a memory is always in Neo4j o
 from __future__ import annotations
 
 import asyncio
+import time
 from datetime import datetime
 from typing import Protocol
 
@@ -35,6 +36,7 @@ from selfimprint.ports import (
     GraphSnapshot,
     TopicSelector,
 )
+from selfimprint.telemetry.metrics import COMPACTION_DURATION
 
 log = get_logger(__name__)
 
@@ -133,6 +135,7 @@ class CompactionActivities:
 
     @activity.defn(name="compaction.compact")
     async def compact(self, data: CompactInput) -> CompactOutput:
+        started = time.perf_counter()
         graph = self._graphs.for_user(data.tenant_id, data.user_id)
         # The sweeper first (spec §3.3, bounded batches): an expired memory must not be the
         # survivor a fresh re-mention of it is folded into.
@@ -161,6 +164,7 @@ class CompactionActivities:
             pruned=len(pruned),
             **outcome.model_dump(),
         )
+        COMPACTION_DURATION.observe(time.perf_counter() - started)
         return CompactOutput(
             aggressive=plan.aggressive, entropy=plan.entropy, outcome=outcome, pruned=len(pruned)
         )

@@ -33,6 +33,7 @@ from selfimprint.config import Settings
 from selfimprint.domain.users import Tier
 from selfimprint.logging import get_logger
 from selfimprint.ports import DataKeyStore, ObjectNotFoundError, ObjectStore
+from selfimprint.telemetry.metrics import TIER_MOVES
 
 log = get_logger(__name__)
 T = TypeVar("T")
@@ -280,12 +281,16 @@ class TierActivities:
 
     @activity.defn(name="tiers.record_tier")
     async def record_tier(self, data: RecordTierInput) -> None:
-        if not await self._accounts.set_tier(UserScope(data.tenant_id, data.user_id), data.tier):
+        scope = UserScope(data.tenant_id, data.user_id)
+        before = await self._accounts.get_tier(scope)  # a retry finds the tier already moved
+        if not await self._accounts.set_tier(scope, data.tier):
             raise ApplicationError(
                 f"no profile for {data.tenant_id}/{data.user_id}",
                 type="UnknownUserError",
                 non_retryable=True,
             )
+        if before is not None and before is not data.tier:
+            TIER_MOVES.labels(before.value, data.tier.value).inc()
 
     @activity.defn(name="tiers.copy_archive")
     async def copy_archive(self, data: CopyArchiveInput) -> ArchiveInfo:

@@ -7,18 +7,23 @@ import uvicorn
 from api.app import create_app
 from selfimprint.config import Settings
 from selfimprint.logging import configure_logging
+from selfimprint.telemetry import tracing
 
 
 def main() -> None:
     settings = Settings()
     configure_logging(settings.log_level, settings.log_format)
-    uvicorn.run(
-        create_app(settings),
-        host=settings.bind_host,
-        port=settings.api_port,
-        log_config=None,  # keep our structlog handlers
-        access_log=False,
-    )
+    provider = tracing.configure_tracing("api")
+    try:
+        uvicorn.run(
+            create_app(settings),
+            host=settings.bind_host,
+            port=settings.api_port,
+            log_config=None,  # keep our structlog handlers
+            access_log=False,
+        )
+    finally:
+        tracing.shutdown_tracing(provider)
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ from api.resources import Resources
 from api.routes import context, erasure, memories, messages, users
 from selfimprint.config import Settings
 from selfimprint.logging import get_logger
+from selfimprint.telemetry.asgi import RequestTracing
 
 log = get_logger(__name__)
 
@@ -63,6 +64,7 @@ def create_app(
     install_error_handlers(app)
     app.add_middleware(BodySizeLimit, max_bytes=MAX_BODY_BYTES)
     app.add_middleware(RequestMetrics)
+    app.add_middleware(RequestTracing)  # outermost: the span covers the whole request
     app.include_router(users.router)
     app.include_router(messages.router)
     app.include_router(context.router)

@@ -141,6 +141,21 @@ class Settings(BaseSettings):
             "measured, BENCHMARKS.md). Fewer: less memory, more history replays."
         ),
     )
+    worker_metrics_port: int = Field(
+        9464,
+        ge=0,
+        le=65535,
+        description="Workers' own Prometheus metrics (LLM calls, tier moves, compaction, "
+        "backlog) at http://<bind_host>:<port>/metrics; 0 = off. Two workers on one host "
+        "need two ports.",
+    )
+    worker_sdk_metrics_port: int = Field(
+        9465,
+        ge=0,
+        le=65535,
+        description="The Temporal SDK's worker metrics (task slots, latencies) and the sleep-run "
+        "metrics at http://<bind_host>:<port>/metrics; 0 = off.",
+    )
     sleep_tuning_file: Path | None = Field(
         None,
         description=(

@@ -18,6 +18,7 @@ from selfimprint.adapters.neo4j import Neo4jGraphStore, open_driver
 from selfimprint.adapters.neo4j.message_log import MessageLogs
 from selfimprint.config import Settings
 from selfimprint.domain.sleep_tuning import SleepTuning
+from selfimprint.telemetry.backlog import watch_backlog
 from workers.runner import Registrations, run_worker
 from workflows.compaction import CompactionWorkflow
 from workflows.probe import StackProbeWorkflow
@@ -73,7 +74,7 @@ async def build(settings: Settings, client: Client) -> Registrations:
 
 
 def main() -> None:
-    asyncio.run(run_worker(lambda s: s.task_queue_cpu, build))
+    asyncio.run(run_worker(lambda s: s.task_queue_cpu, build, background=[watch_backlog]))
 
 
 if __name__ == "__main__":

@@ -622,6 +622,15 @@ class UserLifecycleWorkflow:
         finally:
             self._sleeping = False
         finished = workflow.now()
+        # Replay-safe (not recorded again when history replays); served on the worker's SDK
+        # metrics port as selfimprint_sleep_runs_total / selfimprint_sleep_duration_seconds.
+        meter = workflow.metric_meter()
+        meter.create_counter("selfimprint_sleep_runs", "Sleep runs by depth and outcome").add(
+            1, {"depth": depth.value, "outcome": outcome.status.value}
+        )
+        meter.create_histogram_timedelta(
+            "selfimprint_sleep_duration", "Wall time of a sleep run, start to outcome"
+        ).record(finished - started, {"depth": depth.value})
         counts = state.sleeps
         counts.llm_calls += outcome.llm_calls
         if outcome.status is SleepStatus.CANCELLED:

@@ -24,6 +24,7 @@ from selfimprint.config import Settings
 from selfimprint.domain.users import Tier
 from selfimprint.logging import get_logger
 from selfimprint.ports import ObjectNotFoundError, ObjectVersion, StoredObject
+from selfimprint.telemetry import tracing
 
 log = get_logger(__name__)
 
@@ -67,6 +68,7 @@ def _error_code(exc: Exception) -> str:
     return str(response.get("Error", {}).get("Code", ""))
 
 
+@tracing.traced_calls("s3", tracing.S3)
 class S3ObjectStore:
     """Implements `ports.ObjectStore` over one bucket."""
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.converter import DataConverter
+from temporalio.runtime import Runtime
 
 from selfimprint.adapters.payload_codec import parse_keys, with_encryption
 from selfimprint.config import Settings
+from selfimprint.telemetry import tracing
 
 
 def data_converter(settings: Settings) -> DataConverter:
@@ -19,7 +21,11 @@ def data_converter(settings: Settings) -> DataConverter:
     return with_encryption(pydantic_data_converter, parse_keys(keys))
 
 
-async def connect(settings: Settings) -> Client:
+async def connect(settings: Settings, *, runtime: Runtime | None = None) -> Client:
+    """`runtime`: the worker's, which serves the SDK's Prometheus metrics (workers/runner.py);
+    None = the SDK's default runtime, without metrics. With tracing on, the client carries the
+    OpenTelemetry interceptor: its calls send the caller's trace context, and workers built from
+    it trace workflows and activities."""
     api_key = settings.temporal_api_key.get_secret_value() if settings.temporal_api_key else None
     return await Client.connect(
         settings.temporal_target,
@@ -27,4 +33,6 @@ async def connect(settings: Settings) -> Client:
         tls=settings.temporal_tls or api_key is not None,
         api_key=api_key,
         data_converter=data_converter(settings),
+        interceptors=tracing.client_interceptors(),
+        runtime=runtime,
     )

@@ -30,4 +30,7 @@ def isolated_port_settings(host: str = "127.0.0.1") -> dict[str, int]:
         "neo4j_bolt_port", "s3_port", "s3_master_port", "s3_volume_port", "s3_filer_port",
         "llm_port", "api_port", "codec_port",
     ]  # fmt: skip
-    return dict(zip(names, free_ports(len(names), host), strict=True))
+    ports = dict(zip(names, free_ports(len(names), host), strict=True))
+    # The workers' metrics endpoints stay off: nothing scrapes a throw-away stack, and it must
+    # not take 9464/9465 from a running dev stack.
+    return ports | {"worker_metrics_port": 0, "worker_sdk_metrics_port": 0}

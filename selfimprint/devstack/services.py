@@ -407,13 +407,27 @@ class PythonProcess:
         return s.run_api if self.name == "api" else s.run_workers
 
     def ports(self, s: Settings) -> list[Port]:
-        return [Port(s.api_port, "SELFIMPRINT_API_PORT")] if self.name == "api" else []
+        if self.name == "api":
+            return [Port(s.api_port, "SELFIMPRINT_API_PORT")]
+        return [Port(n, var) for var, n in self._metrics_ports(s).items() if n]
+
+    def _metrics_ports(self, s: Settings) -> dict[str, int]:
+        """Both workers run on this host: the GPU worker's metrics ports are the CPU one's + 2."""
+        shift = 2 if self.name == "worker-gpu" else 0
+        ports = {
+            "SELFIMPRINT_WORKER_METRICS_PORT": s.worker_metrics_port,
+            "SELFIMPRINT_WORKER_SDK_METRICS_PORT": s.worker_sdk_metrics_port,
+        }
+        return {var: n + shift if n else 0 for var, n in ports.items()}
 
     def preflight(self, s: Settings) -> list[str]:
         return []
 
     def start(self, s: Settings, proc: ManagedProcess) -> None:
-        proc.start([sys.executable, "-m", self.module], env=settings_env(s), cwd=REPO_ROOT)
+        env = settings_env(s)
+        if self.task_queue_attr is not None:
+            env.update({var: str(n) for var, n in self._metrics_ports(s).items()})
+        proc.start([sys.executable, "-m", self.module], env=env, cwd=REPO_ROOT)
 
     def ready(self, s: Settings) -> bool:
         if self.task_queue_attr is None:

@@ -16,6 +16,7 @@ from neo4j import AsyncDriver
 from selfimprint.adapters.neo4j.records import UserScope
 from selfimprint.domain.sleep_policy import Plan
 from selfimprint.domain.users import Tier, UserProfile
+from selfimprint.telemetry import tracing
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,7 @@ RETURN count(p) AS n
 _DELETE_PROFILE = "MATCH (p:UserProfile {scope: $scope}) DELETE p RETURN count(p) AS n"
 
 
+@tracing.traced_calls("neo4j", tracing.NEO4J, skip=("for_user",))
 class Neo4jAccounts:
     def __init__(self, driver: AsyncDriver, database: str) -> None:
         self._driver = driver

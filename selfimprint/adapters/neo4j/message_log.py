@@ -19,6 +19,7 @@ from neo4j.exceptions import ConstraintError, DriverError, Neo4jError
 
 from selfimprint.adapters.neo4j.records import Rows, UserScope, epoch_parts
 from selfimprint.domain.messages import Message, Role
+from selfimprint.telemetry import tracing
 
 
 class ExtractionState(StrEnum):
@@ -37,6 +38,12 @@ class MessageConflictError(ValueError):
     def __init__(self, ids: Sequence[str]) -> None:
         super().__init__(f"message ids already used with different content: {', '.join(ids)}")
         self.ids = list(ids)
+
+
+@dataclass(frozen=True)
+class Backlog:
+    pending: int
+    oldest_received_at: datetime | None
 
 
 @dataclass(frozen=True)
@@ -91,6 +98,12 @@ WHERE m.received_at < datetime({epochSeconds: $before[0], nanosecond: $before[1]
 RETURN DISTINCT m.scope AS scope ORDER BY scope LIMIT $limit
 """
 
+# Every user's backlog in one index seek (raw_message_state_received): the metrics gauges.
+_BACKLOG = """
+MATCH (m:RawMessage) WHERE m.extraction_state = 'pending'
+RETURN count(m) AS pending, min(m.received_at) AS oldest
+"""
+
 _GET = """
 UNWIND $ids AS id
 MATCH (m:RawMessage {scope: $scope, id: id})
@@ -123,6 +136,7 @@ RETURN count(*) AS n
 """
 
 
+@tracing.traced_calls("neo4j", tracing.NEO4J, skip=("for_user",))
 class Neo4jMessageLog:
     """One user's raw messages; bound to its scope when made."""
 
@@ -232,6 +246,7 @@ def _row(message: Message) -> dict[str, object]:
     }
 
 
+@tracing.traced_calls("neo4j", tracing.NEO4J, skip=("for_user",))
 class MessageLogs:
     """Hands out message logs bound to one user, like the graph store hands out graphs."""
 
@@ -252,3 +267,11 @@ class MessageLogs:
             )
             keys = [r["scope"] async for r in result]
         return [UserScope(*key.split("/", 1)) for key in keys]
+
+    async def backlog(self) -> Backlog:
+        """Messages accepted and not yet extracted, across tenants, and when the oldest of
+        them was stored."""
+        async with self._driver.session(database=self._database) as session:
+            record = await (await session.run(_BACKLOG)).single(strict=True)
+        oldest = record["oldest"]
+        return Backlog(int(record["pending"]), None if oldest is None else oldest.to_native())

@@ -47,6 +47,7 @@ from selfimprint.ports import (
     RetrievalResult,
     TopicSelector,
 )
+from selfimprint.telemetry import tracing
 
 log = get_logger(__name__)
 T = TypeVar("T")
@@ -58,6 +59,7 @@ def user_database_name(scope: UserScope) -> str:
     return "u-" + hashlib.sha256(scope.key.encode()).hexdigest()[:40]
 
 
+@tracing.traced_calls("neo4j", tracing.NEO4J, skip=("for_user",))
 class Neo4jGraphStore:
     """Implements `ports.GraphStore`.
 
@@ -100,6 +102,7 @@ class Neo4jGraphStore:
         await migrate(self._driver, name)
 
 
+@tracing.traced_calls("neo4j", tracing.NEO4J, skip=("for_user",))
 class Neo4jUserGraph:
     """Implements `ports.UserGraphStore` for one scope; made by `Neo4jGraphStore.for_user`."""
 
