@@ -53,7 +53,7 @@ def retrieve_from_snapshot(
     ]
     if not pool:
         return RetrievalResult(candidates=(), neighbours=(), edges=())
-    lexical = _lexical(live.values(), query.terms)
+    lexical = _lexical(snapshot.nodes, query.terms)
     matrix = np.asarray([n.embedding for n in pool], dtype=np.float32)
     wanted = np.asarray(query.embedding, dtype=np.float32)
     norms = np.linalg.norm(matrix, axis=1) * (float(np.linalg.norm(wanted)) or 1.0)
@@ -117,7 +117,8 @@ def retrieve_from_snapshot(
 
 @dataclass(frozen=True)
 class _Lexicon:
-    """The query's terms weighed over the user's active memories, as the Neo4j path does."""
+    """The query's terms weighed over the user's stored memories (expired ones not yet pruned
+    included), as the Neo4j path does."""
 
     terms: tuple[str, ...]
     idf: dict[str, float]
@@ -132,9 +133,9 @@ class _Lexicon:
         return lexical_relevance(self.terms, search_terms(node.content), self.idf)
 
 
-def _lexical(live: Iterable[Node], terms: Iterable[str]) -> _Lexicon:
+def _lexical(stored: Iterable[Node], terms: Iterable[str]) -> _Lexicon:
     wanted = tuple(dict.fromkeys(terms))
-    nodes = list(live)
+    nodes = list(stored)
     if not wanted:
         return _Lexicon(wanted, {})
     frequency = Counter(t for n in nodes for t in set(wanted).intersection(search_terms(n.content)))

@@ -155,8 +155,9 @@ async def test_the_lexical_pool_and_relevance_match_the_domain(
     assert query_vector is not None
     terms = search_terms("What about the pottery and the violin in Kazan?")
     assert set(terms) == {"potteri", "violin", "kazan"}
-    frequency = Counter(t for n in alive for t in set(terms) & set(search_terms(n.content)))
-    idf = idf_weights(frequency, len(alive))
+    # Statistics over every stored memory (expired ones not yet pruned too), candidates alive.
+    frequency = Counter(t for n in nodes for t in set(terms) & set(search_terms(n.content)))
+    idf = idf_weights(frequency, len(nodes))
 
     def lexical(n: Node) -> float | None:
         return lexical_relevance(terms, search_terms(n.content), idf)

@@ -14,6 +14,7 @@ from selfimprint.adapters.neo4j.records import (
     node_from_record,
     node_projection,
 )
+from selfimprint.adapters.neo4j.search_terms import TERM_INDEX, any_term_query
 from selfimprint.domain.models import Edge, HypothesisStatus, Node, NodeType
 
 # Statuses that take a memory out of retrieval; a user's "this is wrong" sets `refuted` on any
@@ -32,16 +33,22 @@ ORDER BY coalesce(n.last_reinforced_at, n.created_at) DESC, n.id
 LIMIT $limit
 """
 
-# The memories that share the most search terms with a text (ties: the most recent first).
+# The memories that share the most search terms with a text (ties: the most recent first),
+# among the `fetch` that the `memory_terms` full-text index ranks best for the user (Lucene's
+# score follows the same shared terms, so the few it ranks lower are rarely the best here).
 _SHARING_TERMS = f"""
-MATCH (n:Memory {{scope: $scope}})
-WHERE n.type <> 'hypothesis' AND NOT coalesce(n.hypothesis_status, 'active') IN $archived
+CALL db.index.fulltext.queryNodes('{TERM_INDEX}', $any_term_query, {{limit: $fetch}})
+  YIELD node AS n
+WITH n WHERE n.scope = $scope AND n.type <> 'hypothesis'
+  AND NOT coalesce(n.hypothesis_status, 'active') IN $archived
 WITH n, size([t IN coalesce(n.terms, []) WHERE t IN $terms]) AS shared
 WHERE shared > 0
 RETURN {node_projection("n")} AS node
 ORDER BY shared DESC, coalesce(n.last_reinforced_at, n.created_at) DESC, n.id
 LIMIT $limit
 """
+# How many of Lucene's best are read again for `sharing_terms`, per memory asked for.
+SHARING_FETCH_FACTOR = 4
 
 _LIST = f"""
 MATCH (n:Memory {{scope: $scope}})
@@ -80,7 +87,13 @@ async def sharing_terms(
     tx: AsyncManagedTransaction, scope: UserScope, terms: Sequence[str], limit: int
 ) -> list[Node]:
     result = await tx.run(
-        _SHARING_TERMS, scope=scope.key, terms=list(terms), limit=limit, archived=ARCHIVED
+        _SHARING_TERMS,
+        scope=scope.key,
+        terms=list(terms),
+        limit=limit,
+        fetch=SHARING_FETCH_FACTOR * max(limit, 1),
+        archived=ARCHIVED,
+        any_term_query=any_term_query(scope.key, terms),
     )
     return [node_from_record(r["node"]) async for r in result]
 

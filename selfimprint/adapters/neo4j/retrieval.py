@@ -39,6 +39,7 @@ from selfimprint.adapters.neo4j.records import (
     vector_index,
     vector_property,
 )
+from selfimprint.adapters.neo4j.search_terms import TERM_INDEX, term_queries
 from selfimprint.domain.decay import DEFAULT_DECAY, DecayConfig
 from selfimprint.domain.models import Edge, Node
 from selfimprint.domain.scoring import DEFAULT_SCORING, ScoringConfig
@@ -142,32 +143,44 @@ RETURN n, score, 'prior' AS kind
 
 # --- lexical relevance (domain.terms.lexical_relevance; numbers from domain.scoring) -----------
 
-# The user's active memories holding any of the query's terms (ids and the terms they hold:
-# carrying the nodes themselves through the statement cost 1.4 GiB of transaction memory at 10k
-# memories), the BM25 idf of every term some memory holds (`terms.idf_weights`), and the ids of
-# the `lexical_limit` memories holding the most of the query's information, from one scan.
+# The query's terms weighed among the user's memories, and the lexically best, read from the
+# `memory_terms` full-text index (search_terms.term_queries) rather than a scan of every memory:
+# scanning cost 60-80 ms at 10k memories (BENCHMARKS.md). Document frequencies count the user's
+# stored memories (`documents`: the scope index's count), expired ones not yet pruned included,
+# as the snapshot path does: statistics, not candidates. Lucene's own ranking (whose idf spans
+# every user) only picks `lexical_fetch` candidates of this user; they are ranked again by this
+# user's idf (`terms.idf_weights`) and the best `lexical_limit` kept.
 _LEXICON = f"""
-CALL (clock_now) {{
+CALL () {{
   MATCH (n:Memory {{scope: $scope}})
-  WHERE {active("n")}
-  WITH n.id AS id, [t IN coalesce(n.terms, []) WHERE t IN $terms] AS hit
-  RETURN count(*) AS documents,
-         collect(CASE WHEN size(hit) > 0 THEN {{id: id, hit: hit}} END) AS matched
+  RETURN count(n) AS documents
 }}
-WITH clock, clock_now, matched,
-     [t IN $terms | {{t: t, df: size([m IN matched WHERE t IN m.hit])}}] AS dfs, documents
-WITH clock, clock_now, matched,
+CALL () {{
+  UNWIND $term_queries AS tq
+  CALL (tq) {{
+    CALL db.index.fulltext.queryNodes('{TERM_INDEX}', tq.q) YIELD node
+    RETURN count(node) AS df
+  }}
+  RETURN collect({{t: tq.t, df: df}}) AS dfs
+}}
+WITH clock, clock_now,
      [d IN dfs WHERE d.df > 0 |
       {{t: d.t, w: log(1.0 + (documents - d.df + 0.5) / (d.df + 0.5))}}] AS idf
-CALL (matched, idf) {{
-  UNWIND matched AS m
-  WITH m.id AS id,
-       reduce(s = 0.0, d IN idf | s + CASE WHEN d.t IN m.hit THEN d.w ELSE 0.0 END) AS held
+CALL (clock_now, idf) {{
+  CALL db.index.fulltext.queryNodes('{TERM_INDEX}', $any_term_query, {{limit: $lexical_fetch}})
+    YIELD node AS n
+  WITH n, clock_now, idf WHERE n.scope = $scope AND {active("n")}
+  WITH n.id AS id,
+       reduce(s = 0.0, d IN idf | s + CASE WHEN d.t IN n.terms THEN d.w ELSE 0.0 END) AS held
   ORDER BY held DESC, id LIMIT $lexical_limit
   RETURN collect(id) AS lexical_ids
 }}
 WITH clock, clock_now, lexical_ids, idf, reduce(s = 0.0, d IN idf | s + d.w) AS idf_total
 """
+# How many of Lucene's best the user's idf ranks again for the lexical pool: Lucene scores with
+# every user's statistics and its length norm, so its order is near, not equal, to the user's.
+LEXICAL_FETCH_FACTOR = 4
+
 # A query without terms (the ingestion's duplicate check, a greeting) skips the scan.
 _NO_LEXICON = "WITH clock, clock_now, [] AS lexical_ids, [] AS idf, 0.0 AS idf_total\n"
 
@@ -353,6 +366,8 @@ async def retrieve(
         "scheduled_limit": query.scheduled_limit,
         "terms": list(query.terms),
         "lexical_limit": query.lexical_limit,
+        "lexical_fetch": LEXICAL_FETCH_FACTOR * max(query.lexical_limit, 1),
+        **term_queries(scope.key, query.terms),
         "property": vector_property(dimension),
         "now_ms": decay_clock.micros(query.now) // 1000,
         **decay_clock.reading_params(query.now),
