@@ -4,11 +4,8 @@ is safe to repeat: a second call finds nothing and reports 0."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from datetime import datetime
-from typing import Any
 
-from neo4j import AsyncDriver
 from pydantic import BaseModel, Field
 from temporalio import activity
 from temporalio.client import Client, WorkflowExecutionStatus
@@ -19,8 +16,7 @@ from selfimprint.adapters.graph_archive import GraphArchive
 from selfimprint.adapters.neo4j import Neo4jGraphStore
 from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
 from selfimprint.adapters.neo4j.message_log import MessageLogs
-from selfimprint.adapters.neo4j.records import UserScope
-from selfimprint.config import Settings
+from selfimprint.domain.users import UserScope
 from selfimprint.logging import get_logger
 from selfimprint.ports import DataKeyStore
 
@@ -143,32 +139,3 @@ class DeletionActivities:
     @activity.defn(name="deletion.delete_profile")
     async def delete_profile(self, data: DeleteUserPartInput) -> bool:
         return await self._accounts.delete_profile(UserScope(data.tenant_id, data.user_id))
-
-
-def deletion_registrations(
-    settings: Settings,
-    driver: AsyncDriver,
-    client: Client,
-    archive: GraphArchive,
-    keys: DataKeyStore,
-) -> tuple[list[type], list[Callable[..., Any]]]:
-    """Workflows and activities for the cpu worker; pass the same archive and key store as the
-    tier registrations (one boto3 client, one key store per process)."""
-    from workflows.deletion import DeletionWorkflow, ErasureSweepWorkflow
-
-    acts = DeletionActivities(
-        client,
-        Neo4jGraphStore(driver, settings.neo4j_database),
-        MessageLogs(driver, settings.neo4j_database),
-        Neo4jAccounts(driver, settings.neo4j_database),
-        archive,
-        keys,
-    )
-    return [DeletionWorkflow, ErasureSweepWorkflow], [
-        acts.stop_workflows,
-        acts.destroy_key,
-        acts.delete_objects,
-        acts.delete_graph,
-        acts.delete_messages,
-        acts.delete_profile,
-    ]

@@ -9,12 +9,11 @@ previews exactly what a real run removes.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import Annotated
 
 import numpy as np
-from neo4j import AsyncDriver
 from pydantic import BaseModel, Field
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
@@ -22,7 +21,6 @@ from temporalio.exceptions import ApplicationError
 from activities.tiers import PERMANENT, bad_data, with_heartbeats
 from selfimprint.adapters.graph_archive import GraphArchive
 from selfimprint.adapters.neo4j import Neo4jGraphStore
-from selfimprint.config import Settings
 from selfimprint.domain.models import Node
 from selfimprint.domain.users import Tier
 from selfimprint.logging import get_logger
@@ -250,14 +248,3 @@ class ForgetActivities:
             raise ApplicationError(f"rewritten {written.key} does not read back as written")
         # In a versioned bucket the old version would still hold the topic.
         self._archive.purge_old_versions_of(key)
-
-
-def forget_registrations(
-    settings: Settings, driver: AsyncDriver, archive: GraphArchive
-) -> tuple[list[type], list[Callable[..., Any]]]:
-    """cpu worker: the workflow and the graph/object activity. The gpu worker registers
-    `ForgetEmbeddingActivities(embedder).embed_topic`."""
-    from workflows.forget import ForgetTopicWorkflow
-
-    acts = ForgetActivities(Neo4jGraphStore(driver, settings.neo4j_database), archive)
-    return [ForgetTopicWorkflow], [acts.forget_place, acts.forget_derived]

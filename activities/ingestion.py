@@ -20,7 +20,6 @@ from temporalio.exceptions import ApplicationError
 from selfimprint.adapters.llm import LLMAnswerInvalidError
 from selfimprint.adapters.neo4j import Neo4jGraphStore
 from selfimprint.adapters.neo4j.message_log import ExtractionState, MessageLogs
-from selfimprint.adapters.neo4j.records import UserScope
 from selfimprint.domain.ingestion import (
     Extraction,
     RecentMemory,
@@ -38,6 +37,7 @@ from selfimprint.domain.structured.extractor import (
 from selfimprint.domain.structured.head import head_for
 from selfimprint.domain.structured.refinement import refine
 from selfimprint.domain.terms import search_terms
+from selfimprint.domain.users import UserScope
 from selfimprint.domain.verbatim_extraction import (
     DEFAULT_VERBATIM,
     VerbatimConfig,

@@ -7,16 +7,15 @@ only keys, counts and checksums do.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from datetime import UTC, datetime, timedelta
-from typing import Any, TypeVar
+from typing import TypeVar
 
-from neo4j import AsyncDriver
 from pydantic import BaseModel, Field
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from selfimprint.adapters.crypto import DataKeyNotFoundError, FileDataKeyStore, load_kek
+from selfimprint.adapters.crypto import DataKeyNotFoundError
 from selfimprint.adapters.graph_archive import (
     ArchivedGraph,
     ArchiveMetadataError,
@@ -26,13 +25,10 @@ from selfimprint.adapters.graph_archive import (
 )
 from selfimprint.adapters.neo4j import Neo4jGraphStore
 from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
-from selfimprint.adapters.neo4j.records import UserScope
-from selfimprint.adapters.s3 import S3ObjectStore
 from selfimprint.adapters.synx import SynxError
-from selfimprint.config import Settings
-from selfimprint.domain.users import Tier
+from selfimprint.domain.users import Tier, UserScope
 from selfimprint.logging import get_logger
-from selfimprint.ports import DataKeyStore, ObjectNotFoundError, ObjectStore
+from selfimprint.ports import ObjectNotFoundError
 from selfimprint.telemetry.metrics import TIER_MOVES
 
 log = get_logger(__name__)
@@ -360,49 +356,3 @@ class TierActivities:
             merged_hot_nodes=kept,
             seconds=seconds,
         )
-
-
-# --- wiring ---------------------------------------------------------------------------------------
-
-
-def storage_classes(settings: Settings) -> dict[Tier, str]:
-    return {Tier.WARM: settings.s3_storage_class_warm, Tier.COLD: settings.s3_storage_class_cold}
-
-
-def build_archive(
-    settings: Settings,
-    environ: dict[str, str],
-    *,
-    objects: ObjectStore | None = None,
-    keys: DataKeyStore | None = None,
-) -> GraphArchive:
-    """One archive per process: one boto3 client, the key store under the data dir (see
-    docs/tiers.md for production key stores)."""
-    return GraphArchive(
-        objects or S3ObjectStore.from_settings(settings),
-        keys or FileDataKeyStore(settings.data_dir, load_kek(settings, environ)),
-        storage_classes(settings),
-    )
-
-
-def tier_registrations(
-    settings: Settings, driver: AsyncDriver, archive: GraphArchive
-) -> tuple[list[type], list[Callable[..., Any]]]:
-    """Workflows and activities for the cpu worker."""
-    from workflows.tiers import TierMoveWorkflow
-
-    acts = TierActivities(
-        Neo4jGraphStore(driver, settings.neo4j_database),
-        Neo4jAccounts(driver, settings.neo4j_database),
-        archive,
-    )
-    return [TierMoveWorkflow], [
-        acts.locate,
-        acts.archive_hot,
-        acts.verify_archive,
-        acts.drop_hot,
-        acts.record_tier,
-        acts.copy_archive,
-        acts.delete_archive,
-        acts.rehydrate,
-    ]

@@ -9,7 +9,7 @@ from pydantic import BaseModel
 
 from api.resources import Resources
 from selfimprint import lifecycle_signals
-from selfimprint.adapters.neo4j.records import UserScope
+from selfimprint.domain.users import UserScope
 from selfimprint.logging import get_logger
 from workflows.user_lifecycle import (
     ContextRequested,

@@ -22,7 +22,7 @@ from datetime import datetime
 
 from prometheus_client import Counter, Gauge
 
-from selfimprint.adapters.neo4j.records import UserScope
+from selfimprint.domain.users import UserScope
 from selfimprint.logging import get_logger
 
 log = get_logger(__name__)

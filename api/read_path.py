@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from api.resources import Resources
-from selfimprint.adapters.neo4j.records import UserScope
 from selfimprint.domain.context import AssembledContext, assemble_context, prose_context
 from selfimprint.domain.decay import node_effective_weight
 from selfimprint.domain.language import detect_language
 from selfimprint.domain.scoring import Candidate, calibrated_similarity, rank
 from selfimprint.domain.terms import search_terms
+from selfimprint.domain.users import UserScope
 from selfimprint.logging import get_logger
 from selfimprint.ports import RetrievalQuery, RetrievalResult
 from selfimprint.prompts.context_summary import ProseSummary, context_summary_messages

@@ -13,18 +13,17 @@ from datetime import UTC, datetime
 from neo4j import AsyncDriver
 from temporalio.client import Client
 
-from activities.tiers import build_archive
 from api.errors import ORCHESTRATOR_DOWN, ApiError
 from selfimprint.adapters.crypto import FileDataKeyStore, load_kek
 from selfimprint.adapters.embedders import build_embedder
-from selfimprint.adapters.graph_archive import GraphArchive
+from selfimprint.adapters.graph_archive import GraphArchive, build_archive
 from selfimprint.adapters.llm import OpenAICompatibleLLM, build_llm
 from selfimprint.adapters.neo4j import Neo4jGraphStore, open_driver
 from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
 from selfimprint.adapters.neo4j.message_log import Neo4jMessageLog
-from selfimprint.adapters.neo4j.records import UserScope
 from selfimprint.adapters.temporal import connect
 from selfimprint.config import Settings
+from selfimprint.domain.users import UserScope
 from selfimprint.ports import Embedder
 
 CONNECT_BACKOFF_S = 2.0

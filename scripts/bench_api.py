@@ -29,7 +29,6 @@ from selfimprint.adapters.embedders import build_embedder
 from selfimprint.adapters.neo4j import Neo4jGraphStore, open_driver
 from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
 from selfimprint.adapters.neo4j.message_log import ExtractionState, MessageLogs
-from selfimprint.adapters.neo4j.records import UserScope
 from selfimprint.config import Settings
 from selfimprint.devstack import stack
 from selfimprint.devstack.ports import free_ports, isolated_port_settings
@@ -37,6 +36,7 @@ from selfimprint.devstack.report import replace_section
 from selfimprint.devstack.services import PythonProcess
 from selfimprint.domain.decay import ActivityTimeline, coefficient_for, expires_at
 from selfimprint.domain.models import Belief, Node, NodeType, Valence
+from selfimprint.domain.users import UserScope
 
 SUBJECTS = ["my sister", "my manager", "the dentist", "our landlord", "my running club", "Marta"]
 VERBS = ["talked about", "worried about", "planned", "finished", "postponed", "enjoyed"]

@@ -144,8 +144,7 @@ async def activity_at(size: int) -> tuple[float, float, int, int]:
     from activities.compaction import CompactInput, CompactionActivities
     from selfimprint.adapters.neo4j import Neo4jGraphStore, open_driver
     from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
-    from selfimprint.adapters.neo4j.records import UserScope
-    from selfimprint.domain.users import UserProfile
+    from selfimprint.domain.users import UserProfile, UserScope
 
     root = Path(tempfile.mkdtemp(prefix="bench-compaction-"))
     settings, neo4j = start_neo4j(root, "2g", "1g")

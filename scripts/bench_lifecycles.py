@@ -39,7 +39,6 @@ from temporalio.service import RPCError
 
 from selfimprint.adapters.neo4j import open_driver
 from selfimprint.adapters.neo4j.message_log import ExtractionState, MessageLogs
-from selfimprint.adapters.neo4j.records import UserScope
 from selfimprint.adapters.temporal import connect
 from selfimprint.config import Settings
 from selfimprint.devstack import stack
@@ -47,6 +46,7 @@ from selfimprint.devstack.ports import isolated_port_settings
 from selfimprint.devstack.report import replace_section
 from selfimprint.devstack.services import all_services
 from selfimprint.domain.sleep_policy import Depth
+from selfimprint.domain.users import UserScope
 from workflows.user_lifecycle import (
     LifecycleState,
     SleepRequest,

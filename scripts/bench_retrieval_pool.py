@@ -36,14 +36,13 @@ from bench_graph import pct, start_neo4j
 from selfimprint.adapters.embedders import build_embedder
 from selfimprint.adapters.neo4j import Neo4jGraphStore, open_driver
 from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
-from selfimprint.adapters.neo4j.records import UserScope
 from selfimprint.config import Settings
 from selfimprint.devstack.report import replace_section
 from selfimprint.domain.decay import ActivityTimeline, node_effective_weight
 from selfimprint.domain.models import Node
 from selfimprint.domain.scoring import Candidate, calibrated_similarity, rank
 from selfimprint.domain.terms import idf_weights, lexical_relevance, search_terms
-from selfimprint.domain.users import UserProfile
+from selfimprint.domain.users import UserProfile, UserScope
 from selfimprint.ports import RetrievalQuery
 
 NOW = datetime.now(UTC).replace(microsecond=0)

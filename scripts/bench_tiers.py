@@ -27,17 +27,15 @@ from typing import TypeVar
 
 import numpy as np
 
-from activities.tiers import build_archive
-from selfimprint.adapters.graph_archive import GraphArchive
+from selfimprint.adapters.graph_archive import GraphArchive, build_archive
 from selfimprint.adapters.neo4j import Neo4jGraphStore, migrate, open_driver
 from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
-from selfimprint.adapters.neo4j.records import UserScope
 from selfimprint.config import Settings
 from selfimprint.devstack import stack
 from selfimprint.devstack.ports import isolated_port_settings
 from selfimprint.devstack.report import replace_section
 from selfimprint.domain.models import Belief, Edge, EdgeType, Node, NodeType, Valence
-from selfimprint.domain.users import Tier, UserProfile
+from selfimprint.domain.users import Tier, UserProfile, UserScope
 from selfimprint.logging import configure_logging
 from selfimprint.ports import GraphSnapshot
 

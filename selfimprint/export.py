@@ -15,9 +15,8 @@ from pydantic import BaseModel, ConfigDict
 from selfimprint.adapters.graph_archive import GraphArchive, merge_snapshots
 from selfimprint.adapters.neo4j import Neo4jGraphStore
 from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
-from selfimprint.adapters.neo4j.records import UserScope
 from selfimprint.domain.models import Node
-from selfimprint.domain.users import Tier
+from selfimprint.domain.users import Tier, UserScope
 from selfimprint.ports import GraphSnapshot, ObjectNotFoundError
 
 

@@ -11,8 +11,8 @@ from temporalio.client import Client
 from temporalio.common import WorkflowIDConflictPolicy
 
 from selfimprint.adapters.neo4j.message_log import Neo4jMessageLog
-from selfimprint.adapters.neo4j.records import UserScope
 from selfimprint.config import Settings
+from selfimprint.domain.users import UserScope
 from workflows.user_lifecycle import (
     LifecycleInput,
     LifecycleState,

@@ -8,18 +8,17 @@ import os
 from temporalio.client import Client
 
 from activities.compaction import CompactionActivities
-from activities.deletion import deletion_registrations
-from activities.forget import forget_registrations
 from activities.ingestion import IngestionActivities
 from activities.sleep import SleepActivities
-from activities.tiers import build_archive, tier_registrations
 from selfimprint.adapters.crypto import FileDataKeyStore, load_kek
+from selfimprint.adapters.graph_archive import build_archive
 from selfimprint.adapters.neo4j import Neo4jGraphStore, open_driver
 from selfimprint.adapters.neo4j.message_log import MessageLogs
 from selfimprint.config import Settings
 from selfimprint.domain.sleep_tuning import SleepTuning
 from selfimprint.telemetry.backlog import watch_backlog
 from workers.runner import Registrations, run_worker
+from workers.storage import deletion_registrations, forget_registrations, tier_registrations
 from workflows.compaction import CompactionWorkflow
 from workflows.probe import StackProbeWorkflow
 from workflows.sleep_phase import SleepPhaseWorkflow

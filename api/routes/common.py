@@ -10,9 +10,8 @@ from api.errors import ApiError
 from api.notifier import LifecycleNotifier
 from api.resources import Resources
 from selfimprint.adapters.neo4j.accounts import Principal
-from selfimprint.adapters.neo4j.records import UserScope
 from selfimprint.domain.models import MAX_ID_CHARS
-from selfimprint.domain.users import UserProfile
+from selfimprint.domain.users import UserProfile, UserScope
 
 UserId = Annotated[
     str,

@@ -18,13 +18,12 @@ from api.read_path import ContextMode, Retrieve, build_context
 from api.resources import Resources
 from api.routes.common import UserId, resources_of, scope_of, unknown_user
 from api.timing import ServerTiming
-from selfimprint.adapters.neo4j.records import UserScope
 from selfimprint.adapters.snapshot_retrieval import retrieve_from_snapshot
 from selfimprint.domain.decay import ActivityTimeline
 from selfimprint.domain.language import detect_language
 from selfimprint.domain.messages import MessageText
 from selfimprint.domain.models import NodeType
-from selfimprint.domain.users import Tier
+from selfimprint.domain.users import Tier, UserScope
 from selfimprint.logging import get_logger
 from selfimprint.ports import GraphSnapshot, RetrievalQuery, RetrievalResult
 

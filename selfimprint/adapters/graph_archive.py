@@ -15,8 +15,10 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from selfimprint.adapters.s3 import ObjectLayout
+from selfimprint.adapters.crypto import FileDataKeyStore, load_kek
+from selfimprint.adapters.s3 import ObjectLayout, S3ObjectStore
 from selfimprint.adapters.synx import decode_synx, encode_synx
+from selfimprint.config import Settings
 from selfimprint.domain.users import Tier
 from selfimprint.logging import get_logger
 from selfimprint.ports import (
@@ -259,3 +261,26 @@ class GraphArchive:
             if v.key == key and (v.is_delete_marker or v.version_id != keep)
         ]
         return self._objects.delete_versions(stale)
+
+
+# --- wiring ---------------------------------------------------------------------------------------
+
+
+def storage_classes(settings: Settings) -> dict[Tier, str]:
+    return {Tier.WARM: settings.s3_storage_class_warm, Tier.COLD: settings.s3_storage_class_cold}
+
+
+def build_archive(
+    settings: Settings,
+    environ: dict[str, str],
+    *,
+    objects: ObjectStore | None = None,
+    keys: DataKeyStore | None = None,
+) -> GraphArchive:
+    """One archive per process: one boto3 client, the key store under the data dir (see
+    docs/tiers.md for production key stores)."""
+    return GraphArchive(
+        objects or S3ObjectStore.from_settings(settings),
+        keys or FileDataKeyStore(settings.data_dir, load_kek(settings, environ)),
+        storage_classes(settings),
+    )

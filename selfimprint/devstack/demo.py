@@ -18,12 +18,11 @@ from pathlib import Path
 from selfimprint.adapters.neo4j import Neo4jGraphStore, open_driver
 from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
 from selfimprint.adapters.neo4j.message_log import ExtractionState, MessageLogs
-from selfimprint.adapters.neo4j.records import UserScope
 from selfimprint.client import SelfImprintClient
 from selfimprint.config import Settings
 from selfimprint.domain.messages import Message
 from selfimprint.domain.sleep_policy import Plan
-from selfimprint.domain.users import UserProfile
+from selfimprint.domain.users import UserProfile, UserScope
 
 CONVERSATION = Path(__file__).with_name("data") / "demo_conversation.json"
 LINKS = ("caused_by", "followed_by", "contradicts")

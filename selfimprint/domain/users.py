@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter
 
+from selfimprint.domain.models import MemoryId
 from selfimprint.domain.sleep_policy import Plan
+
+_MEMORY_ID = TypeAdapter(MemoryId)
 
 
 def _known_zone(name: str) -> str:
@@ -25,6 +29,23 @@ class Tier(StrEnum):
     HOT = "hot"
     WARM = "warm"
     COLD = "cold"
+
+
+@dataclass(frozen=True)
+class UserScope:
+    """The (tenant, user) a store is bound to. Both parts are MemoryIds (no '/'), so the joined
+    key is unambiguous; callers map arbitrary names with `domain.models.safe_id` first."""
+
+    tenant_id: str
+    user_id: str
+
+    def __post_init__(self) -> None:
+        _MEMORY_ID.validate_python(self.tenant_id)
+        _MEMORY_ID.validate_python(self.user_id)
+
+    @property
+    def key(self) -> str:
+        return f"{self.tenant_id}/{self.user_id}"
 
 
 TimeZoneName = Annotated[str, Field(min_length=1, max_length=64), AfterValidator(_known_zone)]

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from selfimprint.adapters.neo4j.message_log import ExtractionState, MessageLogs
-from selfimprint.adapters.neo4j.records import UserScope
 from selfimprint.domain.messages import Message
+from selfimprint.domain.users import UserScope
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 

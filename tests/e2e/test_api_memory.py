@@ -17,7 +17,6 @@ import pytest
 from selfimprint.adapters.embedders import build_embedder
 from selfimprint.adapters.neo4j import Neo4jGraphStore, open_driver
 from selfimprint.adapters.neo4j.message_log import ExtractionState, MessageLogs
-from selfimprint.adapters.neo4j.records import UserScope
 from selfimprint.client import SelfImprintClient
 from selfimprint.config import Settings
 from selfimprint.devstack import stack
@@ -25,7 +24,7 @@ from selfimprint.devstack.services import LlamaCppServer
 from selfimprint.domain.decay import coefficient_for, expires_at
 from selfimprint.domain.messages import Message, Role
 from selfimprint.domain.models import Belief, Edge, EdgeType, Node, NodeType, Valence
-from selfimprint.domain.users import UserProfile
+from selfimprint.domain.users import UserProfile, UserScope
 from tests.e2e.helpers import scripted_conversation, wait_extracted
 
 pytestmark = pytest.mark.e2e

@@ -15,13 +15,12 @@ from neo4j import AsyncDriver
 import api.app
 from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
 from selfimprint.adapters.neo4j.message_log import MessageLogs
-from selfimprint.adapters.neo4j.records import UserScope
 from selfimprint.cli_messages import retell_all
 from selfimprint.client import SelfImprintClient
 from selfimprint.config import Settings
 from selfimprint.devstack.ports import free_ports
 from selfimprint.domain.messages import Message, Role
-from selfimprint.domain.users import UserProfile
+from selfimprint.domain.users import UserProfile, UserScope
 from tests.e2e.helpers import wait_extracted
 
 pytestmark = pytest.mark.e2e

@@ -13,11 +13,10 @@ import pytest
 from selfimprint.adapters.neo4j import open_driver
 from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
 from selfimprint.adapters.neo4j.message_log import MessageLogs
-from selfimprint.adapters.neo4j.records import UserScope
 from selfimprint.client import ApiError, SelfImprintClient
 from selfimprint.config import Settings
 from selfimprint.domain.messages import Message, Role
-from selfimprint.domain.users import UserProfile
+from selfimprint.domain.users import UserProfile, UserScope
 from tests.e2e.helpers import wait_extracted
 
 pytestmark = pytest.mark.e2e

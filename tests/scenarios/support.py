@@ -30,9 +30,9 @@ from api.app import create_app
 from api.resources import Resources
 from selfimprint.adapters.embedders import build_embedder
 from selfimprint.adapters.neo4j.message_log import Neo4jMessageLog
-from selfimprint.adapters.neo4j.records import UserScope
 from selfimprint.adapters.temporal import data_converter
 from selfimprint.config import Settings
+from selfimprint.domain.users import UserScope
 from selfimprint.ports import LLM
 from tests.workflows.support import TEST_SERVER, ScriptedLLM
 from workers import cpu

@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from api.notifier import LifecycleNotifier, NotifierLimits
-from selfimprint.adapters.neo4j.records import UserScope
+from selfimprint.domain.users import UserScope
 
 pytestmark = pytest.mark.unit
 

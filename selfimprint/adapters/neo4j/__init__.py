@@ -2,7 +2,7 @@
 
 from selfimprint.adapters.neo4j.driver import open_driver
 from selfimprint.adapters.neo4j.migrations import MigrationError, MigrationReport, migrate
-from selfimprint.adapters.neo4j.records import UnsupportedDimensionError, UserScope
+from selfimprint.adapters.neo4j.records import UnsupportedDimensionError
 from selfimprint.adapters.neo4j.retrieval import VectorSearchConfig
 from selfimprint.adapters.neo4j.store import Neo4jGraphStore, Neo4jUserGraph
 from selfimprint.adapters.neo4j.writes import MissingNodesError, ScopeViolationError
@@ -15,7 +15,6 @@ __all__ = [
     "Neo4jUserGraph",
     "ScopeViolationError",
     "UnsupportedDimensionError",
-    "UserScope",
     "VectorSearchConfig",
     "migrate",
     "open_driver",

@@ -13,9 +13,8 @@ from dataclasses import dataclass
 
 from neo4j import AsyncDriver
 
-from selfimprint.adapters.neo4j.records import UserScope
 from selfimprint.domain.sleep_policy import Plan
-from selfimprint.domain.users import Tier, UserProfile
+from selfimprint.domain.users import Tier, UserProfile, UserScope
 from selfimprint.telemetry import tracing
 
 

@@ -9,13 +9,13 @@ from neo4j import AsyncManagedTransaction
 
 from selfimprint.adapters.neo4j.records import (
     EDGE_PROJECTION,
-    UserScope,
     edge_from_record,
     node_from_record,
     node_projection,
 )
 from selfimprint.adapters.neo4j.search_terms import TERM_INDEX, any_term_query
 from selfimprint.domain.models import Edge, HypothesisStatus, Node, NodeType
+from selfimprint.domain.users import UserScope
 
 # Statuses that take a memory out of retrieval; a user's "this is wrong" sets `refuted` on any
 # memory, the hypothesis lifecycle sets the others.

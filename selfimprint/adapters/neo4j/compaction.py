@@ -14,9 +14,10 @@ from neo4j import AsyncManagedTransaction
 
 from selfimprint.adapters.neo4j import writes
 from selfimprint.adapters.neo4j.forgetting import delete_nodes
-from selfimprint.adapters.neo4j.records import REL_TYPES, UserScope
+from selfimprint.adapters.neo4j.records import REL_TYPES
 from selfimprint.domain.compaction import CompactionPlan, EdgeKey, NodeMerge
 from selfimprint.domain.models import Edge
+from selfimprint.domain.users import UserScope
 from selfimprint.ports import CompactionOutcome
 
 _UPDATE_SURVIVORS = """

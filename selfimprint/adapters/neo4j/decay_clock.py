@@ -18,8 +18,9 @@ from typing import Any
 
 from neo4j import AsyncManagedTransaction
 
-from selfimprint.adapters.neo4j.records import UserScope, epoch_parts, from_epoch_micros
+from selfimprint.adapters.neo4j.records import epoch_parts, from_epoch_micros
 from selfimprint.domain.decay import DEFAULT_DECAY, ActivityTimeline, DecayConfig, PausedInterval
+from selfimprint.domain.users import UserScope
 
 # Cypher, reusable at the start of a read statement: binds `clock` (the profile, or null) and
 # `clock_now` (a DateTime: the decay clock's reading at $now_us). Needs $scope, $now_us and

@@ -11,7 +11,7 @@ from datetime import datetime
 
 from neo4j import AsyncManagedTransaction
 
-from selfimprint.adapters.neo4j.records import UserScope
+from selfimprint.domain.users import UserScope
 from selfimprint.ports import ForgetReport, ForgottenMemory, TopicSelector
 
 DELETE_BATCH = 5_000

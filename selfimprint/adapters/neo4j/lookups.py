@@ -10,7 +10,6 @@ from neo4j import AsyncManagedTransaction
 from selfimprint.adapters.neo4j.records import (
     HYPOTHESIS_PROJECTION,
     TENSION_PROJECTION,
-    UserScope,
     hypothesis_from_record,
     node_from_record,
     node_projection,
@@ -18,6 +17,7 @@ from selfimprint.adapters.neo4j.records import (
 )
 from selfimprint.domain.decay import ReinforcementTally
 from selfimprint.domain.models import HypothesisStatus, Node, Tension, TensionStatus
+from selfimprint.domain.users import UserScope
 from selfimprint.ports import HypothesisRecord
 
 _NODES = f"""

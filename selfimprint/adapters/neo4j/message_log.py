@@ -17,8 +17,9 @@ from enum import StrEnum
 from neo4j import AsyncDriver
 from neo4j.exceptions import ConstraintError, DriverError, Neo4jError
 
-from selfimprint.adapters.neo4j.records import Rows, UserScope, epoch_parts
+from selfimprint.adapters.neo4j.records import Rows, epoch_parts
 from selfimprint.domain.messages import Message, Role
+from selfimprint.domain.users import UserScope
 from selfimprint.telemetry import tracing
 
 

@@ -11,8 +11,9 @@ from datetime import timedelta
 
 from neo4j import AsyncManagedTransaction
 
-from selfimprint.adapters.neo4j.records import UserScope, node_from_record, node_projection
+from selfimprint.adapters.neo4j.records import node_from_record, node_projection
 from selfimprint.domain.models import Node
+from selfimprint.domain.users import UserScope
 from selfimprint.ports import CauseStep
 
 MAX_PATH_LENGTH = 10

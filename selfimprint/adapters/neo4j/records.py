@@ -13,7 +13,6 @@ Storage decisions (docs/graph-store.md):
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
@@ -112,23 +111,6 @@ INDEXED_LABEL = "IndexedMemory"
 
 def vector_index(dimension: int) -> str:
     return f"indexed_memory_{vector_property(dimension)}"
-
-
-@dataclass(frozen=True)
-class UserScope:
-    """The (tenant, user) a store is bound to. Both parts are MemoryIds (no '/'), so the joined
-    key is unambiguous; callers map arbitrary names with `domain.models.safe_id` first."""
-
-    tenant_id: str
-    user_id: str
-
-    def __post_init__(self) -> None:
-        _MEMORY_ID.validate_python(self.tenant_id)
-        _MEMORY_ID.validate_python(self.user_id)
-
-    @property
-    def key(self) -> str:
-        return f"{self.tenant_id}/{self.user_id}"
 
 
 # Type labels beside :Memory, so typed scans need no property filter.

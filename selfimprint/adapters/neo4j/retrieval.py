@@ -32,7 +32,6 @@ from selfimprint.adapters.neo4j.records import (
     EDGE_PROJECTION,
     INDEXED_LABEL,
     Rows,
-    UserScope,
     edge_from_record,
     node_from_record,
     node_projection,
@@ -43,6 +42,7 @@ from selfimprint.adapters.neo4j.search_terms import TERM_INDEX, term_queries
 from selfimprint.domain.decay import DEFAULT_DECAY, DecayConfig
 from selfimprint.domain.models import Edge, Node
 from selfimprint.domain.scoring import DEFAULT_SCORING, ScoringConfig
+from selfimprint.domain.users import UserScope
 from selfimprint.ports import RetrievalQuery, RetrievalResult, RetrievedMemory
 
 

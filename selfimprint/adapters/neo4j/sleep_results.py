@@ -13,10 +13,11 @@ from typing import Any
 from neo4j import AsyncManagedTransaction
 
 from selfimprint.adapters.neo4j import writes
-from selfimprint.adapters.neo4j.records import UserScope, chunked
+from selfimprint.adapters.neo4j.records import chunked
 from selfimprint.domain.patterns import Pattern
 from selfimprint.domain.scheduled_triggers import OpenLoopQuestion, ScheduledTrigger
 from selfimprint.domain.sleep_writes import SleepRunRecord, SleepStatus, SleepWrites, WeightChange
+from selfimprint.domain.users import UserScope
 
 BATCH = 500
 

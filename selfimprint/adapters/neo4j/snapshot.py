@@ -16,7 +16,6 @@ from selfimprint.adapters.neo4j.records import (
     TENSION_PROJECTION,
     TYPE_LABELS,
     Rows,
-    UserScope,
     chunked,
     edge_from_record,
     edge_row,
@@ -28,6 +27,7 @@ from selfimprint.adapters.neo4j.records import (
     tension_from_record,
 )
 from selfimprint.domain.models import Edge, Node
+from selfimprint.domain.users import UserScope
 from selfimprint.ports import GraphSnapshot
 
 _NODES = f"""

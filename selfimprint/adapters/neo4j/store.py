@@ -28,11 +28,11 @@ from selfimprint.adapters.neo4j import (
     writes,
 )
 from selfimprint.adapters.neo4j.migrations import MigrationReport, migrate
-from selfimprint.adapters.neo4j.records import UserScope
 from selfimprint.domain.compaction import CompactionPlan
 from selfimprint.domain.decay import ActivityTimeline, ReinforcementTally
 from selfimprint.domain.models import Edge, HypothesisStatus, Node, NodeType, Tension, TensionStatus
 from selfimprint.domain.sleep_writes import SleepRunRecord, SleepWrites
+from selfimprint.domain.users import UserScope
 from selfimprint.logging import get_logger
 from selfimprint.ports import (
     CauseStep,

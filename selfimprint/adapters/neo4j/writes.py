@@ -15,7 +15,6 @@ from selfimprint.adapters.neo4j.records import (
     INDEXED_LABEL,
     TYPE_LABELS,
     Rows,
-    UserScope,
     chunked,
     edge_row,
     hypothesis_row,
@@ -25,6 +24,7 @@ from selfimprint.adapters.neo4j.records import (
     utc,
 )
 from selfimprint.domain.models import Edge, Hypothesis, Node, NodeType, Tension
+from selfimprint.domain.users import UserScope
 from selfimprint.ports import Downweight, Reinforcement
 
 BATCH = 1_000
