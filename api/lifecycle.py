@@ -11,7 +11,7 @@ from api.resources import Resources
 from selfimprint import lifecycle_signals
 from selfimprint.domain.users import UserScope
 from selfimprint.logging import get_logger
-from workflows.user_lifecycle import (
+from workflows.lifecycle_state import (
     ContextRequested,
     FeedbackReceived,
     MessagesReceived,

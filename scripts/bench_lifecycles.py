@@ -47,12 +47,8 @@ from selfimprint.devstack.report import replace_section
 from selfimprint.devstack.services import all_services
 from selfimprint.domain.sleep_policy import Depth
 from selfimprint.domain.users import UserScope
-from workflows.user_lifecycle import (
-    LifecycleState,
-    SleepRequest,
-    UserLifecycleWorkflow,
-    workflow_id,
-)
+from workflows.lifecycle_state import LifecycleState, SleepRequest
+from workflows.user_lifecycle import UserLifecycleWorkflow, workflow_id
 
 SECTION = "## Lifecycle workflows at scale"
 CONCURRENT_REQUESTS = 8  # a handful of client connections, like a chat front end's pool

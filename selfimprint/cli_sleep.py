@@ -21,13 +21,8 @@ from selfimprint.adapters.temporal import connect
 from selfimprint.config import Settings
 from selfimprint.domain.sleep_policy import Depth
 from selfimprint.domain.sleep_writes import SleepStatus
-from workflows.user_lifecycle import (
-    LifecycleState,
-    SleepRequest,
-    SoftResetRequest,
-    UserLifecycleWorkflow,
-    workflow_id,
-)
+from workflows.lifecycle_state import LifecycleState, SleepRequest, SoftResetRequest
+from workflows.user_lifecycle import UserLifecycleWorkflow, workflow_id
 
 sleep_app = typer.Typer(no_args_is_help=True, help="A user's sleep phase (lifecycle workflow).")
 
@@ -133,6 +128,15 @@ def _update_and_wait(
         raise typer.Exit(1)
 
 
+def _pass_finished(before: LifecycleState, state: LifecycleState) -> bool:
+    """The requested pass has an outcome: `last_sleep` names a newer run than before. (The
+    sequence number counts a pass when it starts, so it alone ends the wait too early, showing
+    the previous outcome.)"""
+    last, previous = state.last_sleep, before.last_sleep
+    started = state.sleep_seq > before.sleep_seq and state.sleep_requested is None
+    return started and last is not None and (previous is None or last.run_id != previous.run_id)
+
+
 def _request(user: str, tenant: str, depth: Depth, reason: str, wait: bool) -> None:
     async def send(handle: LifecycleHandle) -> str:
         request = SleepRequest(depth=depth, reason=reason)
@@ -140,8 +144,7 @@ def _request(user: str, tenant: str, depth: Depth, reason: str, wait: bool) -> N
 
     def outcome(before: LifecycleState) -> Outcome:
         def done(state: LifecycleState) -> tuple[str, bool] | None:
-            finished = state.sleep_seq > before.sleep_seq and state.sleep_requested is None
-            if not finished or state.last_sleep is None:
+            if not _pass_finished(before, state) or state.last_sleep is None:
                 return None
             return _describe(state), state.last_sleep.status is not SleepStatus.FAILED
 

@@ -13,14 +13,8 @@ from temporalio.common import WorkflowIDConflictPolicy
 from selfimprint.adapters.neo4j.message_log import Neo4jMessageLog
 from selfimprint.config import Settings
 from selfimprint.domain.users import UserScope
-from workflows.user_lifecycle import (
-    LifecycleInput,
-    LifecycleState,
-    MessagesReceived,
-    TaskQueues,
-    UserLifecycleWorkflow,
-    workflow_id,
-)
+from workflows.lifecycle_state import LifecycleInput, LifecycleState, MessagesReceived, TaskQueues
+from workflows.user_lifecycle import UserLifecycleWorkflow, workflow_id
 
 RETOLD_PER_SIGNAL = 1000  # MessagesReceived's limit
 # A server that accepts the call and never answers fails it here, not never.

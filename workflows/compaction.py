@@ -8,11 +8,8 @@ archived to S3 and leaves Neo4j (activities.compaction.apply_soft_reset).
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 from pydantic import BaseModel
 from temporalio import workflow
-from temporalio.common import RetryPolicy
 
 with workflow.unsafe.imports_passed_through():
     from activities.compaction import (
@@ -24,12 +21,7 @@ with workflow.unsafe.imports_passed_through():
         SoftResetInput,
         SoftResetOutput,
     )
-
-TIMEOUT = timedelta(minutes=10)
-HEARTBEAT = timedelta(minutes=2)
-RETRY = RetryPolicy(
-    initial_interval=timedelta(seconds=2), maximum_interval=timedelta(minutes=1), maximum_attempts=8
-)
+    from workflows.options import COMPACTION, COMPACTION_PLAN
 
 
 class CompactionInput(BaseModel):
@@ -58,9 +50,7 @@ class CompactionWorkflow:
                 now=workflow.now(),
                 aggressive=data.aggressive,
             ),
-            start_to_close_timeout=TIMEOUT,
-            heartbeat_timeout=HEARTBEAT,
-            retry_policy=RETRY,
+            **COMPACTION,
         )
         reset = None
         if data.soft_reset_requested or data.feedback_signals > 0:
@@ -73,8 +63,7 @@ class CompactionWorkflow:
                     requested=data.soft_reset_requested,
                     feedback_signals=data.feedback_signals,
                 ),
-                start_to_close_timeout=TIMEOUT,
-                retry_policy=RETRY,
+                **COMPACTION_PLAN,
             )
         applied = None
         if reset is not None and reset.due:
@@ -86,9 +75,7 @@ class CompactionWorkflow:
                     now=workflow.now(),
                     reason=reset.reason,
                 ),
-                start_to_close_timeout=TIMEOUT,
-                heartbeat_timeout=HEARTBEAT,
-                retry_policy=RETRY,
+                **COMPACTION,
             )
         workflow.logger.info(
             "compaction finished",

@@ -18,7 +18,6 @@ from __future__ import annotations
 from datetime import timedelta
 
 from temporalio import workflow
-from temporalio.common import RetryPolicy
 from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
@@ -31,6 +30,7 @@ with workflow.unsafe.imports_passed_through():
         SweepInput,
         SweepReport,
     )
+    from workflows.options import STORAGE_LONG, STORAGE_SHORT
     from workflows.tiers import tier_workflow_id
     from workflows.user_lifecycle import workflow_id as lifecycle_workflow_id
 
@@ -47,32 +47,23 @@ def deletion_workflow_id(tenant_id: str, user_id: str) -> str:
     return f"delete-{tenant_id}-{user_id}"
 
 
-SHORT = timedelta(seconds=60)
-LONG = timedelta(minutes=30)
-HEARTBEAT = timedelta(seconds=30)
-# Erasure must finish: retry without limit, backing off to a minute.
-RETRY = RetryPolicy(initial_interval=timedelta(seconds=1), maximum_interval=timedelta(seconds=60))
-
-
 async def _shred(user: DeleteUserPartInput) -> tuple[bool, int, int]:
     """Destroy the data key, then every object version, then the graph: shared by the erasure
     and its delayed second pass. Returns (key destroyed, objects deleted, memories deleted)."""
     key_destroyed = await workflow.execute_activity_method(
-        DeletionActivities.destroy_key, user, start_to_close_timeout=SHORT, retry_policy=RETRY
+        DeletionActivities.destroy_key,
+        user,
+        **STORAGE_SHORT,
     )
     objects = await workflow.execute_activity_method(
         DeletionActivities.delete_objects,
         user,
-        start_to_close_timeout=LONG,
-        heartbeat_timeout=HEARTBEAT,
-        retry_policy=RETRY,
+        **STORAGE_LONG,
     )
     memories = await workflow.execute_activity_method(
         DeletionActivities.delete_graph,
         user,
-        start_to_close_timeout=LONG,
-        heartbeat_timeout=HEARTBEAT,
-        retry_policy=RETRY,
+        **STORAGE_LONG,
     )
     return key_destroyed, objects, memories
 
@@ -91,22 +82,18 @@ class DeletionWorkflow:
                 ],
                 reason=f"user data erased by {workflow.info().workflow_id}",
             ),
-            start_to_close_timeout=SHORT,
-            retry_policy=RETRY,
+            **STORAGE_SHORT,
         )
         key_destroyed, objects, memories = await _shred(user)
         messages = await workflow.execute_activity_method(
             DeletionActivities.delete_messages,
             user,
-            start_to_close_timeout=LONG,
-            heartbeat_timeout=HEARTBEAT,
-            retry_policy=RETRY,
+            **STORAGE_LONG,
         )
         profile = await workflow.execute_activity_method(
             DeletionActivities.delete_profile,
             user,
-            start_to_close_timeout=SHORT,
-            retry_policy=RETRY,
+            **STORAGE_SHORT,
         )
         sweep_id = None
         if data.sweep_after_s > 0 and workflow.patched("erasure-sweep"):

@@ -6,10 +6,7 @@ good choice (the caller's request id), so a retried API call does not forget twi
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 from temporalio import workflow
-from temporalio.common import RetryPolicy
 from temporalio.exceptions import FailureError
 
 with workflow.unsafe.imports_passed_through():
@@ -28,13 +25,9 @@ with workflow.unsafe.imports_passed_through():
     from selfimprint.domain.users import Tier
     from selfimprint.ports import ForgottenMemory
     from workflows.ids import lifecycle_workflow_id
+    from workflows.options import STORAGE_LONG, STORAGE_SHORT
 
 __all__ = ["ForgetInput", "ForgetTopicReport", "ForgetTopicWorkflow"]
-
-SHORT = timedelta(seconds=60)
-LONG = timedelta(minutes=30)
-HEARTBEAT = timedelta(seconds=30)
-RETRY = RetryPolicy(initial_interval=timedelta(seconds=1), maximum_interval=timedelta(seconds=60))
 
 
 @workflow.defn
@@ -47,14 +40,12 @@ class ForgetTopicWorkflow:
                 ForgetEmbeddingActivities.embed_topic,
                 EmbedTopicInput(text=data.topic),
                 task_queue=data.embed_task_queue or workflow.info().task_queue,
-                start_to_close_timeout=SHORT,
-                retry_policy=RETRY,
+                **STORAGE_SHORT,
             )
         where = await workflow.execute_activity_method(
             TierActivities.locate,
             LocateInput(tenant_id=data.tenant_id, user_id=data.user_id),
-            start_to_close_timeout=SHORT,
-            retry_policy=RETRY,
+            **STORAGE_SHORT,
         )
         places: list[tuple[Tier, str | None]] = [
             (tier, None)
@@ -82,9 +73,7 @@ class ForgetTopicWorkflow:
                     min_similarity=data.min_similarity,
                     dry_run=data.dry_run,
                 ),
-                start_to_close_timeout=LONG,
-                heartbeat_timeout=HEARTBEAT,
-                retry_policy=RETRY,
+                **STORAGE_LONG,
             )
             derived += report.derived
             if report.memories:
@@ -102,8 +91,7 @@ class ForgetTopicWorkflow:
                     text=data.topic,
                     dry_run=data.dry_run,
                 ),
-                start_to_close_timeout=SHORT,
-                retry_policy=RETRY,
+                **STORAGE_SHORT,
             )
         outcome = ForgetTopicReport(
             dry_run=data.dry_run,

@@ -10,11 +10,10 @@ cancelled and stops; what earlier operations committed stays (each is complete o
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from pydantic import BaseModel, Field
 from temporalio import workflow
-from temporalio.common import RetryPolicy
 
 with workflow.unsafe.imports_passed_through():
     from activities.sleep import (
@@ -36,24 +35,7 @@ with workflow.unsafe.imports_passed_through():
     from selfimprint.domain.sleep_policy import Depth, SleepOperation, operations_for
     from selfimprint.domain.sleep_writes import SleepStatus
     from selfimprint.domain.smart_skip import SkipVerdict, decide, decide_after_llm
-
-GRAPH_TIMEOUT = timedelta(minutes=5)
-GRAPH_HEARTBEAT = timedelta(seconds=60)
-LLM_TIMEOUT = timedelta(minutes=3)
-GRAPH_RETRY = RetryPolicy(
-    initial_interval=timedelta(seconds=2),
-    maximum_interval=timedelta(minutes=1),
-    maximum_attempts=8,
-    non_retryable_error_types=["BadSleepDataError"],
-)
-# A sleep waits a while for the model server, but a pass is not worth blocking the lifecycle for
-# hours: after ~30 min it fails, and the next pass (or an operator's retry) tries again.
-LLM_RETRY = RetryPolicy(
-    initial_interval=timedelta(seconds=5),
-    backoff_coefficient=2.0,
-    maximum_interval=timedelta(minutes=2),
-    maximum_attempts=15,
-)
+    from workflows.options import SLEEP_GRAPH, SLEEP_MODEL, SLEEP_RECORD
 
 
 class SleepInput(BaseModel):
@@ -116,9 +98,7 @@ class SleepPhaseWorkflow:
                 since=data.since,
                 new_messages=data.new_messages,
             ),
-            start_to_close_timeout=GRAPH_TIMEOUT,
-            heartbeat_timeout=GRAPH_HEARTBEAT,
-            retry_policy=GRAPH_RETRY,
+            **SLEEP_GRAPH,
         )
         if not data.skip_precheck:
             decision = decide(begin.features)
@@ -127,8 +107,7 @@ class SleepPhaseWorkflow:
                     SleepModelActivities.precheck,
                     PrecheckInput(new_memories=begin.new_memories),
                     task_queue=data.gpu_task_queue,
-                    start_to_close_timeout=LLM_TIMEOUT,
-                    retry_policy=LLM_RETRY,
+                    **SLEEP_MODEL,
                 )
                 outcome.llm_calls += 1
                 decision = decide_after_llm(begin.features, answer.worth_reasoning, answer.summary)
@@ -145,9 +124,7 @@ class SleepPhaseWorkflow:
                 found = await workflow.execute_activity_method(
                     SleepActivities.detect_patterns,
                     OperationInput(scope=scope),
-                    start_to_close_timeout=GRAPH_TIMEOUT,
-                    heartbeat_timeout=GRAPH_HEARTBEAT,
-                    retry_policy=GRAPH_RETRY,
+                    **SLEEP_GRAPH,
                 )
                 patterns = found.patterns
                 outcome.counts["patterns"] = len(patterns)
@@ -155,9 +132,7 @@ class SleepPhaseWorkflow:
                 linked = await workflow.execute_activity_method(
                     SleepActivities.infer_connections,
                     ConnectionsInput(scope=scope, patterns=patterns),
-                    start_to_close_timeout=GRAPH_TIMEOUT,
-                    heartbeat_timeout=GRAPH_HEARTBEAT,
-                    retry_policy=GRAPH_RETRY,
+                    **SLEEP_GRAPH,
                 )
                 touched = linked.touched
                 outcome.counts["inferred_edges"] = linked.edges
@@ -167,9 +142,7 @@ class SleepPhaseWorkflow:
                 recal = await workflow.execute_activity_method(
                     SleepActivities.recalibrate,
                     RecalibrateInput(scope=scope, patterns=patterns, touched=touched),
-                    start_to_close_timeout=GRAPH_TIMEOUT,
-                    heartbeat_timeout=GRAPH_HEARTBEAT,
-                    retry_policy=GRAPH_RETRY,
+                    **SLEEP_GRAPH,
                 )
                 outcome.counts["boosted"] = recal.boosted
                 outcome.counts["drifted"] = recal.drifted
@@ -177,9 +150,7 @@ class SleepPhaseWorkflow:
                 scheduled = await workflow.execute_activity_method(
                     SleepActivities.schedule_triggers,
                     OperationInput(scope=scope),
-                    start_to_close_timeout=GRAPH_TIMEOUT,
-                    heartbeat_timeout=GRAPH_HEARTBEAT,
-                    retry_policy=GRAPH_RETRY,
+                    **SLEEP_GRAPH,
                 )
                 triggers = scheduled.triggers
                 outcome.counts["triggers"] = len(triggers)
@@ -187,9 +158,7 @@ class SleepPhaseWorkflow:
                 prepared = await workflow.execute_activity_method(
                     SleepActivities.prepare_open_loops,
                     OpenLoopsInput(scope=scope, triggers=triggers),
-                    start_to_close_timeout=GRAPH_TIMEOUT,
-                    heartbeat_timeout=GRAPH_HEARTBEAT,
-                    retry_policy=GRAPH_RETRY,
+                    **SLEEP_GRAPH,
                 )
                 outcome.counts["open_loop_questions"] = prepared.questions
             outcome.operations.append(op.value)
@@ -206,24 +175,19 @@ class SleepPhaseWorkflow:
         context = await workflow.execute_activity_method(
             SleepActivities.hypothesis_context,
             ConnectionsInput(scope=scope, patterns=patterns),
-            start_to_close_timeout=GRAPH_TIMEOUT,
-            heartbeat_timeout=GRAPH_HEARTBEAT,
-            retry_policy=GRAPH_RETRY,
+            **SLEEP_GRAPH,
         )
         proposed = await workflow.execute_activity_method(
             SleepModelActivities.propose_hypotheses,
             ProposeInput(context=context),
             task_queue=data.gpu_task_queue,
-            start_to_close_timeout=LLM_TIMEOUT,
-            retry_policy=LLM_RETRY,
+            **SLEEP_MODEL,
         )
         outcome.llm_calls += 1
         stored = await workflow.execute_activity_method(
             SleepActivities.store_hypotheses,
             StoreHypothesesInput(scope=scope, proposals=proposed.proposals),
-            start_to_close_timeout=GRAPH_TIMEOUT,
-            heartbeat_timeout=GRAPH_HEARTBEAT,
-            retry_policy=GRAPH_RETRY,
+            **SLEEP_GRAPH,
         )
         outcome.counts["hypotheses_formed"] = stored.formed
         outcome.counts["hypotheses_reinforced"] = stored.reinforced
@@ -232,9 +196,7 @@ class SleepPhaseWorkflow:
         checked = await workflow.execute_activity_method(
             SleepActivities.check_hypotheses,
             OperationInput(scope=scope),
-            start_to_close_timeout=GRAPH_TIMEOUT,
-            heartbeat_timeout=GRAPH_HEARTBEAT,
-            retry_policy=GRAPH_RETRY,
+            **SLEEP_GRAPH,
         )
         for status, n in checked.outcomes.items():
             outcome.counts[f"hypotheses_{status}"] = n
@@ -252,6 +214,5 @@ class SleepPhaseWorkflow:
                 started_at=started,
                 operations=outcome.operations,
             ),
-            start_to_close_timeout=GRAPH_TIMEOUT,
-            retry_policy=GRAPH_RETRY,
+            **SLEEP_RECORD,
         )

@@ -14,10 +14,7 @@ from what exists: see `_authoritative`.
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 from temporalio import workflow
-from temporalio.common import RetryPolicy
 from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
@@ -38,6 +35,7 @@ with workflow.unsafe.imports_passed_through():
         VerifyArchiveInput,
     )
     from selfimprint.domain.users import Tier
+    from workflows.options import TIER_SHORT, TIER_TRANSFER
 
 __all__ = ["TierMoveInput", "TierMoveOutcome", "TierMoveWorkflow", "tier_workflow_id"]
 
@@ -46,11 +44,6 @@ def tier_workflow_id(tenant_id: str, user_id: str) -> str:
     return f"tier-{tenant_id}-{user_id}"
 
 
-SHORT = timedelta(seconds=60)
-# Transfers of large graphs: bounded by heartbeats, not by a guess at the size.
-LONG = timedelta(minutes=30)
-HEARTBEAT = timedelta(seconds=30)
-RETRY = RetryPolicy(initial_interval=timedelta(seconds=1), maximum_interval=timedelta(seconds=30))
 # A graph that keeps changing between export and removal (the lifecycle should not ingest
 # during a move; this bounds the damage if it does).
 ARCHIVE_ATTEMPTS = 3
@@ -155,9 +148,7 @@ class TierMoveWorkflow:
             RehydrateInput(
                 tenant_id=self._data.tenant_id, user_id=self._data.user_id, source=source
             ),
-            start_to_close_timeout=LONG,
-            heartbeat_timeout=HEARTBEAT,
-            retry_policy=RETRY,
+            **TIER_TRANSFER,
         )
         await self._record(Tier.HOT)
         for tier in (Tier.WARM, Tier.COLD):
@@ -171,23 +162,17 @@ class TierMoveWorkflow:
             archived = await workflow.execute_activity_method(
                 TierActivities.archive_hot,
                 ArchiveHotInput(**ids),
-                start_to_close_timeout=LONG,
-                heartbeat_timeout=HEARTBEAT,
-                retry_policy=RETRY,
+                **TIER_TRANSFER,
             )
             await workflow.execute_activity_method(
                 TierActivities.verify_archive,
                 VerifyArchiveInput(**ids, tier=Tier.WARM, expected=archived),
-                start_to_close_timeout=LONG,
-                heartbeat_timeout=HEARTBEAT,
-                retry_policy=RETRY,
+                **TIER_TRANSFER,
             )
             dropped = await workflow.execute_activity_method(
                 TierActivities.drop_hot,
                 DropHotInput(**ids, fingerprint=archived.fingerprint),
-                start_to_close_timeout=LONG,
-                heartbeat_timeout=HEARTBEAT,
-                retry_policy=RETRY,
+                **TIER_TRANSFER,
             )
             if dropped.dropped:
                 return archived
@@ -205,9 +190,7 @@ class TierMoveWorkflow:
         copied = await workflow.execute_activity_method(
             TierActivities.copy_archive,
             CopyArchiveInput(**ids, source=Tier.WARM, target=Tier.COLD),
-            start_to_close_timeout=LONG,
-            heartbeat_timeout=HEARTBEAT,
-            retry_policy=RETRY,
+            **TIER_TRANSFER,
         )
         # The cold object must be the warm one, byte for byte, and still decrypt.
         expected = warm.model_copy(
@@ -216,9 +199,7 @@ class TierMoveWorkflow:
         await workflow.execute_activity_method(
             TierActivities.verify_archive,
             VerifyArchiveInput(**ids, tier=Tier.COLD, expected=expected),
-            start_to_close_timeout=LONG,
-            heartbeat_timeout=HEARTBEAT,
-            retry_policy=RETRY,
+            **TIER_TRANSFER,
         )
         await self._record(Tier.COLD)
         await self._delete_object(Tier.WARM)
@@ -228,8 +209,7 @@ class TierMoveWorkflow:
         where = await workflow.execute_activity_method(
             TierActivities.locate,
             LocateInput(tenant_id=self._data.tenant_id, user_id=self._data.user_id),
-            start_to_close_timeout=SHORT,
-            retry_policy=RETRY,
+            **TIER_SHORT,
         )
         self._recorded = where.recorded
         return where
@@ -243,8 +223,7 @@ class TierMoveWorkflow:
         await workflow.execute_activity_method(
             TierActivities.record_tier,
             RecordTierInput(tenant_id=self._data.tenant_id, user_id=self._data.user_id, tier=tier),
-            start_to_close_timeout=SHORT,
-            retry_policy=RETRY,
+            **TIER_SHORT,
         )
 
     async def _delete_object(self, tier: Tier) -> None:
@@ -253,6 +232,5 @@ class TierMoveWorkflow:
             DeleteArchiveInput(
                 tenant_id=self._data.tenant_id, user_id=self._data.user_id, tier=tier
             ),
-            start_to_close_timeout=SHORT,
-            retry_policy=RETRY,
+            **TIER_SHORT,
         )

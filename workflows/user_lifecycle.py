@@ -22,12 +22,9 @@ import asyncio
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime, timedelta
-from typing import Literal
 
-from pydantic import BaseModel, Field
 from temporalio import workflow
 from temporalio.common import (
-    RetryPolicy,
     SearchAttributeKey,
 )
 from temporalio.exceptions import ActivityError, ApplicationError, ChildWorkflowError
@@ -45,19 +42,51 @@ with workflow.unsafe.imports_passed_through():
         PendingInput,
     )
     from activities.sleep import FinishInput, SleepActivities, SleepScope
-    from selfimprint.domain.lifecycle_timings import LifecycleTimings
+    from selfimprint.domain.lifecycle import (
+        Extract,
+        MoveTier,
+        PlannedSleep,
+        Reconcile,
+        ReplayForget,
+        Situation,
+        Sleep,
+        SoftReset,
+        Step,
+        Wait,
+        compaction_due,
+        forget_overlapped,
+        next_step,
+        starts_session,
+    )
     from selfimprint.domain.sleep_policy import (
-        ActivityLog,
         Depth,
         ScheduleState,
         SleepKind,
         next_sleep_at,
     )
     from selfimprint.domain.sleep_writes import SleepStatus
-    from selfimprint.domain.users import Tier, UserProfile
+    from selfimprint.domain.users import Tier
     from workflows.compaction import CompactionInput, CompactionResult, CompactionWorkflow
     from workflows.forget import ForgetTopicWorkflow
     from workflows.ids import lifecycle_workflow_id
+    from workflows.lifecycle_state import (
+        ContextRequested,
+        FeedbackReceived,
+        ForgetReplay,
+        LastSleep,
+        LifecycleInput,
+        LifecycleState,
+        MessagesReceived,
+        NextSleepView,
+        PauseRequest,
+        PauseResult,
+        ProfileChanged,
+        SleepRequest,
+        SleepRequestAck,
+        SoftResetAck,
+        SoftResetRequest,
+    )
+    from workflows.options import INGESTION_GRAPH, INGESTION_MODEL
     from workflows.sleep_phase import SleepInput, SleepOutcome, SleepPhaseWorkflow
     from workflows.tiers import TierMoveInput, TierMoveWorkflow, tier_workflow_id
 
@@ -71,198 +100,7 @@ NEXT_SLEEP_KEY = SearchAttributeKey.for_datetime("SelfImprintNextSleepAt")
 LAST_SLEEP_KEY = SearchAttributeKey.for_keyword("SelfImprintLastSleepStatus")
 
 
-class TaskQueues(BaseModel):
-    cpu: str
-    gpu: str
-
-
-class IngestionStats(BaseModel):
-    messages_received: int = 0
-    messages_extracted: int = 0
-    messages_failed: int = 0
-    memories_created: int = 0
-    memories_reinforced: int = 0
-    # Candidates the grounding guard dropped: the extractor said what the user did not.
-    memories_ungrounded: int = 0
-    last_message_at: datetime | None = None
-
-
-class SleepCounts(BaseModel):
-    full: int = 0
-    light: int = 0
-    skipped: int = 0
-    cancelled: int = 0
-    failed: int = 0
-    llm_calls: int = 0
-    compactions: int = 0
-
-
-class NextSleepView(BaseModel):
-    """The policy's answer, as shown by the `state` query: when, what, and why."""
-
-    at: datetime | None
-    depth: Depth | None
-    kind: SleepKind | None
-    level: str
-    reason: str
-
-
-class LastSleep(BaseModel):
-    run_id: str
-    status: SleepStatus
-    depth: Depth
-    summary: str
-    started_at: datetime
-    finished_at: datetime
-
-
-class ForgetReplay(BaseModel):
-    """A forget to run again, once the messages queued when it finished are extracted: they
-    were sent before it and may mention the topic."""
-
-    forget: ForgetInput
-    after_messages: list[str] = Field(default_factory=list)
-
-
-# A cancelled sleep's activity may still be finishing a write after the child has closed, so an
-# operation counts as overlapping a forget that began up to this long after it ended (the sleep
-# activities' heartbeat timeout is 30 s).
-FORGET_OVERLAP_GRACE = timedelta(minutes=2)
-
-
-class LifecycleState(BaseModel):
-    """Everything the workflow knows; carried whole across continue-as-new."""
-
-    tenant_id: str
-    user_id: str
-    queues: TaskQueues
-    profile: UserProfile = Field(default_factory=UserProfile)
-    pending_message_ids: list[str] = Field(default_factory=list)
-    ingestion: IngestionStats = Field(default_factory=IngestionStats)
-    reconciled: bool = False
-    # --- lifecycle ---
-    tier: Tier = Tier.HOT
-    paused: bool = False
-    activity: ActivityLog = Field(default_factory=ActivityLog)  # sleep policy: messages per day
-    # The decay clock lives with the graph (the user's profile in Neo4j), where the read path
-    # needs it: activities.ingestion records each batch's sent_at times.
-    tracking_since: datetime | None = None
-    last_active_at: datetime | None = None  # last message or context request: the tier clock
-    session_count: int = 0
-    messages_since_sleep: int = 0
-    last_sleep_at: datetime | None = None
-    next_sleep: NextSleepView | None = None
-    last_sleep: LastSleep | None = None
-    sleeps: SleepCounts = Field(default_factory=SleepCounts)
-    sleep_seq: int = 0
-    sleep_requested: Depth | None = None
-    rehydrate_requested: bool = False
-    last_compaction_at: datetime | None = None
-    last_entropy: float | None = None
-    # Spec §3.9 soft reset: an operator's request, or entropy plus the user's feedback that the
-    # assistant no longer understands them (counted since the last compaction).
-    soft_reset_requested: bool = False
-    feedback_signals: int = 0
-    feedback_ids: list[str] = Field(default_factory=list)  # the latest, for idempotency
-    last_soft_reset: str | None = None  # one line: when, what was archived, where
-    last_soft_reset_failed: bool = False
-    last_reconcile_at: datetime | None = None
-    # Forgets to run again: each overlapped a graph operation (`topic_forgotten`).
-    forget_replays: list[ForgetReplay] = Field(default_factory=list)
-    last_operation_ended_at: datetime | None = None
-    last_forget_replay_failed: str | None = None
-    # Off only where the server has not registered the SelfImprint* attributes.
-    publish_search_attributes: bool = True
-    # Session gap, tier moves, compaction, reconcile: from Settings, refreshed by each signal.
-    timings: LifecycleTimings = Field(default_factory=LifecycleTimings)
-
-
-class LifecycleInput(BaseModel):
-    state: LifecycleState
-    # Tests: continue-as-new after this many loop iterations instead of waiting for the server.
-    continue_as_new_after: int | None = Field(None, ge=1)
-
-
-class MessagesReceived(BaseModel):
-    message_ids: list[str] = Field(min_length=1, max_length=1000)
-    last_sent_at: datetime
-    timings: LifecycleTimings | None = None  # the API's current configuration
-    # False: messages stored a while ago that the workflow may not have been told about (the
-    # API re-tells them before a forget): queue them, but they are not new user activity.
-    activity: bool = True
-
-
-class ProfileChanged(BaseModel):
-    profile: UserProfile
-    timings: LifecycleTimings | None = None
-
-
-class ContextRequested(BaseModel):
-    """The API asked for this user's context; a graph outside Neo4j must come back."""
-
-    requested_at: datetime | None = None
-
-
-class FeedbackReceived(BaseModel):
-    """The user told the assistant it no longer understands them (spec §3.9: one of the two
-    conditions of a soft reset). `id` makes a client's retry count once."""
-
-    id: str = Field(min_length=1, max_length=128)
-    kind: Literal["not_understood"] = "not_understood"
-
-
-class SoftResetRequest(BaseModel):
-    reason: str = Field(min_length=1, max_length=200)
-
-
-class SoftResetAck(BaseModel):
-    accepted: bool
-    message: str
-
-
-class SleepRequest(BaseModel):
-    depth: Depth = Depth.FULL
-    reason: str = Field("", max_length=200)
-
-
-class SleepRequestAck(BaseModel):
-    """The request is queued; the pass runs as soon as no message is pending. Watch
-    `state.last_sleep` (or the child workflow `sleep-...`) for its outcome."""
-
-    accepted: bool
-    depth: Depth
-    message: str
-
-
-class PauseRequest(BaseModel):
-    paused: bool
-    reason: str = Field("", max_length=200)
-
-
-class PauseResult(BaseModel):
-    paused: bool
-    changed: bool
-
-
-# Batches stay small: the local 135M model has a 2k-token context, and a failed batch is retried
-# whole. The extraction budget in characters is enforced again by the load activity.
-EXTRACTION_BATCH = 4
 MAX_FEEDBACK_IDS = 100  # remembered per week; more feedback than this changes nothing anyway
-CPU_TIMEOUT = timedelta(seconds=60)
-LLM_TIMEOUT = timedelta(seconds=180)
-# Extraction waits out an LLM outage: retries back off to one attempt a minute, for as long as
-# it takes. An unusable answer is not an error: the activity keeps the user's own words instead.
-LLM_RETRY = RetryPolicy(
-    initial_interval=timedelta(seconds=2),
-    backoff_coefficient=2.0,
-    maximum_interval=timedelta(seconds=60),
-    non_retryable_error_types=["BadBatchError"],
-)
-CPU_RETRY = RetryPolicy(
-    initial_interval=timedelta(seconds=1),
-    maximum_interval=timedelta(seconds=30),
-    non_retryable_error_types=["BadBatchError"],
-)
 
 
 @workflow.defn
@@ -294,7 +132,7 @@ class UserLifecycleWorkflow:
             state.timings = signal.timings
         # Activity is timed by the workflow clock: deterministic, and immune to client clocks.
         now = workflow.now()
-        if state.last_active_at is None or now - state.last_active_at >= state.timings.session_gap:
+        if starts_session(state.last_active_at, now, state.timings.session_gap):
             state.session_count += 1
         state.tracking_since = state.tracking_since or now
         state.last_active_at = now
@@ -327,11 +165,11 @@ class UserLifecycleWorkflow:
         if not workflow.patched("lifecycle-forget-replay"):
             return
         state = self._state
-        ended = state.last_operation_ended_at
-        overlapped = (
-            self._operation is not None
-            or bool(state.pending_message_ids)
-            or (ended is not None and ended + FORGET_OVERLAP_GRACE >= signal.started_at)
+        overlapped = forget_overlapped(
+            operation_running=self._operation is not None,
+            messages_pending=bool(state.pending_message_ids),
+            last_operation_ended_at=state.last_operation_ended_at,
+            forget_started_at=signal.started_at,
         )
         if overlapped and all(r.forget != signal.forget for r in state.forget_replays):
             queued = list(state.pending_message_ids)
@@ -408,6 +246,8 @@ class UserLifecycleWorkflow:
 
     @workflow.run
     async def run(self, data: LifecycleInput) -> None:
+        """Ask the domain for the next step (`domain.lifecycle.next_step`) and perform it, until
+        the user is gone; continue-as-new when the history grows long."""
         state = self._state
         self._plan(workflow.now())
         self._publish()
@@ -422,72 +262,70 @@ class UserLifecycleWorkflow:
                 )
             loops += 1
             self._woken = False
-            replay = self._forget_due()
-            if replay is not None:
-                state.forget_replays.remove(replay)
-                await self._replay_forget(replay.forget)
-                continue
-            if state.tier is not Tier.HOT and (
-                state.pending_message_ids
-                or state.rehydrate_requested
-                or state.sleep_requested is not None
-                or state.soft_reset_requested
-            ):
-                with self._operating("tier move"):
-                    await self._move_tier(Tier.HOT)  # before extraction: the graph must be in Neo4j
-                continue
-            if state.pending_message_ids:
-                batch = state.pending_message_ids[:EXTRACTION_BATCH]
-                with self._operating("extraction"):
-                    await self._ingest(batch)
-                del state.pending_message_ids[: len(batch)]
-                continue
             now = workflow.now()
-            if state.soft_reset_requested:
-                with self._operating("soft reset"):
-                    await self._compact(now, soft_reset=True)
-                state.soft_reset_requested = False
-                continue
-            if state.sleep_requested is not None:
-                depth, state.sleep_requested = state.sleep_requested, None
-                with self._operating("sleep"):
-                    await self._sleep(depth, None, explicit=True)
-                continue
-            planned = self._plan(now)
-            tier_at, tier_target = self._tier_due()
-            reconcile_at = (state.last_reconcile_at or now) + state.timings.reconcile_every
-            if not state.paused and planned is not None and planned <= now:
-                view = state.next_sleep
-                assert view is not None and view.depth is not None
-                with self._operating("sleep"):
-                    await self._sleep(view.depth, view.kind, explicit=False)
-                continue
-            if not state.paused and tier_at is not None and tier_at <= now:
-                assert tier_target is not None
+            if not await self._perform(next_step(self._situation(now), now)):
+                return
+
+    def _situation(self, now: datetime) -> Situation:
+        state = self._state
+        planned_at = self._plan(now)
+        view = state.next_sleep
+        planned = None
+        if planned_at is not None and view is not None and view.depth is not None:
+            planned = PlannedSleep(at=planned_at, depth=view.depth, kind=view.kind)
+        return Situation(
+            tier=state.tier,
+            pending=tuple(state.pending_message_ids),
+            forget_waits=[frozenset(r.after_messages) for r in state.forget_replays],
+            paused=state.paused,
+            rehydrate_requested=state.rehydrate_requested,
+            sleep_requested=state.sleep_requested,
+            soft_reset_requested=state.soft_reset_requested,
+            planned_sleep=planned,
+            last_active_at=state.last_active_at,
+            last_reconcile_at=state.last_reconcile_at,
+            timings=state.timings,
+        )
+
+    async def _perform(self, step: Step) -> bool:
+        """One step of the loop; False when the lifecycle must end (the user is gone)."""
+        state = self._state
+        match step:
+            case ReplayForget(index=index):
+                await self._replay_forget(state.forget_replays.pop(index).forget)
+            case MoveTier(target=target):
                 with self._operating("tier move"):
-                    await self._move_tier(tier_target)
-                continue
-            if reconcile_at <= now:
-                if not await self._reconcile():
-                    return
-                continue
-            self._publish()
-            deadlines = [reconcile_at]
-            if not state.paused:
-                deadlines += [t for t in (planned, tier_at) if t is not None]
-            timeout = max(min(deadlines) - now, timedelta(seconds=1))
-            try:
-                await workflow.wait_condition(
-                    lambda: (
-                        self._woken
-                        or bool(state.pending_message_ids)
-                        or workflow.info().is_continue_as_new_suggested()
-                    ),
-                    timeout=timeout,
-                    timeout_summary="next sleep, tier move or reconcile",
-                )
-            except TimeoutError:
-                pass
+                    await self._move_tier(target)
+            case Extract(message_ids=batch):
+                with self._operating("extraction"):
+                    await self._ingest(list(batch))
+                del state.pending_message_ids[: len(batch)]
+            case SoftReset():
+                with self._operating("soft reset"):
+                    await self._compact(workflow.now(), soft_reset=True)
+                state.soft_reset_requested = False
+            case Sleep(depth=depth, kind=kind, explicit=explicit):
+                if explicit:
+                    state.sleep_requested = None
+                with self._operating("sleep"):
+                    await self._sleep(depth, kind, explicit=explicit)
+            case Reconcile():
+                return await self._reconcile()
+            case Wait(timeout=timeout):
+                self._publish()
+                try:
+                    await workflow.wait_condition(
+                        lambda: (
+                            self._woken
+                            or bool(state.pending_message_ids)
+                            or workflow.info().is_continue_as_new_suggested()
+                        ),
+                        timeout=timeout,
+                        timeout_summary="next sleep, tier move or reconcile",
+                    )
+                except TimeoutError:
+                    pass
+        return True
 
     @contextmanager
     def _operating(self, name: str) -> Iterator[None]:
@@ -498,13 +336,6 @@ class UserLifecycleWorkflow:
         finally:
             self._operation = None
             self._state.last_operation_ended_at = workflow.now()
-
-    def _forget_due(self) -> ForgetReplay | None:
-        """The first queued forget whose messages are all extracted."""
-        pending = set(self._state.pending_message_ids)
-        return next(
-            (r for r in self._state.forget_replays if pending.isdisjoint(r.after_messages)), None
-        )
 
     async def _replay_forget(self, forget: ForgetInput) -> None:
         """Run a forget again, alone: nothing else touches the graph while the loop waits."""
@@ -560,16 +391,6 @@ class UserLifecycleWorkflow:
             reason=reason,
         )
         return planned.at
-
-    def _tier_due(self) -> tuple[datetime | None, Tier | None]:
-        last = self._state.last_active_at
-        if last is None:
-            return None, None
-        if self._state.tier is Tier.HOT:
-            return last + self._state.timings.warm_after, Tier.WARM
-        if self._state.tier is Tier.WARM:
-            return last + self._state.timings.cold_after, Tier.COLD
-        return None, None
 
     def _summary(self) -> str:
         s = self._state
@@ -660,13 +481,12 @@ class UserLifecycleWorkflow:
             "sleep outcome",
             extra={"run_id": run_id, "status": outcome.status.value, "depth": depth.value},
         )
-        if (
-            kind is SleepKind.DEEP
-            and outcome.status in (SleepStatus.COMPLETED, SleepStatus.SKIPPED)
-            and (
-                state.last_compaction_at is None
-                or started - state.last_compaction_at >= state.timings.compaction_every
-            )
+        if compaction_due(
+            kind,
+            outcome.status,
+            started,
+            state.last_compaction_at,
+            state.timings.compaction_every,
         ):
             await self._compact(started)
         self._plan(workflow.now())
@@ -727,8 +547,7 @@ class UserLifecycleWorkflow:
                         summary=cancelled.summary,
                         started_at=started,
                     ),
-                    start_to_close_timeout=CPU_TIMEOUT,
-                    retry_policy=CPU_RETRY,
+                    **INGESTION_GRAPH,
                 )
                 return cancelled
             cause = err.cause if isinstance(err, ChildWorkflowError) else err
@@ -805,8 +624,7 @@ class UserLifecycleWorkflow:
             pending = await workflow.execute_activity_method(
                 IngestionActivities.pending_messages,
                 PendingInput(tenant_id=self._state.tenant_id, user_id=self._state.user_id),
-                start_to_close_timeout=CPU_TIMEOUT,
-                retry_policy=CPU_RETRY,
+                **INGESTION_GRAPH,
             )
         except ActivityError as err:
             if isinstance(err.cause, ApplicationError) and err.cause.type == USER_GONE:
@@ -832,8 +650,7 @@ class UserLifecycleWorkflow:
             LoadBatchInput(
                 tenant_id=tenant_id, user_id=user_id, message_ids=message_ids, now=workflow.now()
             ),
-            start_to_close_timeout=CPU_TIMEOUT,
-            retry_policy=CPU_RETRY,
+            **INGESTION_GRAPH,
         )
         # The load looks at the whole log: messages whose nudge from the API was lost (it died
         # after answering) join the queue with the user's next message, not the next reconcile.
@@ -848,8 +665,7 @@ class UserLifecycleWorkflow:
                 ExtractionActivities.extract,
                 ExtractInput(batch=batch),
                 task_queue=self._state.queues.gpu,
-                start_to_close_timeout=LLM_TIMEOUT,
-                retry_policy=LLM_RETRY,
+                **INGESTION_MODEL,
             )
         except ActivityError as err:
             if not isinstance(err.cause, ApplicationError) or not err.cause.non_retryable:
@@ -863,16 +679,14 @@ class UserLifecycleWorkflow:
                     message_ids=[m.id for m in batch.messages],
                     reason=err.cause.message,
                 ),
-                start_to_close_timeout=CPU_TIMEOUT,
-                retry_policy=CPU_RETRY,
+                **INGESTION_GRAPH,
             )
             self._state.ingestion.messages_failed += len(batch.messages)
             return
         outcome = await workflow.execute_activity_method(
             IngestionActivities.apply_extraction,
             ApplyInput(batch=batch, extracted=extracted),
-            start_to_close_timeout=CPU_TIMEOUT,
-            retry_policy=CPU_RETRY,
+            **INGESTION_GRAPH,
         )
         stats = self._state.ingestion
         stats.messages_extracted += len(batch.messages)

@@ -11,7 +11,7 @@ from api.lifecycle import signal_feedback, signal_profile
 from api.routes.common import UserId, known_user, resources_of, scope_of
 from selfimprint.domain.users import UserProfile
 from selfimprint.logging import get_logger
-from workflows.user_lifecycle import FeedbackReceived, ProfileChanged
+from workflows.lifecycle_state import FeedbackReceived, ProfileChanged
 
 router = APIRouter(prefix="/v1/users", tags=["users"])
 log = get_logger(__name__)

@@ -22,14 +22,9 @@ from selfimprint.domain.users import Tier, UserScope
 from selfimprint.ports import GraphSnapshot
 from tests.integration.tiers_support import NOW, Harness, fresh_queue, harness, memory, seed_graph
 from workflows.deletion import DeletionWorkflow, deletion_workflow_id
+from workflows.lifecycle_state import LifecycleInput, LifecycleState, TaskQueues
 from workflows.tiers import TierMoveWorkflow, tier_workflow_id
-from workflows.user_lifecycle import (
-    LifecycleInput,
-    LifecycleState,
-    TaskQueues,
-    UserLifecycleWorkflow,
-    workflow_id,
-)
+from workflows.user_lifecycle import UserLifecycleWorkflow, workflow_id
 
 pytestmark = pytest.mark.integration
 __all__ = ["harness"]

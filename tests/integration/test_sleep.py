@@ -46,18 +46,16 @@ from selfimprint.ports import RetrievalQuery, TopicSelector
 from selfimprint.prompts.extraction import ExtractionAnswer
 from tests.e2e.helpers import scripted_conversation, wait_extracted
 from tests.workflows.support import AnswerT, IngestionStub, ScriptedLLM, TierMoveStub
-from workflows.sleep_phase import SleepInput, SleepOutcome, SleepPhaseWorkflow
-from workflows.user_lifecycle import (
-    NEXT_SLEEP_KEY,
+from workflows.lifecycle_state import (
     LifecycleInput,
     LifecycleState,
     MessagesReceived,
     ProfileChanged,
     SleepRequest,
     TaskQueues,
-    UserLifecycleWorkflow,
-    workflow_id,
 )
+from workflows.sleep_phase import SleepInput, SleepOutcome, SleepPhaseWorkflow
+from workflows.user_lifecycle import NEXT_SLEEP_KEY, UserLifecycleWorkflow, workflow_id
 
 pytestmark = pytest.mark.integration
 

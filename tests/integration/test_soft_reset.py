@@ -27,13 +27,8 @@ from tests.workflows.support import IngestionStub, TierMoveStub
 from workflows.compaction import CompactionInput, CompactionWorkflow
 from workflows.deletion import DeletionWorkflow, deletion_workflow_id
 from workflows.forget import ForgetTopicWorkflow
-from workflows.user_lifecycle import (
-    LifecycleInput,
-    LifecycleState,
-    TaskQueues,
-    UserLifecycleWorkflow,
-    workflow_id,
-)
+from workflows.lifecycle_state import LifecycleInput, LifecycleState, TaskQueues
+from workflows.user_lifecycle import UserLifecycleWorkflow, workflow_id
 
 pytestmark = pytest.mark.integration
 __all__ = ["harness"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from activities.forget import ForgetInput
 from selfimprint.cli_sleep import _describe
-from workflows.user_lifecycle import ForgetReplay, LifecycleState, TaskQueues
+from workflows.lifecycle_state import ForgetReplay, LifecycleState, TaskQueues
 
 
 def state(**fields: object) -> LifecycleState:

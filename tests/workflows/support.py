@@ -44,8 +44,9 @@ from selfimprint.ports import (
 )
 from selfimprint.prompts.hypotheses import HypothesesAnswer, PrecheckAnswer
 from workflows.compaction import CompactionWorkflow
+from workflows.lifecycle_state import MessagesReceived
 from workflows.sleep_phase import SleepPhaseWorkflow
-from workflows.user_lifecycle import MessagesReceived, UserLifecycleWorkflow
+from workflows.user_lifecycle import UserLifecycleWorkflow
 
 AnswerT = TypeVar("AnswerT", bound=BaseModel)
 TEST_SERVER = Path(__file__).resolve().parents[2] / ".venv" / "bin" / "temporal-test-server"

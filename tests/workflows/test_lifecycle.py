@@ -35,7 +35,7 @@ from tests.workflows.support import (
     until,
     workers,
 )
-from workflows.user_lifecycle import (
+from workflows.lifecycle_state import (
     FeedbackReceived,
     LifecycleInput,
     LifecycleState,
@@ -44,8 +44,8 @@ from workflows.user_lifecycle import (
     SleepRequest,
     SoftResetRequest,
     TaskQueues,
-    UserLifecycleWorkflow,
 )
+from workflows.user_lifecycle import UserLifecycleWorkflow
 
 pytestmark = pytest.mark.workflows
 

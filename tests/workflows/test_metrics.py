@@ -34,13 +34,8 @@ from tests.workflows.support import (
     workers,
 )
 from workers.runner import SLEEP_DURATION_BUCKETS, temporal_runtime
-from workflows.user_lifecycle import (
-    LifecycleInput,
-    LifecycleState,
-    SleepRequest,
-    TaskQueues,
-    UserLifecycleWorkflow,
-)
+from workflows.lifecycle_state import LifecycleInput, LifecycleState, SleepRequest, TaskQueues
+from workflows.user_lifecycle import UserLifecycleWorkflow
 
 pytestmark = pytest.mark.workflows
 
