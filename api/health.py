@@ -51,13 +51,12 @@ async def check_all(settings: Settings, timeout_s: float = 3.0) -> list[Check]:
     async def s3() -> None:
         import boto3
 
-        key_id, secret = settings.s3_credentials()
+        keys: dict[str, str] = {}
+        if not settings.s3_default_credentials:  # else boto3's chain (IAM role, IRSA, AWS_*)
+            key_id, secret = settings.s3_credentials()
+            keys = {"aws_access_key_id": key_id, "aws_secret_access_key": secret}
         client = boto3.client(
-            "s3",
-            endpoint_url=settings.s3_target,
-            region_name=settings.s3_region,
-            aws_access_key_id=key_id,
-            aws_secret_access_key=secret,
+            "s3", endpoint_url=settings.s3_target, region_name=settings.s3_region, **keys
         )
         await asyncio.to_thread(client.head_bucket, Bucket=settings.s3_bucket)
 

@@ -539,3 +539,47 @@ def test_helm_test_pod_passes_only_when_the_api_is_ready(status: int, exit_code:
         server.shutdown()
     assert done.returncode == exit_code, done.stderr
     assert '"ready"' in done.stdout
+
+
+async def test_readyz_reaches_s3_through_the_default_credential_chain(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """production-values reaches S3 through IRSA (no key pair in the Secret); the API's start-up
+    probe is /readyz, so its S3 check must sign with boto3's default chain, not look for keys."""
+    from api.health import check_all
+
+    signed_with: list[str] = []
+
+    class Bucket(http.server.BaseHTTPRequestHandler):
+        def do_HEAD(self) -> None:
+            signed_with.append(self.headers.get("Authorization", ""))
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Bucket)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    # The chain's environment step, with files and instance metadata out of the way.
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "AKIDHELMCHARTTEST")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "chart-test-secret")
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "none"))
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    settings = Settings(
+        _env_file=None,
+        data_dir=tmp_path,  # holds no generated secrets
+        s3_endpoint_url=f"http://127.0.0.1:{server.server_port}",
+        s3_default_credentials=True,
+        temporal_address="127.0.0.1:9",
+        neo4j_uri="bolt://127.0.0.1:9",
+        llm_base_url="http://127.0.0.1:9/v1",
+    )
+    try:
+        checks = {c.name: c for c in await check_all(settings, timeout_s=10.0)}
+    finally:
+        server.shutdown()
+    assert checks["s3"].ok, checks["s3"].error
+    assert signed_with and "Credential=AKIDHELMCHARTTEST/" in signed_with[0]
