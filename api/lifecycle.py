@@ -1,5 +1,5 @@
-"""How the API reaches a user's lifecycle workflow (selfimprint/lifecycle_signals.py), with the
-process's shared clients."""
+"""How the API reaches a user's lifecycle workflow (selfimprint/service/lifecycle_signals.py),
+with the process's shared clients."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from datetime import datetime
 from pydantic import BaseModel
 
 from api.resources import Resources
-from selfimprint import lifecycle_signals
 from selfimprint.domain.users import UserScope
 from selfimprint.logging import get_logger
+from selfimprint.service import lifecycle_signals
 from workflows.lifecycle_state import (
     ContextRequested,
     FeedbackReceived,

@@ -6,7 +6,6 @@ and, within `context_archive_timeout_s`, answers from the encrypted archive read
 
 from __future__ import annotations
 
-import asyncio
 from typing import Annotated
 
 from fastapi import APIRouter, Request, Response
@@ -14,18 +13,15 @@ from pydantic import BaseModel, Field
 
 from api.auth import Caller
 from api.lifecycle import request_rehydration
-from api.read_path import ContextMode, Retrieve, build_context
-from api.resources import Resources
 from api.routes.common import UserId, resources_of, scope_of, unknown_user
 from api.timing import ServerTiming
-from selfimprint.adapters.snapshot_retrieval import retrieve_from_snapshot
-from selfimprint.domain.decay import ActivityTimeline
 from selfimprint.domain.language import detect_language
 from selfimprint.domain.messages import MessageText
 from selfimprint.domain.models import NodeType
-from selfimprint.domain.users import Tier, UserScope
+from selfimprint.domain.users import Tier
 from selfimprint.logging import get_logger
-from selfimprint.ports import GraphSnapshot, RetrievalQuery, RetrievalResult
+from selfimprint.service.archive_read import from_snapshot, read_archived
+from selfimprint.service.read_path import ContextMode, Retrieve, build_context
 
 router = APIRouter(prefix="/v1/users", tags=["context"])
 log = get_logger(__name__)
@@ -87,7 +83,7 @@ async def post_context(
         if snapshot is None:
             return _without_memories(body, tier, why_not)
         timeline = await resources.graph.for_user(scope.tenant_id, scope.user_id).decay_clock()
-        retrieve = _from_snapshot(snapshot, timeline)
+        retrieve = from_snapshot(snapshot, timeline)
     outcome = await build_context(
         resources, scope, body.message, body.budget_tokens, body.mode, retrieve
     )
@@ -127,51 +123,3 @@ def _without_memories(body: ContextRequest, tier: Tier, why: str) -> ContextResp
         rehydrating=True,
         timings_ms={},
     )
-
-
-def _from_snapshot(snapshot: GraphSnapshot, timeline: ActivityTimeline) -> Retrieve:
-    async def retrieve(query: RetrievalQuery) -> RetrievalResult:
-        return await asyncio.to_thread(retrieve_from_snapshot, snapshot, query, timeline)
-
-    return retrieve
-
-
-# Archive reads decode in worker threads that a timeout cannot stop: a few at a time per API
-# process, and a request that finds them all busy is answered without memories at once.
-MAX_ARCHIVE_READS = 2
-_archive_reads = asyncio.Semaphore(MAX_ARCHIVE_READS)
-
-
-async def read_archived(
-    resources: Resources, scope: UserScope, tier: Tier
-) -> tuple[GraphSnapshot | None, str]:
-    """The user's graph from their warm/cold object, within the configured time and size, or
-    None and why not. The object may vanish under us (the rehydration finished): that is fine."""
-    settings = resources.settings
-    if settings.context_archive_timeout_s <= 0:
-        return None, "reading the archive on the context path is switched off"
-    if _archive_reads.locked():
-        return None, "other archive reads are in progress on this server"
-    async with _archive_reads:
-        try:
-            return await asyncio.wait_for(
-                _read(resources, scope, tier), settings.context_archive_timeout_s
-            )
-        except TimeoutError:
-            return None, f"reading it took over {settings.context_archive_timeout_s:g} s"
-        except Exception as exc:  # any storage failure degrades to a context without memories
-            log.warning("context.archive_read_failed", user_id=scope.user_id, error=str(exc)[:200])
-            return None, f"it could not be read ({type(exc).__name__})"
-
-
-async def _read(
-    resources: Resources, scope: UserScope, tier: Tier
-) -> tuple[GraphSnapshot | None, str]:
-    archive = await asyncio.to_thread(resources.archive)  # first use builds boto3 and the keys
-    head = await asyncio.to_thread(archive.head, scope.tenant_id, scope.user_id, tier)
-    if head is None:
-        return None, "no archived graph found (it may have just come back: ask again)"
-    if head.nodes > resources.settings.context_archive_max_nodes:
-        return None, f"{head.nodes} memories: too many to read on the context path"
-    read = await asyncio.to_thread(archive.read, scope.tenant_id, scope.user_id, tier)
-    return read.snapshot, ""

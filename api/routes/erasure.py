@@ -21,7 +21,7 @@ from api.errors import ApiError
 from api.lifecycle import retell_pending
 from api.routes.common import UserId, known_user, resources_of, scope_of, unknown_user
 from selfimprint.adapters.crypto import DataKeyNotFoundError
-from selfimprint.export import UnknownUserError, export_user_memory
+from selfimprint.service.export import UnknownUserError, export_user_memory
 from workflows.deletion import (
     DeletionInput,
     DeletionReport,

@@ -15,7 +15,7 @@ from neo4j import AsyncDriver
 import api.app
 from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
 from selfimprint.adapters.neo4j.message_log import MessageLogs
-from selfimprint.cli_messages import retell_all
+from selfimprint.cli.messages import retell_all
 from selfimprint.client import SelfImprintClient
 from selfimprint.config import Settings
 from selfimprint.devstack.ports import free_ports

@@ -18,10 +18,10 @@ from typer.testing import CliRunner
 from activities.compaction import ApplySoftResetInput, CompactionActivities
 from activities.deletion import DeletionInput
 from activities.forget import ForgetInput
-from selfimprint import cli_sleep
 from selfimprint.adapters.neo4j import Neo4jUserGraph
+from selfimprint.cli import sleep as cli_sleep
 from selfimprint.domain.models import Edge, EdgeType, NodeType
-from selfimprint.export import export_user_memory
+from selfimprint.service.export import export_user_memory
 from tests.integration.tiers_support import Harness, fresh_queue, harness, memory
 from tests.workflows.support import IngestionStub, TierMoveStub
 from workflows.compaction import CompactionInput, CompactionWorkflow

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from activities.forget import ForgetInput
-from selfimprint.cli_sleep import _describe
+from selfimprint.cli.sleep import _describe
 from workflows.lifecycle_state import ForgetReplay, LifecycleState, TaskQueues
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from selfimprint.cli_sleep import _pass_finished
+from selfimprint.cli.sleep import _pass_finished
 from workflows.lifecycle_state import LifecycleState
 
 pytestmark = pytest.mark.unit

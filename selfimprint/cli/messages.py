@@ -7,11 +7,11 @@ from datetime import UTC, datetime, timedelta
 
 import typer
 
-from selfimprint import lifecycle_signals
 from selfimprint.adapters.neo4j import open_driver
 from selfimprint.adapters.neo4j.message_log import MessageLogs
 from selfimprint.adapters.temporal import connect
 from selfimprint.config import Settings
+from selfimprint.service import lifecycle_signals
 
 messages_app = typer.Typer(no_args_is_help=True, help="The raw message log.")
 

@@ -11,10 +11,10 @@ from datetime import timedelta
 
 import typer
 
-from selfimprint.cli_db import db_app
-from selfimprint.cli_messages import messages_app
-from selfimprint.cli_sleep import sleep_app
-from selfimprint.cli_tenants import tenants_app
+from selfimprint.cli.db import db_app
+from selfimprint.cli.messages import messages_app
+from selfimprint.cli.sleep import sleep_app
+from selfimprint.cli.tenants import tenants_app
 from selfimprint.config import Settings
 from selfimprint.devstack import stack
 from selfimprint.devstack.process import ServiceStartError, tail

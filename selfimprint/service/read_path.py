@@ -12,9 +12,11 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from enum import StrEnum
+from typing import Protocol
 
-from api.resources import Resources
+from selfimprint.config import Settings
 from selfimprint.domain.context import AssembledContext, assemble_context, prose_context
 from selfimprint.domain.decay import node_effective_weight
 from selfimprint.domain.language import detect_language
@@ -22,13 +24,28 @@ from selfimprint.domain.scoring import Candidate, calibrated_similarity, rank
 from selfimprint.domain.terms import search_terms
 from selfimprint.domain.users import UserScope
 from selfimprint.logging import get_logger
-from selfimprint.ports import RetrievalQuery, RetrievalResult
+from selfimprint.ports import LLM, Embedder, GraphStore, RetrievalQuery, RetrievalResult
 from selfimprint.prompts.context_summary import ProseSummary, context_summary_messages
 
 log = get_logger(__name__)
 
 PROSE_TIMEOUT_S = 20.0
 PROSE_MAX_TOKENS = 600
+
+
+class ReadResources(Protocol):
+    """What the read path uses of a process's resources (the API's `Resources`)."""
+
+    @property
+    def settings(self) -> Settings: ...
+    @property
+    def graph(self) -> GraphStore: ...
+    @property
+    def embedder(self) -> Embedder: ...
+    @property
+    def llm(self) -> LLM: ...
+    @property
+    def clock(self) -> Callable[[], datetime]: ...
 
 
 class ContextMode(StrEnum):
@@ -49,7 +66,7 @@ class ContextOutcome:
 
 
 async def build_context(
-    resources: Resources,
+    resources: ReadResources,
     scope: UserScope,
     message: str,
     budget_tokens: int,
@@ -118,7 +135,7 @@ async def build_context(
 
 
 async def _try_prose(
-    resources: Resources, outcome: ContextOutcome, message: str, budget_tokens: int
+    resources: ReadResources, outcome: ContextOutcome, message: str, budget_tokens: int
 ) -> None:
     if not outcome.context.text:
         outcome.fallback_reason = "no memories to summarise"
