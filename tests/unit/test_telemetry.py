@@ -19,6 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 from fastapi import FastAPI
+from opentelemetry import trace
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -29,9 +30,11 @@ from pydantic import BaseModel
 from temporalio.testing import ActivityEnvironment
 
 from activities.compaction import CompactInput, CompactionActivities
+from api.notifier import LifecycleNotifier
 from selfimprint.adapters.llm import OpenAICompatibleLLM, operation_of
 from selfimprint.adapters.neo4j.message_log import Backlog
 from selfimprint.domain.models import Belief, Node, NodeType
+from selfimprint.domain.users import UserScope
 from selfimprint.prompts.extraction import ExtractionAnswer
 from selfimprint.prompts.hypotheses import HypothesesAnswer, PrecheckAnswer
 from selfimprint.telemetry import tracing
@@ -349,3 +352,21 @@ def test_worker_metrics_are_served_over_http_and_port_zero_serves_nothing() -> N
     with pytest.raises(httpx.ConnectError):
         httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=2)
     serve_app_metrics("127.0.0.1", 0)()  # off: nothing to stop
+
+
+async def test_the_nudge_sent_after_the_answer_belongs_to_the_request(
+    spans: InMemorySpanExporter,
+) -> None:
+    """The API answers 202, then the notifier signals the lifecycle from a task of its own: that
+    task keeps the request's context, so the Temporal client span is the request's child."""
+    current: list[int] = []
+
+    async def send(scope: UserScope, ids: list[str], last_sent_at: datetime) -> None:
+        current.append(trace.get_current_span().get_span_context().span_id)
+
+    notifier = LifecycleNotifier(send)
+    scope = UserScope("t1", "u1")
+    with tracing.span("POST /v1/users/{user_id}/messages", kind=SpanKind.SERVER) as request:
+        notifier.notify(scope, ["m1"], datetime.now(UTC))
+    await notifier.settle(scope)  # the request span has ended by now
+    assert current == [request.get_span_context().span_id]
