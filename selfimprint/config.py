@@ -43,6 +43,19 @@ class Settings(BaseSettings):
         False, description="TLS to the frontend (on when an API key is set)."
     )
     temporal_api_key: SecretStr | None = Field(None, description="Temporal Cloud API key.")
+    # A self-hosted frontend with a private CA and mutual TLS; any of these turns TLS on.
+    temporal_tls_ca_path: Path | None = Field(
+        None, description="PEM of the CA of the frontend's certificate; unset = system roots."
+    )
+    temporal_tls_cert_path: Path | None = Field(
+        None, description="Client certificate (PEM) for mTLS, with temporal_tls_key_path."
+    )
+    temporal_tls_key_path: Path | None = Field(
+        None, description="Private key (PEM) of the mTLS client certificate."
+    )
+    temporal_tls_server_name: str | None = Field(
+        None, description="Name the frontend's certificate is checked against (default: host)."
+    )
     temporal_port: int = Field(7233, ge=1, le=65535, description="Local dev server gRPC port.")
     temporal_ui_port: int = Field(8233, ge=1, le=65535, description="Local Temporal Web UI port.")
     temporal_http_port: int = Field(7243, ge=1, le=65535, description="Local Temporal HTTP API.")

@@ -6,6 +6,7 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.converter import DataConverter
 from temporalio.runtime import Runtime
+from temporalio.service import TLSConfig
 
 from selfimprint.adapters.payload_codec import parse_keys, with_encryption
 from selfimprint.config import Settings
@@ -21,6 +22,27 @@ def data_converter(settings: Settings) -> DataConverter:
     return with_encryption(pydantic_data_converter, parse_keys(keys))
 
 
+def tls_config(settings: Settings) -> TLSConfig | bool:
+    """TLS to the frontend: off, on with the system roots, or a TLSConfig for a private CA,
+    an mTLS client certificate or another server name. Files are read once, at connect: a
+    renewed certificate takes a restart."""
+    ca, cert, key = (
+        settings.temporal_tls_ca_path,
+        settings.temporal_tls_cert_path,
+        settings.temporal_tls_key_path,
+    )
+    if ca is None and cert is None and key is None and settings.temporal_tls_server_name is None:
+        return settings.temporal_tls or settings.temporal_api_key is not None
+    if (cert is None) != (key is None):
+        raise ValueError("temporal_tls_cert_path and temporal_tls_key_path go together (mTLS)")
+    return TLSConfig(
+        server_root_ca_cert=ca.read_bytes() if ca else None,
+        client_cert=cert.read_bytes() if cert else None,
+        client_private_key=key.read_bytes() if key else None,
+        domain=settings.temporal_tls_server_name,
+    )
+
+
 async def connect(settings: Settings, *, runtime: Runtime | None = None) -> Client:
     """`runtime`: the worker's, which serves the SDK's Prometheus metrics (workers/runner.py);
     None = the SDK's default runtime, without metrics. With tracing on, the client carries the
@@ -30,7 +52,7 @@ async def connect(settings: Settings, *, runtime: Runtime | None = None) -> Clie
     return await Client.connect(
         settings.temporal_target,
         namespace=settings.temporal_namespace,
-        tls=settings.temporal_tls or api_key is not None,
+        tls=tls_config(settings),
         api_key=api_key,
         data_converter=data_converter(settings),
         interceptors=tracing.client_interceptors(),

@@ -484,12 +484,39 @@ def test_the_codec_server_starts_from_its_rendered_environment(settings_from: An
     app_from_settings(settings)  # keys parse, the token is there
 
 
+def test_temporal_tls_files_come_from_the_mounted_secret(settings_from: Any) -> None:
+    docs = rendered("selfhosted-values")
+    for workload in workloads(docs):
+        settings = settings_from(environment(docs, workload))
+        files = [
+            settings.temporal_tls_ca_path,
+            settings.temporal_tls_cert_path,
+            settings.temporal_tls_key_path,
+        ]
+        if workload.role == "codec":  # it never connects to Temporal
+            assert files == [None, None, None]
+            continue
+        assert settings.temporal_tls_server_name == "temporal.internal.example.com"
+        mounts = {m["mountPath"]: m["name"] for m in workload.container["volumeMounts"]}
+        volumes = {v["name"]: v for v in workload.pod["volumes"]}
+        for path in files:
+            assert path is not None, workload.name
+            secret = volumes[mounts[str(path.parent)]]["secret"]
+            assert secret["secretName"] == "selfimprint-temporal-client"
+            assert {"key": path.name, "path": path.name} in secret["items"]
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
         (["--set", "config.neo4j_password=x"], "config.neo4j_password is a secret"),
         (["--set", "api.config.codec_token=x"], "api.config.codec_token is a secret"),
         (["--set", "config.api_port=9000"], "config.api_port is set by the chart"),
+        (["--set", "config.temporal_tls_ca_path=/ca"], "temporal_tls_ca_path is set by the chart"),
+        (
+            ["--set", "temporalTLS.secretName=tls", "--set", "temporalTLS.keyKey="],
+            "certKey and keyKey go together",
+        ),
         (["--set", "config.NEO4J_URI=x"], "'NEO4J_URI' does not match pattern"),
         (["--set", "config.neo4j_uri=null"], "config.neo4j_uri is required"),
         (["--set", "config.llm_base_url="], "config.llm_base_url is required"),

@@ -82,14 +82,14 @@ app.kubernetes.io/component: {{ .component }}
 {{/* Settings the chart sets itself (ports and paths must match the pods' specs) and the secret
      ones, which belong in the Secret: refused in `config` and in a role's `config`. */}}
 {{- define "selfimprint.checkConfig" -}}
-{{- $owned := list "bind_host" "data_dir" "api_port" "codec_port" "worker_metrics_port" "worker_sdk_metrics_port" "kek_path" "sleep_tuning_file" -}}
+{{- $owned := list "bind_host" "data_dir" "api_port" "codec_port" "worker_metrics_port" "worker_sdk_metrics_port" "kek_path" "sleep_tuning_file" "temporal_tls_ca_path" "temporal_tls_cert_path" "temporal_tls_key_path" -}}
 {{- $secret := list "neo4j_password" "s3_access_key_id" "s3_secret_access_key" "temporal_api_key" "temporal_payload_keys" "llm_api_key" "codec_token" -}}
 {{- range $key, $_ := .config -}}
 {{- if not (regexMatch "^[a-z][a-z0-9_]*$" $key) -}}
 {{- fail (printf "%s.%s: settings are named by their field name in lower case (e.g. neo4j_uri), not %q" $.where $key $key) -}}
 {{- end -}}
 {{- if has $key $owned -}}
-{{- fail (printf "%s.%s is set by the chart from its own values (bindHost, api.port, codec.port, metrics.*, dataKeys, sleepTuning)" $.where $key) -}}
+{{- fail (printf "%s.%s is set by the chart from its own values (bindHost, api.port, codec.port, metrics.*, dataKeys, sleepTuning, temporalTLS)" $.where $key) -}}
 {{- end -}}
 {{- if has $key $secret -}}
 {{- fail (printf "%s.%s is a secret: put SELFIMPRINT_%s in the Secret (secrets.values or secrets.existingSecret)" $.where $key (upper $key)) -}}
@@ -115,6 +115,11 @@ app.kubernetes.io/component: {{ .component }}
 {{- end -}}
 {{- if and .Values.models.enabled (not .Values.models.volume) -}}
 {{- fail "models.enabled: set models.volume to the volume holding the model folder" -}}
+{{- end -}}
+{{- with .Values.temporalTLS -}}
+{{- if and .secretName (ne (empty .certKey) (empty .keyKey)) -}}
+{{- fail "temporalTLS: certKey and keyKey go together (the client certificate and its key)" -}}
+{{- end -}}
 {{- end -}}
 {{- if and .Values.codec.enabled (not .Values.codec.uiOrigin) -}}
 {{- fail "codec.enabled: set codec.uiOrigin to the Temporal UI's origin (e.g. https://temporal.example.com): browsers call the codec server from there" -}}
@@ -171,7 +176,15 @@ SELFIMPRINT_CODEC_TOKEN: {roles: [codec], required: true}
 {{- end }}
 {{- if and (eq $role "cpu") $root.Values.sleepTuning }}
 - name: SELFIMPRINT_SLEEP_TUNING_FILE
-  value: /etc/selfimprint/sleep-tuning.json
+  value: /etc/selfimprint/sleep-tuning/sleep-tuning.json
+{{- end }}
+{{- if and $root.Values.temporalTLS.secretName (has $role (list "api" "cpu" "gpu")) }}
+{{- range $file := list "ca" "cert" "key" }}
+{{- with index $root.Values.temporalTLS (printf "%sKey" $file) }}
+- name: SELFIMPRINT_TEMPORAL_TLS_{{ upper $file }}_PATH
+  value: /etc/selfimprint/temporal-tls/{{ . }}
+{{- end }}
+{{- end }}
 {{- end }}
 {{- range $key := keys .config | sortAlpha }}
 {{- $value := index $.config $key }}
@@ -210,6 +223,19 @@ SELFIMPRINT_CODEC_TOKEN: {roles: [codec], required: true}
   configMap:
     name: {{ include "selfimprint.fullname" $root }}-sleep-tuning
 {{- end }}
+{{- if and $root.Values.temporalTLS.secretName (has .role (list "api" "cpu" "gpu")) }}
+- name: temporal-tls
+  secret:
+    secretName: {{ $root.Values.temporalTLS.secretName }}
+    defaultMode: 288  # 0440: the pods' group (fsGroup) reads, nobody writes
+    items:
+      {{- range $file := list "ca" "cert" "key" }}
+      {{- with index $root.Values.temporalTLS (printf "%sKey" $file) }}
+      - key: {{ . }}
+        path: {{ . }}
+      {{- end }}
+      {{- end }}
+{{- end }}
 {{- end -}}
 
 {{- define "selfimprint.volumeMounts" -}}
@@ -230,7 +256,12 @@ SELFIMPRINT_CODEC_TOKEN: {roles: [codec], required: true}
 {{- end }}
 {{- if and (eq .role "cpu") $root.Values.sleepTuning }}
 - name: sleep-tuning
-  mountPath: /etc/selfimprint
+  mountPath: /etc/selfimprint/sleep-tuning
+  readOnly: true
+{{- end }}
+{{- if and $root.Values.temporalTLS.secretName (has .role (list "api" "cpu" "gpu")) }}
+- name: temporal-tls
+  mountPath: /etc/selfimprint/temporal-tls
   readOnly: true
 {{- end }}
 {{- end -}}
