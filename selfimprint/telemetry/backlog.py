@@ -44,7 +44,9 @@ async def refresh_backlog(
 
 async def watch_backlog(settings: Settings, every_s: float = REFRESH_S) -> None:
     """Refresh the gauges until cancelled. A failed read (Neo4j down) keeps the last values and
-    is logged; the worker goes on either way."""
+    is logged; the worker goes on either way. Nothing to do when the metrics are not served."""
+    if settings.worker_metrics_port == 0:
+        return
     expose_backlog_gauges()
     driver: AsyncDriver = open_driver(settings)
     logs = MessageLogs(driver, settings.neo4j_database)

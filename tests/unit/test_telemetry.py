@@ -4,6 +4,7 @@ when an LLM call fails, a compaction completes or the backlog is read."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import socket
@@ -33,13 +34,14 @@ from activities.compaction import CompactInput, CompactionActivities
 from api.notifier import LifecycleNotifier
 from selfimprint.adapters.llm import OpenAICompatibleLLM, operation_of
 from selfimprint.adapters.neo4j.message_log import Backlog
+from selfimprint.config import Settings
 from selfimprint.domain.models import Belief, Node, NodeType
 from selfimprint.domain.users import UserScope
 from selfimprint.prompts.extraction import ExtractionAnswer
 from selfimprint.prompts.hypotheses import HypothesesAnswer, PrecheckAnswer
 from selfimprint.telemetry import tracing
 from selfimprint.telemetry.asgi import RequestTracing
-from selfimprint.telemetry.backlog import record_backlog
+from selfimprint.telemetry.backlog import record_backlog, watch_backlog
 from selfimprint.telemetry.metrics import expose_backlog_gauges, serve_app_metrics
 from selfimprint.telemetry.tracing import TracingConfigError, trace_exporters
 from tests.workflows.support import MemoryGraphs
@@ -370,3 +372,8 @@ async def test_the_nudge_sent_after_the_answer_belongs_to_the_request(
         notifier.notify(scope, ["m1"], datetime.now(UTC))
     await notifier.settle(scope)  # the request span has ended by now
     assert current == [request.get_span_context().span_id]
+
+
+async def test_the_backlog_watcher_does_nothing_when_metrics_are_off() -> None:
+    # Returns at once: no driver opened (there is no Neo4j here), no gauges exposed.
+    await asyncio.wait_for(watch_backlog(Settings(worker_metrics_port=0)), timeout=5)
