@@ -527,6 +527,10 @@ def test_temporal_tls_files_come_from_the_mounted_secret(settings_from: Any) -> 
         (["--set", "workers.gpu.autoscaling.enabled=true"], "set workers.gpu.autoscaling.metrics"),
         (["--set", "api.replica=3"], "additional properties 'replica' not allowed"),
         (["--set", "workers.cpu.role=all"], "value must be one of"),
+        (
+            ["--set", "workers.extra.enabled=true,workers.extra.role=cpu"],
+            "at '/workers/extra': missing properties 'replicas'",
+        ),
     ],
 )
 def test_misconfigurations_fail_at_render_time(args: list[str], message: str) -> None:
