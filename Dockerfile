@@ -74,7 +74,8 @@ ENV PATH="/opt/selfimprint/bin:${PATH}" \
     SELFIMPRINT_LOG_FORMAT=json
 # An empty, root-owned working directory: `python -m` puts it first on sys.path.
 WORKDIR /app
-EXPOSE 8000
+# api: 8000 (REST, /healthz, /readyz, /metrics); workers: 9464 (/metrics), 9465 (Temporal SDK).
+EXPOSE 8000 9464 9465
 # Docker health: the API role answers /healthz; a worker has no HTTP port, so for it a live
 # process is the whole answer (Temporal shows its pollers). Kubernetes uses its own probes.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \

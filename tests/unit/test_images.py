@@ -141,6 +141,13 @@ def test_final_stages_run_as_a_numeric_non_root_user_without_compilers() -> None
     assert re.search(r"^ARG PYTHON_IMAGE=python:3\.11-slim", _text(), re.MULTILINE)
 
 
+def test_exposed_ports_are_the_default_settings() -> None:
+    (exposed,) = dockerfile_stages()["runtime"].args("EXPOSE")
+    defaults = Settings(_env_file=None)
+    expected = {defaults.api_port, defaults.worker_metrics_port, defaults.worker_sdk_metrics_port}
+    assert {int(p) for p in exposed.split()} == expected
+
+
 def test_role_commands_name_importable_entry_points() -> None:
     stages = dockerfile_stages()
     defaults = {t: json.loads(stages[t].args("CMD")[-1]) for t in FINAL_TARGETS}
