@@ -4,6 +4,8 @@ message log, and the token counts llama.cpp reports for a real completion."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import dataclasses
 import uuid
 from collections.abc import Iterator
@@ -26,8 +28,8 @@ from selfimprint.config import Settings
 from selfimprint.domain.messages import Message, Role
 from selfimprint.domain.users import Tier, UserScope
 from selfimprint.telemetry import tracing
-from selfimprint.telemetry.backlog import refresh_backlog
-from selfimprint.telemetry.metrics import expose_backlog_gauges
+from selfimprint.telemetry.backlog import refresh_backlog, watch_backlog
+from selfimprint.telemetry.metrics import PENDING_MESSAGES, expose_backlog_gauges
 from tests.integration.test_tiers import move
 from tests.integration.tiers_support import Harness, fresh_queue, harness, seed_graph
 
@@ -166,3 +168,23 @@ async def test_llama_cpp_reports_the_tokens_of_a_real_completion(
     assert call.attributes is not None
     assert call.attributes["gen_ai.usage.input_tokens"] == prompt
     assert call.attributes["gen_ai.usage.output_tokens"] == completion
+
+
+async def test_the_cpu_workers_watcher_refreshes_the_gauges_until_cancelled(
+    stack_settings: Settings,
+) -> None:
+    settings = stack_settings.model_copy(update={"worker_metrics_port": 9464})  # never bound here
+    PENDING_MESSAGES.set(-1)
+    watcher = asyncio.create_task(watch_backlog(settings, every_s=0.1))
+    try:
+        for _ in range(100):
+            if REGISTRY.get_sample_value("selfimprint_pending_messages") != -1:
+                break
+            await asyncio.sleep(0.1)
+        refreshed = REGISTRY.get_sample_value("selfimprint_pending_messages")
+        assert refreshed is not None and refreshed >= 0
+    finally:
+        watcher.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await watcher
+    assert watcher.cancelled()
