@@ -20,13 +20,9 @@ from temporalio import activity
 
 from activities.tiers import with_heartbeats
 from selfimprint.adapters.graph_archive import GraphArchive, merge_snapshots
-from selfimprint.domain.compaction import (
-    CompactionPlan,
-    EntropyMetrics,
-    plan_compaction,
-    plan_soft_reset,
-    should_soft_reset,
-)
+from selfimprint.domain.compaction.entropy import EntropyMetrics
+from selfimprint.domain.compaction.plan import CompactionPlan, plan_compaction
+from selfimprint.domain.compaction.soft_reset import plan_soft_reset, should_soft_reset
 from selfimprint.domain.decay import ActivityTimeline
 from selfimprint.logging import get_logger
 from selfimprint.ports import (

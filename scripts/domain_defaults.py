@@ -25,14 +25,15 @@ from pydantic import BaseModel
 
 from selfimprint.domain.belief import BeliefConfig
 from selfimprint.domain.collective import CollectiveConfig
-from selfimprint.domain.compaction import CompactionConfig, EntropyConfig
+from selfimprint.domain.compaction.config import CompactionConfig
+from selfimprint.domain.compaction.entropy import EntropyConfig
 from selfimprint.domain.context import ContextConfig
 from selfimprint.domain.corrections import CorrectionConfig
 from selfimprint.domain.decay import DecayConfig
 from selfimprint.domain.grounding import GroundingConfig
 from selfimprint.domain.hypotheses import HypothesisPolicy
 from selfimprint.domain.inference_policy import InferencePolicyConfig
-from selfimprint.domain.ingestion import IngestionConfig
+from selfimprint.domain.ingestion.config import IngestionConfig
 from selfimprint.domain.language import LanguageConfig
 from selfimprint.domain.lifecycle_timings import LifecycleTimings
 from selfimprint.domain.patterns import PatternConfig

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from selfimprint.domain.ingestion import RecentMemory
+from selfimprint.domain.ingestion.extraction import RecentMemory
 from selfimprint.domain.messages import Message, Role
 from selfimprint.domain.models import NodeType
 

@@ -60,9 +60,9 @@ from typing import Annotated, Self  # noqa: E402
 
 from pydantic import ConfigDict, Field, model_validator  # noqa: E402
 
-from selfimprint.domain.compaction import CompactionPlan  # noqa: E402
+from selfimprint.domain.compaction.plan import CompactionPlan  # noqa: E402
 from selfimprint.domain.decay import ActivityTimeline, ReinforcementTally  # noqa: E402
-from selfimprint.domain.ingestion import Downweight as Downweight  # noqa: E402 - re-exported
+from selfimprint.domain.ingestion.plan import Downweight as Downweight  # noqa: E402 - re-exported
 from selfimprint.domain.models import (  # noqa: E402
     AwareDatetime,
     Content,

@@ -19,7 +19,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from selfimprint.domain.grounding import DEFAULT_GROUNDING, GroundingConfig, ground
-from selfimprint.domain.ingestion import (
+from selfimprint.domain.ingestion.extraction import (
     MAX_CANDIDATES,
     CandidateEvidence,
     CandidateType,

@@ -14,8 +14,8 @@ from typing import Annotated, Final
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from selfimprint.domain.ingestion import (
-    DEFAULT_INGESTION,
+from selfimprint.domain.ingestion.config import DEFAULT_INGESTION
+from selfimprint.domain.ingestion.extraction import (
     MAX_LLM_CANDIDATES,
     ExtractedMemory,
     Extraction,

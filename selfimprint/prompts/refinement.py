@@ -14,7 +14,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from selfimprint.domain.ingestion import (
+from selfimprint.domain.ingestion.extraction import (
     MAX_EXTRACTED_EDGES,
     MAX_LLM_CANDIDATES,
     ExtractedEdge,

@@ -28,7 +28,8 @@ from selfimprint.adapters.neo4j import (
 )
 from selfimprint.adapters.neo4j.migrations import SCHEMA_DIR, load_migrations
 from selfimprint.config import Settings
-from selfimprint.domain.compaction import SimilarPair, apply_compaction, plan_compaction
+from selfimprint.domain.compaction.duplicates import SimilarPair
+from selfimprint.domain.compaction.plan import apply_compaction, plan_compaction
 from selfimprint.domain.decay import ReinforcementTally
 from selfimprint.domain.models import (
     Belief,

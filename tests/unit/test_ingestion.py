@@ -10,18 +10,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from selfimprint.domain.decay import ReinforcementTally
-from selfimprint.domain.ingestion import (
+from selfimprint.domain.ingestion.config import IngestionConfig
+from selfimprint.domain.ingestion.extraction import (
     CandidateType,
-    EdgeDropReason,
     ExtractedEdge,
     ExtractedMemory,
     Extraction,
-    IngestionConfig,
-    IngestionPlan,
-    RejectionReason,
-    memory_id,
-    plan_ingestion,
 )
+from selfimprint.domain.ingestion.identity import memory_id
+from selfimprint.domain.ingestion.plan import EdgeDropReason, IngestionPlan, RejectionReason
+from selfimprint.domain.ingestion.planner import plan_ingestion
 from selfimprint.domain.messages import Message, Role
 from selfimprint.domain.models import (
     Belief,

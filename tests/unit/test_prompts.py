@@ -11,7 +11,7 @@ import pytest
 from pydantic import BaseModel, ValidationError
 
 from selfimprint.domain.context import AssembledContext, UsedMemory, prose_budget
-from selfimprint.domain.ingestion import plan_ingestion
+from selfimprint.domain.ingestion.planner import plan_ingestion
 from selfimprint.domain.messages import Message, Role
 from selfimprint.domain.models import NodeType
 from selfimprint.prompts import LLMAnswer, inline_refs

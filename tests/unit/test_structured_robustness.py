@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from selfimprint.domain.grounding import DEFAULT_GROUNDING, ground
-from selfimprint.domain.ingestion import RecentMemory
+from selfimprint.domain.ingestion.extraction import RecentMemory
 from selfimprint.domain.messages import Message, Role
 from selfimprint.domain.models import NodeType
 from selfimprint.domain.structured.extractor import structured_extraction, texts_to_embed

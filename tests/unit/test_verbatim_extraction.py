@@ -4,13 +4,13 @@ from datetime import UTC, datetime
 
 import pytest
 
-from selfimprint.domain.ingestion import (
+from selfimprint.domain.ingestion.extraction import (
     CandidateEvidence,
     CandidateType,
     ExtractedMemory,
     Extraction,
-    plan_ingestion,
 )
+from selfimprint.domain.ingestion.planner import plan_ingestion
 from selfimprint.domain.messages import Message, Role
 from selfimprint.domain.verbatim_extraction import (
     VerbatimConfig,

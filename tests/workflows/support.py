@@ -31,7 +31,7 @@ from activities.ingestion import (
 )
 from activities.sleep import SleepActivities, SleepModelActivities
 from activities.tiers import TierMoveInput, TierMoveOutcome
-from selfimprint.domain.compaction import CompactionPlan
+from selfimprint.domain.compaction.plan import CompactionPlan
 from selfimprint.domain.decay import ActivityTimeline
 from selfimprint.domain.models import Edge, Hypothesis, Node
 from selfimprint.domain.sleep_writes import SleepRunRecord, SleepWrites

@@ -15,7 +15,9 @@ from neo4j import AsyncManagedTransaction
 from selfimprint.adapters.neo4j import writes
 from selfimprint.adapters.neo4j.forgetting import delete_nodes
 from selfimprint.adapters.neo4j.records import REL_TYPES
-from selfimprint.domain.compaction import CompactionPlan, EdgeKey, NodeMerge
+from selfimprint.domain.compaction.duplicates import NodeMerge
+from selfimprint.domain.compaction.edges import EdgeKey
+from selfimprint.domain.compaction.plan import CompactionPlan
 from selfimprint.domain.models import Edge
 from selfimprint.domain.users import UserScope
 from selfimprint.ports import CompactionOutcome

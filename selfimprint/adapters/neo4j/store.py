@@ -28,7 +28,7 @@ from selfimprint.adapters.neo4j import (
     writes,
 )
 from selfimprint.adapters.neo4j.migrations import MigrationReport, migrate
-from selfimprint.domain.compaction import CompactionPlan
+from selfimprint.domain.compaction.plan import CompactionPlan
 from selfimprint.domain.decay import ActivityTimeline, ReinforcementTally
 from selfimprint.domain.models import Edge, HypothesisStatus, Node, NodeType, Tension, TensionStatus
 from selfimprint.domain.sleep_writes import SleepRunRecord, SleepWrites

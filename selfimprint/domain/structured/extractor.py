@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from selfimprint.domain.ingestion import (
+from selfimprint.domain.ingestion.extraction import (
     MAX_CANDIDATES,
     MAX_EXTRACTED_EDGES,
     MAX_MENTIONS,

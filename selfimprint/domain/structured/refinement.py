@@ -14,7 +14,7 @@ from typing import Annotated, Final
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from selfimprint.domain.ingestion import (
+from selfimprint.domain.ingestion.extraction import (
     MAX_CANDIDATES,
     MAX_EXTRACTED_EDGES,
     MAX_LLM_CANDIDATES,

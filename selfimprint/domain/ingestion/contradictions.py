@@ -1,0 +1,73 @@
+"""What a contradiction writes (spec §6): a `contradicts` edge from the newer statement to the
+older one, an unresolved tension, and, when the older memory predates the batch and is not
+pinned, the loss of part of its effective weight."""
+
+from __future__ import annotations
+
+from selfimprint.domain.decay import expires_at, node_coefficient, node_effective_weight
+from selfimprint.domain.ingestion.draft import PlanDraft
+from selfimprint.domain.ingestion.identity import tension_id
+from selfimprint.domain.ingestion.plan import Downweight, PlannedContradiction
+from selfimprint.domain.models import Edge, EdgeType, Node, Tension
+
+
+def _known_node(draft: PlanDraft, node_id: str) -> Node:
+    return draft.new_nodes.get(node_id) or draft.reinforced.get(node_id) or draft.recent[node_id]
+
+
+def plan_contradictions(
+    draft: PlanDraft,
+) -> tuple[tuple[PlannedContradiction, ...], tuple[Downweight, ...]]:
+    """One edge and one tension per contradicted pair, and the older sides' down-weights."""
+    planned: dict[frozenset[str], PlannedContradiction] = {}
+    downweights: dict[str, Downweight] = {}
+    for first, second in draft.contradiction_pairs:
+        pair = frozenset((first, second))
+        if pair in planned:
+            continue
+        a, b = _known_node(draft, first), _known_node(draft, second)
+        # The edge points from the newer statement to the one it contradicts.
+        newer, older = (a, b) if (b.created_at, b.id) <= (a.created_at, a.id) else (b, a)
+        edge = Edge(
+            source_id=newer.id,
+            target_id=older.id,
+            type=EdgeType.CONTRADICTS,
+            confidence=draft.config.extracted_edge_confidence,
+            created_at=draft.now,
+        )
+        tension = Tension(
+            id=tension_id(draft.user_id, newer.id, older.id),
+            node_a=newer.id,
+            node_b=older.id,
+            detected_at=draft.now,
+        )
+        planned[pair] = PlannedContradiction(edge=edge, tension=tension)
+        # Same age: both came from this batch, neither is older. A pinned memory keeps its
+        # weight: the user chose it, the tension alone records the doubt (project choice).
+        if (
+            older.created_at < newer.created_at
+            and not older.is_pinned
+            and older.id not in draft.new_nodes
+            and older.id not in downweights
+        ):
+            downweights[older.id] = _downweight(draft, older)
+    return tuple(planned.values()), tuple(downweights.values())
+
+
+def _downweight(draft: PlanDraft, node: Node) -> Downweight:
+    at = max(draft.now, node.weight_at)
+    current = node_effective_weight(node, at, timeline=draft.timeline, config=draft.config.decay)
+    weight = current * draft.config.contradiction_downweight
+    return Downweight(
+        node_id=node.id,
+        weight=weight,
+        weight_at=at,
+        expires_at=expires_at(
+            weight,
+            at,
+            node_coefficient(node, draft.config.decay),
+            timeline=draft.timeline,
+            config=draft.config.decay,
+        ),
+        expected_weight_at=node.weight_at,
+    )
