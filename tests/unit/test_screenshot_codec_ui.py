@@ -58,6 +58,7 @@ def expected() -> object:
         user_id="u1",
         ciphertext="bY7PaDfB3cE2jrH1kVloZt2D",
         user_texts=frozenset({"I am nervous about Friday"}),
+        text_events=(28,),
     )
 
 
