@@ -26,6 +26,7 @@ from temporalio.exceptions import ApplicationError
 
 from selfimprint.adapters.llm import LLMAnswerInvalidError
 from selfimprint.domain.decay import ActivityTimeline
+from selfimprint.domain.hypotheses import DEFAULT_POLICY, HypothesisPolicy
 from selfimprint.domain.models import MemoryId
 from selfimprint.domain.patterns import (
     DEFAULT_PATTERNS,
@@ -241,11 +242,13 @@ class SleepActivities:
         patterns: PatternConfig = DEFAULT_PATTERNS,
         triggers: TriggerConfig = DEFAULT_TRIGGERS,
         formation: HypothesisFormationConfig = DEFAULT_FORMATION,
+        hypotheses: HypothesisPolicy = DEFAULT_POLICY,
     ) -> None:
         self._graphs = graphs
         self._patterns = patterns  # operations 1-4 (Settings.sleep_tuning_file)
         self._triggers = triggers  # operations 5-6
         self._formation = formation  # operation 3 and the hypothesis check
+        self._hypotheses = hypotheses  # the hypothesis lifecycle (spec §3.5.2)
 
     def _graph(self, scope: SleepScope) -> SleepGraph:
         return self._graphs.for_user(scope.tenant_id, scope.user_id)
@@ -373,6 +376,7 @@ class SleepActivities:
                 scope.now,
                 timeline,
                 self._formation,
+                self._hypotheses,
             )
             counts = (formation.formed, formation.reinforced, formation.rejected)
             return formation.writes, counts
@@ -445,7 +449,12 @@ class SleepActivities:
 
         async def plan(graph: GraphSnapshot) -> tuple[SleepWrites, tuple[dict[str, int], int]]:
             checks = plan_hypothesis_checks(
-                graph.nodes, graph.hypotheses, scope.now, self._patterns, self._formation
+                graph.nodes,
+                graph.hypotheses,
+                scope.now,
+                self._patterns,
+                self._formation,
+                self._hypotheses,
             )
             return checks.writes, (checks.outcomes, checks.anchored)
 

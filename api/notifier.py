@@ -32,6 +32,10 @@ NUDGES = Counter(
     "Signals telling a lifecycle workflow about stored messages, by outcome",
     ["outcome"],
 )
+# Every outcome exists from start-up at 0: a counter's first increment after a restart is then a
+# visible step to `increase()` (the LifecycleNudgesDropped alert would miss it otherwise).
+for _outcome in ("sent", "retried", "dropped"):
+    NUDGES.labels(_outcome)
 UNTOLD_USERS = Gauge(
     "selfimprint_lifecycle_untold_users",
     "Users with stored messages their lifecycle workflow has not been told about yet",

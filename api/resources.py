@@ -23,6 +23,7 @@ from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
 from selfimprint.adapters.neo4j.message_log import Neo4jMessageLog
 from selfimprint.adapters.temporal import connect
 from selfimprint.config import Settings
+from selfimprint.domain.tuning import DomainTuning
 from selfimprint.domain.users import UserScope
 from selfimprint.ports import Embedder
 
@@ -44,6 +45,8 @@ class Resources:
     # What "now" is for decay, recency and expiry on the read path; scenario tests drive it
     # with the time-skipping Temporal server's clock.
     clock: Callable[[], datetime] = wall_clock
+    # The domain's numbers the read path applies (scoring, context): Settings.tuning_file.
+    tuning: DomainTuning = field(default_factory=DomainTuning)
     _temporal: Client | None = None
     _archive: GraphArchive | None = None
     _temporal_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -59,6 +62,7 @@ class Resources:
             accounts=Neo4jAccounts(driver, settings.neo4j_database),
             embedder=build_embedder(settings),
             llm=build_llm(settings),
+            tuning=settings.domain_tuning(),
         )
 
     def archive(self) -> GraphArchive:

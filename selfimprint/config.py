@@ -11,12 +11,15 @@ from __future__ import annotations
 from datetime import timedelta
 from enum import StrEnum
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from selfimprint.domain.lifecycle_timings import LifecycleTimings
+
+if TYPE_CHECKING:
+    from selfimprint.domain.tuning import DomainTuning
 
 
 class EmbedderKind(StrEnum):
@@ -169,11 +172,19 @@ class Settings(BaseSettings):
         description="The Temporal SDK's worker metrics (task slots, latencies) and the sleep-run "
         "metrics at http://<bind_host>:<port>/metrics; 0 = off.",
     )
+    tuning_file: Path | None = Field(
+        None,
+        description=(
+            "JSON overriding any of the domain's numbers (decay, scoring, context, ingestion, "
+            "sleep, compaction, ...); unset = the spec's defaults. See "
+            "selfimprint/domain/tuning.py and docs/domain-defaults.md."
+        ),
+    )
     sleep_tuning_file: Path | None = Field(
         None,
         description=(
-            "JSON overriding the sleep phase's numbers (patterns, triggers); unset = the spec's "
-            "defaults. See selfimprint/domain/sleep_tuning.py."
+            "JSON overriding the sleep phase's numbers (patterns, triggers); its sections win "
+            "over the same ones of tuning_file. See selfimprint/domain/sleep_tuning.py."
         ),
     )
 
@@ -270,6 +281,14 @@ class Settings(BaseSettings):
     log_format: Literal["auto", "json", "console"] = Field(
         "auto", description="auto = console on a TTY, JSON lines otherwise."
     )
+
+    def domain_tuning(self) -> DomainTuning:
+        """The domain's numbers: the defaults, overridden by tuning_file, then sleep_tuning_file
+        (read once per process: call it at start-up)."""
+        # Imported here: the whole domain loads with it, which Settings' users need not pay for.
+        from selfimprint.domain.tuning import DomainTuning
+
+        return DomainTuning.load(self.tuning_file, self.sleep_tuning_file)
 
     def lifecycle_timings(self) -> LifecycleTimings:
         return LifecycleTimings(

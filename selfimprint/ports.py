@@ -76,6 +76,7 @@ from selfimprint.domain.models import (  # noqa: E402
     Tension,
     TensionStatus,
 )
+from selfimprint.domain.scoring import DEFAULT_SCORING, ScoringConfig  # noqa: E402
 from selfimprint.domain.terms import MAX_TERMS  # noqa: E402
 
 MAX_BATCH_IDS = 10_000
@@ -114,6 +115,9 @@ class RetrievalQuery(_GraphValue):
         tuple[Annotated[str, Field(min_length=1, max_length=100)], ...], Field(max_length=MAX_TERMS)
     ] = ()
     lexical_limit: Annotated[int, Field(ge=0, le=1000)] = 50
+    # The §3.4 score's numbers (the operator's `DomainTuning.scoring`): a store ranks with them,
+    # and the read path ranks the store's candidates with the same ones.
+    scoring: ScoringConfig = DEFAULT_SCORING
 
 
 class RetrievedMemory(_GraphValue):

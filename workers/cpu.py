@@ -15,7 +15,6 @@ from selfimprint.adapters.graph_archive import build_archive
 from selfimprint.adapters.neo4j import Neo4jGraphStore, open_driver
 from selfimprint.adapters.neo4j.message_log import MessageLogs
 from selfimprint.config import Settings
-from selfimprint.domain.sleep_tuning import SleepTuning
 from selfimprint.telemetry.backlog import watch_backlog
 from workers.runner import Registrations, run_worker
 from workers.storage import deletion_registrations, forget_registrations, tier_registrations
@@ -30,8 +29,10 @@ async def build(settings: Settings, client: Client) -> Registrations:
     graph = Neo4jGraphStore(driver, settings.neo4j_database)
     await graph.migrate()  # idempotent; the API runs it too
     ingestion = IngestionActivities(graph, MessageLogs(driver, settings.neo4j_database))
-    tuning = SleepTuning.load(settings.sleep_tuning_file)
-    sleep = SleepActivities(graph, tuning.patterns, tuning.triggers)
+    tuning = settings.domain_tuning()
+    sleep = SleepActivities(
+        graph, tuning.patterns, tuning.triggers, tuning.formation, tuning.hypotheses
+    )
     # Storage tiers, erasure, forget, soft reset: one boto3 client and one key store.
     keys = FileDataKeyStore(settings.data_dir, load_kek(settings, os.environ))
     archive = build_archive(settings, dict(os.environ), keys=keys)

@@ -13,7 +13,6 @@ from activities.sleep import SleepModelActivities
 from selfimprint.adapters.embedders import build_embedder
 from selfimprint.adapters.llm import build_llm
 from selfimprint.config import Settings
-from selfimprint.domain.verbatim_extraction import VerbatimConfig
 from workers.runner import Registrations, run_worker
 
 # Model calls saturate the device; more parallel calls only queue inside the model server.
@@ -24,11 +23,15 @@ async def build(settings: Settings, client: Client) -> Registrations:
     embedder = build_embedder(settings)
     probe = ProbeActivities(embedder)
     llm = build_llm(settings)
+    tuning = settings.domain_tuning()
     extraction = ExtractionActivities(
         llm,
         embedder,
         mode=ExtractionMode(settings.extraction),
-        verbatim=VerbatimConfig(long_messages=settings.verbatim_long_messages),
+        verbatim=tuning.verbatim.model_copy(
+            update={"long_messages": settings.verbatim_long_messages}
+        ),
+        structured=tuning.structured,
     )
     sleep = SleepModelActivities(llm)
     forget = ForgetEmbeddingActivities(embedder)

@@ -63,7 +63,10 @@ def retrieve_from_snapshot(
     order = sorted(range(len(pool)), key=lambda i: (-float(cosines[i]), pool[i].id))
     by_prior = sorted(
         range(len(pool)),
-        key=lambda i: (-prior(pool[i], query.now, timeline=timeline), pool[i].id),
+        key=lambda i: (
+            -prior(pool[i], query.now, timeline=timeline, config=query.scoring),
+            pool[i].id,
+        ),
     )
     by_lexical = sorted(
         (i for i in range(len(pool)) if lexical.held(pool[i]) > 0.0),
@@ -90,6 +93,7 @@ def retrieve_from_snapshot(
             for i in pooled
         ),
         query.now,
+        query.scoring,
         top_k=query.limit,
     )
     top = sorted((index_of[r.id] for r in ranked), key=lambda i: (-float(cosines[i]), pool[i].id))

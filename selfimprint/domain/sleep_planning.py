@@ -120,6 +120,7 @@ def plan_hypothesis_formation(
     now: datetime,
     timeline: ActivityTimeline,
     config: HypothesisFormationConfig = DEFAULT_FORMATION,
+    policy: HypothesisPolicy = DEFAULT_POLICY,
     decay: DecayConfig = DEFAULT_DECAY,
 ) -> HypothesisFormation:
     """New hypotheses for proposals that cite enough of the user's memories and that the
@@ -148,7 +149,7 @@ def plan_hypothesis_formation(
                 for i in evidence
                 if by_id[i].created_at > current.created_at
             ]
-            records.append(apply_events(current, events)[-1].hypothesis)
+            records.append(apply_events(current, events, policy)[-1].hypothesis)
             reinforced += 1
             continue
         if node_id in {r.node_id for r in records}:
@@ -176,7 +177,7 @@ def plan_hypothesis_formation(
                 ),
             )
         )
-        records.append(form_hypothesis(node_id, now, high_bar=decision.high_bar))
+        records.append(form_hypothesis(node_id, now, high_bar=decision.high_bar, policy=policy))
         formed += 1
     return HypothesisFormation(
         writes=SleepWrites(nodes=tuple(new_nodes), hypotheses=tuple(records)),
@@ -283,7 +284,7 @@ def plan_hypothesis_checks(
             and len(claim & topics(n.content, patterns)) >= formation.surfacing_topics
         ]
         events.append(SleepCheck(at=now))
-        after = apply_events(hyp, events)[-1].hypothesis
+        after = apply_events(hyp, events, policy)[-1].hypothesis
         outcomes[after.status.value] = outcomes.get(after.status.value, 0) + 1
         if after.status is HypothesisStatus.REFUTED:
             deleted.append(node.id)

@@ -22,6 +22,7 @@ from selfimprint.domain.decay import node_effective_weight
 from selfimprint.domain.language import detect_language
 from selfimprint.domain.scoring import Candidate, calibrated_similarity, rank
 from selfimprint.domain.terms import search_terms
+from selfimprint.domain.tuning import DomainTuning
 from selfimprint.domain.users import UserScope
 from selfimprint.logging import get_logger
 from selfimprint.ports import LLM, Embedder, GraphStore, RetrievalQuery, RetrievalResult
@@ -46,6 +47,8 @@ class ReadResources(Protocol):
     def llm(self) -> LLM: ...
     @property
     def clock(self) -> Callable[[], datetime]: ...
+    @property
+    def tuning(self) -> DomainTuning: ...
 
 
 class ContextMode(StrEnum):
@@ -95,6 +98,7 @@ async def build_context(
             # A lexical pool of 0 turns lexical relevance off: similarity alone.
             terms=search_terms(message) if resources.settings.retrieval_lexical_pool else (),
             lexical_limit=resources.settings.retrieval_lexical_pool,
+            scoring=resources.tuning.scoring,
         )
     )
     timings["retrieve"] = (time.perf_counter() - mark) * 1000
@@ -114,6 +118,7 @@ async def build_context(
             for c in found.candidates
         ),
         now,
+        resources.tuning.scoring,
     )
     context = assemble_context(
         ranked,
@@ -124,6 +129,7 @@ async def build_context(
         now=now,
         budget_tokens=budget_tokens,
         timeline=found.timeline,
+        config=resources.tuning.context,
     )
     timings["assemble"] = (time.perf_counter() - mark) * 1000
 

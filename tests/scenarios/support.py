@@ -17,6 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -172,12 +173,13 @@ async def a_life(
     plan: str = "paid",
     extractor: LLM | None = None,
     extraction: ExtractionMode = ExtractionMode.VERBATIM,
+    tuning_file: Path | None = None,
 ) -> AsyncIterator[Life]:
     """A fresh time-skipping server, both workers (the cpu worker's real registrations; on the
     gpu queue `extraction` (verbatim unless asked), or `extractor` as the extraction LLM, the
     real embedder and a scripted sleep LLM), the API in process with the server's clock, and a
     new user on it."""
-    settings = _queues(stack_settings)
+    settings = _queues(stack_settings).model_copy(update={"tuning_file": tuning_file})
     env = await WorkflowEnvironment.start_time_skipping(
         data_converter=data_converter(settings), test_server_existing_path=str(TEST_SERVER)
     )
