@@ -15,7 +15,7 @@ from selfimprint.adapters.graph_archive import build_archive
 from selfimprint.adapters.neo4j import Neo4jGraphStore, open_driver
 from selfimprint.adapters.neo4j.message_log import MessageLogs
 from selfimprint.config import Settings
-from selfimprint.telemetry.backlog import watch_backlog
+from workers.backlog import watch_backlog
 from workers.runner import Registrations, run_worker
 from workers.storage import deletion_registrations, forget_registrations, tier_registrations
 from workflows.compaction import CompactionWorkflow

@@ -28,10 +28,10 @@ from selfimprint.config import Settings
 from selfimprint.domain.messages import Message, Role
 from selfimprint.domain.users import Tier, UserScope
 from selfimprint.telemetry import tracing
-from selfimprint.telemetry.backlog import refresh_backlog, watch_backlog
 from selfimprint.telemetry.metrics import PENDING_MESSAGES, expose_backlog_gauges
 from tests.integration.test_tiers import move
 from tests.integration.tiers_support import Harness, fresh_queue, harness, seed_graph
+from workers.backlog import refresh_backlog, watch_backlog
 
 pytestmark = pytest.mark.integration
 __all__ = ["harness"]  # the fixture, imported for pytest

@@ -41,10 +41,10 @@ from selfimprint.prompts.extraction import ExtractionAnswer
 from selfimprint.prompts.hypotheses import HypothesesAnswer, PrecheckAnswer
 from selfimprint.telemetry import tracing
 from selfimprint.telemetry.asgi import RequestTracing
-from selfimprint.telemetry.backlog import record_backlog, watch_backlog
 from selfimprint.telemetry.metrics import expose_backlog_gauges, serve_app_metrics
 from selfimprint.telemetry.tracing import TracingConfigError, trace_exporters
 from tests.workflows.support import MemoryGraphs
+from workers.backlog import record_backlog, watch_backlog
 
 pytestmark = pytest.mark.unit
 
