@@ -103,6 +103,22 @@ LAST_SLEEP_KEY = SearchAttributeKey.for_keyword("SelfImprintLastSleepStatus")
 MAX_FEEDBACK_IDS = 100  # remembered per week; more feedback than this changes nothing anyway
 
 
+def _what_failed(error: BaseException | None) -> str:
+    """The failed activity and the innermost cause ("sleep.detect_patterns: Couldn't connect to
+    ..."): an operator reads it in `sleep status`, where "Activity task failed" says nothing."""
+    activity_type = None
+    while error is not None:
+        if isinstance(error, ActivityError):
+            activity_type = error.activity_type
+        if error.__cause__ is None:
+            break
+        error = error.__cause__
+    if error is None:
+        return "unknown error"
+    text = getattr(error, "message", None) or str(error)
+    return f"{activity_type}: {text}" if activity_type else text
+
+
 @workflow.defn
 class UserLifecycleWorkflow:
     @workflow.init
@@ -550,8 +566,8 @@ class UserLifecycleWorkflow:
                     **INGESTION_GRAPH,
                 )
                 return cancelled
-            cause = err.cause if isinstance(err, ChildWorkflowError) else err
-            workflow.logger.warning("sleep failed", extra={"run_id": run_id, "error": str(cause)})
+            cause = _what_failed(err.cause if isinstance(err, ChildWorkflowError) else err)
+            workflow.logger.warning("sleep failed", extra={"run_id": run_id, "error": cause})
             return ended(SleepStatus.FAILED, f"Sleep failed: {cause}")
 
     async def _compact(self, now: datetime, *, soft_reset: bool = False) -> None:

@@ -85,7 +85,10 @@ class S3ObjectStore:
         if not settings.s3_default_credentials:
             key_id, secret = settings.s3_credentials()
             keys = {"aws_access_key_id": key_id, "aws_secret_access_key": secret}
-        client = boto3.client(
+        # A session of its own: boto3's module-level default session resolves the credential
+        # chain once per process and keeps the answer, so a second store would sign with the
+        # first one's keys whatever its settings say.
+        client = boto3.session.Session().client(
             "s3",
             endpoint_url=settings.s3_target,
             region_name=settings.s3_region,

@@ -13,7 +13,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from neo4j import AsyncDriver, AsyncManagedTransaction
+from neo4j import AsyncDriver, AsyncManagedTransaction, AsyncSession
+from neo4j.exceptions import ClientError
 
 from selfimprint.logging import get_logger
 
@@ -78,8 +79,27 @@ def load_migrations(directory: Path = SCHEMA_DIR) -> list[Migration]:
     return [migrations[v] for v in sorted(migrations)]
 
 
+# Two processes creating the same index at once: the loser's `IF NOT EXISTS` still fails with
+# this code when the winner's rule is not yet committed (seen with the API and a worker starting
+# together on an empty database). The rule exists either way: the statement has done its work.
+_ALREADY_THERE = {
+    "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists",
+    "Neo.ClientError.Schema.IndexAlreadyExists",
+    "Neo.ClientError.Schema.ConstraintAlreadyExists",
+}
+
+
 async def _run(tx: AsyncManagedTransaction, statement: str) -> None:
     await (await tx.run(statement)).consume()
+
+
+async def _run_schema(session: AsyncSession, statement: str) -> None:
+    try:
+        await session.execute_write(_run, statement)
+    except ClientError as exc:
+        if exc.code not in _ALREADY_THERE:
+            raise
+        log.info("neo4j.migration.raced", code=exc.code)
 
 
 async def migrate(
@@ -89,7 +109,7 @@ async def migrate(
     migrations = load_migrations(directory)
     report = MigrationReport(database=database)
     async with driver.session(database=database) as session:
-        await session.execute_write(_run, _BOOTSTRAP)
+        await _run_schema(session, _BOOTSTRAP)
         result = await session.run(_APPLIED)
         applied = {int(r["version"]): str(r["checksum"]) async for r in result}
         for migration in migrations:
@@ -104,7 +124,7 @@ async def migrate(
                 continue
             # Schema and data changes cannot share a transaction: one per statement.
             for statement in migration.statements:
-                await session.execute_write(_run, statement)
+                await _run_schema(session, statement)
             await session.execute_write(_record, migration)
             report.applied.append(migration.version)
             log.info("neo4j.migration.applied", database=database, version=migration.version)

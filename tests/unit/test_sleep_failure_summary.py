@@ -1,0 +1,37 @@
+"""A failed sleep pass says which activity failed and why (`sleep status` shows it), not the
+wrapper's "Activity task failed"."""
+
+from __future__ import annotations
+
+import pytest
+from temporalio.exceptions import ActivityError, ApplicationError, RetryState
+
+from workflows.user_lifecycle import _what_failed
+
+pytestmark = pytest.mark.unit
+
+
+def _activity_error(cause: BaseException) -> ActivityError:
+    error = ActivityError(
+        "Activity task failed",
+        scheduled_event_id=5,
+        started_event_id=6,
+        identity="worker",
+        activity_type="sleep.detect_patterns",
+        activity_id="1",
+        retry_state=RetryState.MAXIMUM_ATTEMPTS_REACHED,
+    )
+    error.__cause__ = cause
+    return error
+
+
+def test_the_innermost_cause_and_the_activity_are_named() -> None:
+    root = ApplicationError("Couldn't connect to 127.0.0.1:7687", type="ServiceUnavailable")
+    assert _what_failed(_activity_error(root)) == (
+        "sleep.detect_patterns: Couldn't connect to 127.0.0.1:7687"
+    )
+
+
+def test_a_failure_outside_an_activity_is_its_own_message() -> None:
+    assert _what_failed(ApplicationError("bad input")) == "bad input"
+    assert _what_failed(None) == "unknown error"
