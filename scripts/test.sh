@@ -8,6 +8,13 @@ bash scripts/setup.sh
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/mypy
+.venv/bin/lint-imports  # the layers of docs/architecture.md (.importlinter)
+# Deployment artefacts: the Dockerfile (hadolint, the wheel's data files), the Helm chart (helm
+# lint/template, kubeconform), the Prometheus rules (promtool tests). Each installs its pinned
+# tool into .tools/ on first use.
+bash scripts/check_dockerfile.sh
+bash scripts/check_helm.sh
+bash scripts/check_alerts.sh
 set +e
 .venv/bin/pytest "$@"
 rc=$?
