@@ -18,30 +18,15 @@ one-line summary in the memo.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 
 from temporalio import workflow
-from temporalio.common import (
-    SearchAttributeKey,
-)
-from temporalio.exceptions import ActivityError, ApplicationError, ChildWorkflowError
+from temporalio.exceptions import ChildWorkflowError
 
 with workflow.unsafe.imports_passed_through():
     from activities.forget import ForgetInput, TopicForgotten
-    from activities.ingestion import (
-        USER_GONE,
-        ApplyInput,
-        ExtractInput,
-        ExtractionActivities,
-        IngestionActivities,
-        LoadBatchInput,
-        MarkFailedInput,
-        PendingInput,
-    )
-    from activities.sleep import FinishInput, SleepActivities, SleepScope
     from selfimprint.domain.lifecycle import (
         Extract,
         MoveTier,
@@ -53,31 +38,22 @@ with workflow.unsafe.imports_passed_through():
         SoftReset,
         Step,
         Wait,
-        compaction_due,
         forget_overlapped,
         next_step,
         starts_session,
     )
-    from selfimprint.domain.sleep_policy import (
-        Depth,
-        ScheduleState,
-        SleepKind,
-        next_sleep_at,
-    )
-    from selfimprint.domain.sleep_writes import SleepStatus
     from selfimprint.domain.users import Tier
-    from workflows.compaction import CompactionInput, CompactionResult, CompactionWorkflow
     from workflows.forget import ForgetTopicWorkflow
     from workflows.ids import lifecycle_workflow_id
+    from workflows.lifecycle_ingestion import IngestionSteps
+    from workflows.lifecycle_sleep import SleepSteps
     from workflows.lifecycle_state import (
         ContextRequested,
         FeedbackReceived,
         ForgetReplay,
-        LastSleep,
         LifecycleInput,
         LifecycleState,
         MessagesReceived,
-        NextSleepView,
         PauseRequest,
         PauseResult,
         ProfileChanged,
@@ -86,41 +62,16 @@ with workflow.unsafe.imports_passed_through():
         SoftResetAck,
         SoftResetRequest,
     )
-    from workflows.options import INGESTION_GRAPH, INGESTION_MODEL
-    from workflows.sleep_phase import SleepInput, SleepOutcome, SleepPhaseWorkflow
     from workflows.tiers import TierMoveInput, TierMoveWorkflow, tier_workflow_id
 
 workflow_id = lifecycle_workflow_id
 
 
-# Registered on the local dev server by selfimprint/devstack/services.py (SEARCH_ATTRIBUTES).
-TIER_KEY = SearchAttributeKey.for_keyword("SelfImprintTier")
-PLAN_KEY = SearchAttributeKey.for_keyword("SelfImprintPlan")
-NEXT_SLEEP_KEY = SearchAttributeKey.for_datetime("SelfImprintNextSleepAt")
-LAST_SLEEP_KEY = SearchAttributeKey.for_keyword("SelfImprintLastSleepStatus")
-
-
 MAX_FEEDBACK_IDS = 100  # remembered per week; more feedback than this changes nothing anyway
 
 
-def _what_failed(error: BaseException | None) -> str:
-    """The failed activity and the innermost cause ("sleep.detect_patterns: Couldn't connect to
-    ..."): an operator reads it in `sleep status`, where "Activity task failed" says nothing."""
-    activity_type = None
-    while error is not None:
-        if isinstance(error, ActivityError):
-            activity_type = error.activity_type
-        if error.__cause__ is None:
-            break
-        error = error.__cause__
-    if error is None:
-        return "unknown error"
-    text = getattr(error, "message", None) or str(error)
-    return f"{activity_type}: {text}" if activity_type else text
-
-
 @workflow.defn
-class UserLifecycleWorkflow:
+class UserLifecycleWorkflow(SleepSteps, IngestionSteps):
     @workflow.init
     def __init__(self, data: LifecycleInput) -> None:
         self._state = data.state
@@ -378,235 +329,6 @@ class UserLifecycleWorkflow:
             return True
         return workflow.info().is_continue_as_new_suggested()
 
-    # --- planning and visibility -----------------------------------------------------------------
-
-    def _plan(self, now: datetime) -> datetime | None:
-        """Recompute the next sleep (kept in state for the query) and return when it is due."""
-        state = self._state
-        if state.tracking_since is None:
-            state.next_sleep = NextSleepView(
-                at=None, depth=None, kind=None, level="inactive", reason="off: no message yet"
-            )
-            return None
-        planned = next_sleep_at(
-            ScheduleState(
-                plan=state.profile.plan,
-                activity=state.activity,
-                last_sleep_at=state.last_sleep_at,
-                tracking_since=state.tracking_since,
-            ),
-            now,
-            state.profile.zone,
-        )
-        reason = planned.reason + ("; paused by an operator" if state.paused else "")
-        state.next_sleep = NextSleepView(
-            at=planned.at,
-            depth=planned.depth,
-            kind=planned.kind,
-            level=planned.level.value,
-            reason=reason,
-        )
-        return planned.at
-
-    def _summary(self) -> str:
-        s = self._state
-        nxt = s.next_sleep
-        when = f"{nxt.at:%Y-%m-%d %H:%M}Z" if nxt is not None and nxt.at is not None else "off"
-        last = s.last_sleep.status.value if s.last_sleep is not None else "none"
-        return (
-            f"{s.profile.plan.value}/{s.tier.value}"
-            f"{' PAUSED' if s.paused else ''}: next sleep {when}, last {last}; "
-            f"{s.ingestion.messages_received} msgs, {s.session_count} sessions, "
-            f"sleeps {s.sleeps.full} full/{s.sleeps.light} light/{s.sleeps.skipped} skipped"
-        )
-
-    def _publish(self) -> None:
-        """Upsert search attributes and memo when they changed (history stays small)."""
-        state = self._state
-        nxt = state.next_sleep.at if state.next_sleep is not None else None
-        last = state.last_sleep.status.value if state.last_sleep is not None else "none"
-        summary = self._summary()
-        current = (state.tier, state.profile.plan, nxt, last, summary)
-        if current == self._published:
-            return
-        self._published = current
-        if state.publish_search_attributes:
-            workflow.upsert_search_attributes(
-                [
-                    TIER_KEY.value_set(state.tier.value),
-                    PLAN_KEY.value_set(state.profile.plan.value),
-                    NEXT_SLEEP_KEY.value_set(nxt)
-                    if nxt is not None
-                    else NEXT_SLEEP_KEY.value_unset(),
-                    LAST_SLEEP_KEY.value_set(last),
-                ]
-            )
-        workflow.upsert_memo({"summary": summary})
-
-    # --- sleep ---------------------------------------------------------------------------------
-
-    async def _sleep(self, depth: Depth, kind: SleepKind | None, *, explicit: bool) -> None:
-        state = self._state
-        started = workflow.now()
-        state.sleep_seq += 1
-        # The start time keeps ids unique across a reset of this workflow (fresh state).
-        run_id = (
-            f"sleep-{state.tenant_id}-{state.user_id}-{started:%Y%m%dT%H%M%S}-{state.sleep_seq}"
-        )
-        self._sleeping = True
-        try:
-            outcome = await self._run_sleep(run_id, depth, explicit, started)
-        finally:
-            self._sleeping = False
-        finished = workflow.now()
-        # Replay-safe (not recorded again when history replays); served on the worker's SDK
-        # metrics port as selfimprint_sleep_runs_total / selfimprint_sleep_duration_seconds.
-        meter = workflow.metric_meter()
-        meter.create_counter("selfimprint_sleep_runs", "Sleep runs by depth and outcome").add(
-            1, {"depth": depth.value, "outcome": outcome.status.value}
-        )
-        meter.create_histogram_timedelta(
-            "selfimprint_sleep_duration", "Wall time of a sleep run, start to outcome"
-        ).record(finished - started, {"depth": depth.value})
-        counts = state.sleeps
-        counts.llm_calls += outcome.llm_calls
-        if outcome.status is SleepStatus.CANCELLED:
-            counts.cancelled += 1  # not a sleep for the schedule: it runs after the next silence
-        else:
-            # A failed pass counts too: retrying at once would loop; operators retry by hand.
-            state.last_sleep_at = started
-            if outcome.status is SleepStatus.FAILED:
-                counts.failed += 1
-            else:
-                state.messages_since_sleep = 0
-                if outcome.status is SleepStatus.SKIPPED:
-                    counts.skipped += 1
-                elif depth is Depth.FULL:
-                    counts.full += 1
-                else:
-                    counts.light += 1
-        state.last_sleep = LastSleep(
-            run_id=run_id,
-            status=outcome.status,
-            depth=depth,
-            summary=outcome.summary,
-            started_at=started,
-            finished_at=finished,
-        )
-        workflow.logger.info(
-            "sleep outcome",
-            extra={"run_id": run_id, "status": outcome.status.value, "depth": depth.value},
-        )
-        if compaction_due(
-            kind,
-            outcome.status,
-            started,
-            state.last_compaction_at,
-            state.timings.compaction_every,
-        ):
-            await self._compact(started)
-        self._plan(workflow.now())
-        self._publish()
-
-    async def _run_sleep(
-        self, run_id: str, depth: Depth, explicit: bool, started: datetime
-    ) -> SleepOutcome:
-        state = self._state
-
-        def ended(status: SleepStatus, summary: str) -> SleepOutcome:
-            return SleepOutcome(run_id=run_id, depth=depth, status=status, summary=summary[:500])
-
-        if state.tier is not Tier.HOT:
-            return ended(SleepStatus.SKIPPED, f"Sleep skipped: the graph is {state.tier.value}.")
-        handle = await workflow.start_child_workflow(
-            SleepPhaseWorkflow.run,
-            SleepInput(
-                tenant_id=state.tenant_id,
-                user_id=state.user_id,
-                run_id=run_id,
-                depth=depth,
-                gpu_task_queue=state.queues.gpu,
-                time_zone=state.profile.time_zone,
-                since=state.last_sleep_at,
-                new_messages=state.messages_since_sleep,
-                skip_precheck=explicit,
-            ),
-            id=run_id,
-            task_queue=state.queues.cpu,
-            static_summary=f"{depth.value} sleep",
-        )
-        # A sleep never interrupts an active session (spec §3.5): the user's next message
-        # cancels it.
-        await workflow.wait_condition(lambda: handle.done() or bool(state.pending_message_ids))
-        interrupted = not handle.done()
-        if interrupted:
-            handle.cancel()
-        try:
-            return await handle
-        except (ChildWorkflowError, asyncio.CancelledError) as err:
-            if interrupted:
-                cancelled = ended(
-                    SleepStatus.CANCELLED, "Sleep cancelled: the user started writing."
-                )
-                await workflow.execute_activity_method(
-                    SleepActivities.finish,
-                    FinishInput(
-                        scope=SleepScope(
-                            tenant_id=state.tenant_id,
-                            user_id=state.user_id,
-                            run_id=run_id,
-                            now=workflow.now(),
-                            time_zone=state.profile.time_zone,
-                        ),
-                        depth=depth.value,
-                        status=SleepStatus.CANCELLED,
-                        summary=cancelled.summary,
-                        started_at=started,
-                    ),
-                    **INGESTION_GRAPH,
-                )
-                return cancelled
-            cause = _what_failed(err.cause if isinstance(err, ChildWorkflowError) else err)
-            workflow.logger.warning("sleep failed", extra={"run_id": run_id, "error": cause})
-            return ended(SleepStatus.FAILED, f"Sleep failed: {cause}")
-
-    async def _compact(self, now: datetime, *, soft_reset: bool = False) -> None:
-        state = self._state
-        kind = "soft-reset" if soft_reset else "compaction"
-        try:
-            result: CompactionResult = await workflow.execute_child_workflow(
-                CompactionWorkflow.run,
-                CompactionInput(
-                    tenant_id=state.tenant_id,
-                    user_id=state.user_id,
-                    soft_reset_requested=soft_reset,
-                    feedback_signals=state.feedback_signals,
-                ),
-                id=f"{kind}-{state.tenant_id}-{state.user_id}-{now:%Y%m%dT%H%M%S}",
-                task_queue=state.queues.cpu,
-            )
-        except ChildWorkflowError as err:
-            workflow.logger.warning("compaction failed", extra={"error": str(err.cause)})
-            if soft_reset:
-                state.last_soft_reset = f"{now:%Y-%m-%d %H:%M} failed: {err.cause}"[:300]
-                state.last_soft_reset_failed = True
-            return
-        state.last_compaction_at = now
-        state.last_entropy = result.compaction.entropy.score
-        state.sleeps.compactions += 1
-        # Feedback counts toward the next weekly decision only; its ids stay (bounded), so a
-        # client's retry that crosses a compaction is still recognised.
-        state.feedback_signals = 0
-        applied = result.soft_reset_applied
-        if soft_reset:
-            state.last_soft_reset_failed = False
-        if applied is not None:
-            where = f", in {applied.archive_key}" if applied.archive_key else ""
-            state.last_soft_reset = (
-                f"{now:%Y-%m-%d %H:%M}: archived {applied.archived_memories} memories, "
-                f"kept {applied.kept_memories}{where}"
-            )
-
     # --- tiers ---------------------------------------------------------------------------------
 
     async def _move_tier(self, target: Tier) -> None:
@@ -629,83 +351,3 @@ class UserLifecycleWorkflow:
         if outcome.tier is Tier.HOT:
             state.rehydrate_requested = False
         self._publish()
-
-    # --- ingestion -----------------------------------------------------------------------------
-
-    async def _reconcile(self) -> bool:
-        """Pick up messages stored but never signalled (the API's nudge was lost). False when
-        the user is gone (erased, or being erased): then the workflow ends, so that a late
-        signal-with-start cannot leave a lifecycle running for nobody."""
-        try:
-            pending = await workflow.execute_activity_method(
-                IngestionActivities.pending_messages,
-                PendingInput(tenant_id=self._state.tenant_id, user_id=self._state.user_id),
-                **INGESTION_GRAPH,
-            )
-        except ActivityError as err:
-            if isinstance(err.cause, ApplicationError) and err.cause.type == USER_GONE:
-                workflow.logger.warning("the user is gone: the lifecycle ends")
-                return False
-            raise
-        self._queue(pending)
-        self._state.reconciled = True
-        self._state.last_reconcile_at = workflow.now()
-        return True
-
-    def _queue(self, message_ids: list[str]) -> None:
-        queued = set(self._state.pending_message_ids)
-        for message_id in message_ids:
-            if message_id not in queued:
-                self._state.pending_message_ids.append(message_id)
-                queued.add(message_id)
-
-    async def _ingest(self, message_ids: list[str]) -> None:
-        tenant_id, user_id = self._state.tenant_id, self._state.user_id
-        batch = await workflow.execute_activity_method(
-            IngestionActivities.load_batch,
-            LoadBatchInput(
-                tenant_id=tenant_id, user_id=user_id, message_ids=message_ids, now=workflow.now()
-            ),
-            **INGESTION_GRAPH,
-        )
-        # The load looks at the whole log: messages whose nudge from the API was lost (it died
-        # after answering) join the queue with the user's next message, not the next reconcile.
-        if batch.also_pending and workflow.patched("lifecycle-also-pending"):
-            self._queue(batch.also_pending)  # patched: the previous release ignores them
-        # Only this batch travels on: the ids are not written to history twice more.
-        batch = batch.model_copy(update={"also_pending": []})
-        if not batch.messages:
-            return  # all already extracted (a replayed signal)
-        try:
-            extracted = await workflow.execute_activity_method(
-                ExtractionActivities.extract,
-                ExtractInput(batch=batch),
-                task_queue=self._state.queues.gpu,
-                **INGESTION_MODEL,
-            )
-        except ActivityError as err:
-            if not isinstance(err.cause, ApplicationError) or not err.cause.non_retryable:
-                raise
-            workflow.logger.warning("extraction failed for good: %s", err.cause.message)
-            await workflow.execute_activity_method(
-                IngestionActivities.mark_failed,
-                MarkFailedInput(
-                    tenant_id=tenant_id,
-                    user_id=user_id,
-                    message_ids=[m.id for m in batch.messages],
-                    reason=err.cause.message,
-                ),
-                **INGESTION_GRAPH,
-            )
-            self._state.ingestion.messages_failed += len(batch.messages)
-            return
-        outcome = await workflow.execute_activity_method(
-            IngestionActivities.apply_extraction,
-            ApplyInput(batch=batch, extracted=extracted),
-            **INGESTION_GRAPH,
-        )
-        stats = self._state.ingestion
-        stats.messages_extracted += len(batch.messages)
-        stats.memories_created += outcome.created
-        stats.memories_ungrounded += outcome.ungrounded
-        stats.memories_reinforced += outcome.reinforced

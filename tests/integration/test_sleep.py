@@ -54,8 +54,9 @@ from workflows.lifecycle_state import (
     SleepRequest,
     TaskQueues,
 )
+from workflows.lifecycle_view import NEXT_SLEEP_KEY
 from workflows.sleep_phase import SleepInput, SleepOutcome, SleepPhaseWorkflow
-from workflows.user_lifecycle import NEXT_SLEEP_KEY, UserLifecycleWorkflow, workflow_id
+from workflows.user_lifecycle import UserLifecycleWorkflow, workflow_id
 
 pytestmark = pytest.mark.integration
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from temporalio.exceptions import ActivityError, ApplicationError, RetryState
 
-from workflows.user_lifecycle import _what_failed
+from workflows.lifecycle_sleep import _what_failed
 
 pytestmark = pytest.mark.unit
 

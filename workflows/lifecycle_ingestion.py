@@ -1,0 +1,104 @@
+"""A lifecycle's ingestion: pick up messages stored but never signalled, queue them, and
+extract a batch (load on the cpu queue, extract and embed on the gpu queue, apply on the cpu
+queue). A base of `UserLifecycleWorkflow`."""
+
+from __future__ import annotations
+
+from temporalio import workflow
+from temporalio.exceptions import ActivityError, ApplicationError
+
+with workflow.unsafe.imports_passed_through():
+    from activities.ingestion import (
+        USER_GONE,
+        ApplyInput,
+        ExtractInput,
+        ExtractionActivities,
+        IngestionActivities,
+        LoadBatchInput,
+        MarkFailedInput,
+        PendingInput,
+    )
+    from workflows.lifecycle_view import LifecycleView
+    from workflows.options import INGESTION_GRAPH, INGESTION_MODEL
+
+
+class IngestionSteps(LifecycleView):
+    """Reconcile, queue and extract for the lifecycle's loop."""
+
+    async def _reconcile(self) -> bool:
+        """Pick up messages stored but never signalled (the API's nudge was lost). False when
+        the user is gone (erased, or being erased): then the workflow ends, so that a late
+        signal-with-start cannot leave a lifecycle running for nobody."""
+        try:
+            pending = await workflow.execute_activity_method(
+                IngestionActivities.pending_messages,
+                PendingInput(tenant_id=self._state.tenant_id, user_id=self._state.user_id),
+                **INGESTION_GRAPH,
+            )
+        except ActivityError as err:
+            if isinstance(err.cause, ApplicationError) and err.cause.type == USER_GONE:
+                workflow.logger.warning("the user is gone: the lifecycle ends")
+                return False
+            raise
+        self._queue(pending)
+        self._state.reconciled = True
+        self._state.last_reconcile_at = workflow.now()
+        return True
+
+    def _queue(self, message_ids: list[str]) -> None:
+        queued = set(self._state.pending_message_ids)
+        for message_id in message_ids:
+            if message_id not in queued:
+                self._state.pending_message_ids.append(message_id)
+                queued.add(message_id)
+
+    async def _ingest(self, message_ids: list[str]) -> None:
+        tenant_id, user_id = self._state.tenant_id, self._state.user_id
+        batch = await workflow.execute_activity_method(
+            IngestionActivities.load_batch,
+            LoadBatchInput(
+                tenant_id=tenant_id, user_id=user_id, message_ids=message_ids, now=workflow.now()
+            ),
+            **INGESTION_GRAPH,
+        )
+        # The load looks at the whole log: messages whose nudge from the API was lost (it died
+        # after answering) join the queue with the user's next message, not the next reconcile.
+        if batch.also_pending and workflow.patched("lifecycle-also-pending"):
+            self._queue(batch.also_pending)  # patched: the previous release ignores them
+        # Only this batch travels on: the ids are not written to history twice more.
+        batch = batch.model_copy(update={"also_pending": []})
+        if not batch.messages:
+            return  # all already extracted (a replayed signal)
+        try:
+            extracted = await workflow.execute_activity_method(
+                ExtractionActivities.extract,
+                ExtractInput(batch=batch),
+                task_queue=self._state.queues.gpu,
+                **INGESTION_MODEL,
+            )
+        except ActivityError as err:
+            if not isinstance(err.cause, ApplicationError) or not err.cause.non_retryable:
+                raise
+            workflow.logger.warning("extraction failed for good: %s", err.cause.message)
+            await workflow.execute_activity_method(
+                IngestionActivities.mark_failed,
+                MarkFailedInput(
+                    tenant_id=tenant_id,
+                    user_id=user_id,
+                    message_ids=[m.id for m in batch.messages],
+                    reason=err.cause.message,
+                ),
+                **INGESTION_GRAPH,
+            )
+            self._state.ingestion.messages_failed += len(batch.messages)
+            return
+        outcome = await workflow.execute_activity_method(
+            IngestionActivities.apply_extraction,
+            ApplyInput(batch=batch, extracted=extracted),
+            **INGESTION_GRAPH,
+        )
+        stats = self._state.ingestion
+        stats.messages_extracted += len(batch.messages)
+        stats.memories_created += outcome.created
+        stats.memories_ungrounded += outcome.ungrounded
+        stats.memories_reinforced += outcome.reinforced

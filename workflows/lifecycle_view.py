@@ -1,0 +1,90 @@
+"""What a user's lifecycle shows operators (DESIGN §5): the next sleep as the policy plans it,
+search attributes (tier, plan, next sleep, last sleep status) and a one-line memo, published
+only when they change so the history stays small. A base of `UserLifecycleWorkflow`."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from temporalio import workflow
+from temporalio.common import SearchAttributeKey
+
+with workflow.unsafe.imports_passed_through():
+    from selfimprint.domain.sleep_policy import ScheduleState, next_sleep_at
+    from workflows.lifecycle_state import LifecycleState, NextSleepView
+
+# Registered on the local dev server by selfimprint/devstack/services.py (SEARCH_ATTRIBUTES).
+TIER_KEY = SearchAttributeKey.for_keyword("SelfImprintTier")
+PLAN_KEY = SearchAttributeKey.for_keyword("SelfImprintPlan")
+NEXT_SLEEP_KEY = SearchAttributeKey.for_datetime("SelfImprintNextSleepAt")
+LAST_SLEEP_KEY = SearchAttributeKey.for_keyword("SelfImprintLastSleepStatus")
+
+
+class LifecycleView:
+    """The lifecycle's state and how operators see it."""
+
+    _state: LifecycleState
+    _published: tuple[object, ...] | None
+
+    def _plan(self, now: datetime) -> datetime | None:
+        """Recompute the next sleep (kept in state for the query) and return when it is due."""
+        state = self._state
+        if state.tracking_since is None:
+            state.next_sleep = NextSleepView(
+                at=None, depth=None, kind=None, level="inactive", reason="off: no message yet"
+            )
+            return None
+        planned = next_sleep_at(
+            ScheduleState(
+                plan=state.profile.plan,
+                activity=state.activity,
+                last_sleep_at=state.last_sleep_at,
+                tracking_since=state.tracking_since,
+            ),
+            now,
+            state.profile.zone,
+        )
+        reason = planned.reason + ("; paused by an operator" if state.paused else "")
+        state.next_sleep = NextSleepView(
+            at=planned.at,
+            depth=planned.depth,
+            kind=planned.kind,
+            level=planned.level.value,
+            reason=reason,
+        )
+        return planned.at
+
+    def _summary(self) -> str:
+        s = self._state
+        nxt = s.next_sleep
+        when = f"{nxt.at:%Y-%m-%d %H:%M}Z" if nxt is not None and nxt.at is not None else "off"
+        last = s.last_sleep.status.value if s.last_sleep is not None else "none"
+        return (
+            f"{s.profile.plan.value}/{s.tier.value}"
+            f"{' PAUSED' if s.paused else ''}: next sleep {when}, last {last}; "
+            f"{s.ingestion.messages_received} msgs, {s.session_count} sessions, "
+            f"sleeps {s.sleeps.full} full/{s.sleeps.light} light/{s.sleeps.skipped} skipped"
+        )
+
+    def _publish(self) -> None:
+        """Upsert search attributes and memo when they changed (history stays small)."""
+        state = self._state
+        nxt = state.next_sleep.at if state.next_sleep is not None else None
+        last = state.last_sleep.status.value if state.last_sleep is not None else "none"
+        summary = self._summary()
+        current = (state.tier, state.profile.plan, nxt, last, summary)
+        if current == self._published:
+            return
+        self._published = current
+        if state.publish_search_attributes:
+            workflow.upsert_search_attributes(
+                [
+                    TIER_KEY.value_set(state.tier.value),
+                    PLAN_KEY.value_set(state.profile.plan.value),
+                    NEXT_SLEEP_KEY.value_set(nxt)
+                    if nxt is not None
+                    else NEXT_SLEEP_KEY.value_unset(),
+                    LAST_SLEEP_KEY.value_set(last),
+                ]
+            )
+        workflow.upsert_memo({"summary": summary})
