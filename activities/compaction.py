@@ -20,6 +20,7 @@ from temporalio import activity
 
 from activities.tiers import with_heartbeats
 from selfimprint.adapters.graph_archive import GraphArchive, merge_snapshots
+from selfimprint.domain.compaction.config import CompactionConfig
 from selfimprint.domain.compaction.entropy import EntropyMetrics
 from selfimprint.domain.compaction.plan import CompactionPlan, plan_compaction
 from selfimprint.domain.compaction.soft_reset import plan_soft_reset, should_soft_reset
@@ -125,9 +126,15 @@ def _store_verified(
 
 
 class CompactionActivities:
-    def __init__(self, graphs: CompactionGraphs, archive: GraphArchive | None = None) -> None:
+    def __init__(
+        self,
+        graphs: CompactionGraphs,
+        archive: GraphArchive | None = None,
+        config: CompactionConfig | None = None,
+    ) -> None:
         self._graphs = graphs
         self._archive = archive
+        self._config = config or CompactionConfig()  # Settings.tuning_file, "compaction"
 
     @activity.defn(name="compaction.compact")
     async def compact(self, data: CompactInput) -> CompactOutput:
@@ -147,6 +154,7 @@ class CompactionActivities:
             snapshot.nodes,
             snapshot.edges,
             data.now,
+            self._config,
             aggressive=data.aggressive,
             timeline=timeline,
         )
@@ -172,10 +180,15 @@ class CompactionActivities:
         snapshot = await graph.export_graph(data.now)
         timeline = await graph.decay_clock()
         plan = await asyncio.to_thread(
-            plan_compaction, snapshot.nodes, snapshot.edges, data.now, timeline=timeline
+            plan_compaction,
+            snapshot.nodes,
+            snapshot.edges,
+            data.now,
+            self._config,
+            timeline=timeline,
         )
-        due = data.requested or should_soft_reset(plan.entropy, data.feedback_signals)
-        reset = plan_soft_reset(snapshot.nodes, snapshot.edges, data.now)
+        due = data.requested or should_soft_reset(plan.entropy, data.feedback_signals, self._config)
+        reset = plan_soft_reset(snapshot.nodes, snapshot.edges, data.now, self._config)
         reason = (
             "requested by an operator"
             if data.requested
@@ -199,7 +212,7 @@ class CompactionActivities:
         archive = self._archive
         graph = self._graphs.for_user(data.tenant_id, data.user_id)
         snapshot = await graph.export_graph(data.now)
-        plan = plan_soft_reset(snapshot.nodes, snapshot.edges, data.now)
+        plan = plan_soft_reset(snapshot.nodes, snapshot.edges, data.now, self._config)
         ids = set(plan.archive_node_ids)
         label = reset_label(data.now)
         key = archive.layout.reset_key(data.tenant_id, data.user_id, label)

@@ -20,6 +20,7 @@ from temporalio.exceptions import ApplicationError
 from selfimprint.adapters.llm import LLMAnswerInvalidError
 from selfimprint.adapters.neo4j import Neo4jGraphStore
 from selfimprint.adapters.neo4j.message_log import ExtractionState, MessageLogs
+from selfimprint.domain.ingestion.config import DEFAULT_INGESTION, IngestionConfig
 from selfimprint.domain.ingestion.extraction import Extraction, RecentMemory
 from selfimprint.domain.ingestion.plan import RejectionReason
 from selfimprint.domain.ingestion.planner import plan_ingestion
@@ -145,9 +146,15 @@ class MarkFailedInput(BaseModel):
 class IngestionActivities:
     """Graph and message-log side (cpu queue)."""
 
-    def __init__(self, graph: Neo4jGraphStore, message_logs: MessageLogs) -> None:
+    def __init__(
+        self,
+        graph: Neo4jGraphStore,
+        message_logs: MessageLogs,
+        config: IngestionConfig = DEFAULT_INGESTION,
+    ) -> None:
         self._graph = graph
         self._logs = message_logs
+        self._config = config  # Settings.tuning_file, "ingestion"
 
     @activity.defn(name="ingestion.pending_messages")
     async def pending_messages(self, data: PendingInput) -> list[str]:
@@ -229,6 +236,7 @@ class IngestionActivities:
             recent=recent,
             tallies=tallies,
             timeline=timeline,
+            config=self._config,
         )
         limited = [r.node.id for r in plan.reinforcements if r.result.rate_limited]
         if limited:

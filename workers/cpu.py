@@ -28,15 +28,16 @@ async def build(settings: Settings, client: Client) -> Registrations:
     driver = open_driver(settings)
     graph = Neo4jGraphStore(driver, settings.neo4j_database)
     await graph.migrate()  # idempotent; the API runs it too
-    ingestion = IngestionActivities(graph, MessageLogs(driver, settings.neo4j_database))
     tuning = settings.domain_tuning()
+    logs = MessageLogs(driver, settings.neo4j_database)
+    ingestion = IngestionActivities(graph, logs, tuning.ingestion)
     sleep = SleepActivities(
         graph, tuning.patterns, tuning.triggers, tuning.formation, tuning.hypotheses
     )
     # Storage tiers, erasure, forget, soft reset: one boto3 client and one key store.
     keys = FileDataKeyStore(settings.data_dir, load_kek(settings, os.environ))
     archive = build_archive(settings, dict(os.environ), keys=keys)
-    compaction = CompactionActivities(graph, archive)
+    compaction = CompactionActivities(graph, archive, tuning.compaction)
     storage = [
         tier_registrations(settings, driver, archive),
         deletion_registrations(settings, driver, client, archive, keys),

@@ -24,7 +24,6 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from selfimprint.domain.compaction.config import CompactionConfig
-from selfimprint.domain.compaction.entropy import EntropyConfig
 from selfimprint.domain.context import ContextConfig
 from selfimprint.domain.hypotheses import HypothesisPolicy
 from selfimprint.domain.ingestion.config import IngestionConfig
@@ -53,9 +52,8 @@ class DomainTuning(BaseModel):
     triggers: TriggerConfig = Field(default_factory=TriggerConfig)
     formation: HypothesisFormationConfig = Field(default_factory=HypothesisFormationConfig)
     hypotheses: HypothesisPolicy = Field(default_factory=HypothesisPolicy)
-    # Weekly compaction and the entropy that decides a soft reset (cpu worker).
+    # Weekly compaction, its entropy measures and the soft reset (cpu worker).
     compaction: CompactionConfig = Field(default_factory=CompactionConfig)
-    entropy: EntropyConfig = Field(default_factory=EntropyConfig)
 
     @classmethod
     def load(cls, path: Path | None, sleep_path: Path | None = None) -> DomainTuning:
