@@ -39,7 +39,9 @@ from selfimprint.domain.inference_lexicon import (
     Category,
     Language,
     Lexicon,
+    term_regex,
 )
+from selfimprint.domain.language import detect_language
 
 __all__ = [
     "Category",
@@ -53,7 +55,6 @@ __all__ = [
     "SemanticOpinion",
     "category_class",
     "classify",
-    "detect_language",
     "evidence_bar",
     "normalise",
 ]
@@ -117,8 +118,6 @@ class InferencePolicyConfig(_Frozen):
     # never-infer, since a false positive there only costs a hypothesis.
     semantic_never_infer_threshold: Annotated[float, Field(ge=-1.0, le=1.0)] = 0.80
     semantic_high_bar_threshold: Annotated[float, Field(ge=-1.0, le=1.0)] = 0.85
-    # Spec silent: share of letters one script needs for a text to count as one language.
-    dominant_script_share: Annotated[float, Field(gt=0.5, le=1.0)] = 0.7
 
 
 def evidence_bar(
@@ -157,7 +156,9 @@ class PolicyDecision(_Frozen):
     policy_class: PolicyClass
     category: Category | None
     reason: str
-    language: Language
+    # The text's language as everything else sees it (`language.detect_language`: "en", "ru",
+    # "uk", ... or "und"). Informative only: each lexicon applies wherever its script occurs.
+    language: str
     hits: tuple[LexiconHit, ...] = ()
     semantic_score: float | None = None
 
@@ -262,22 +263,6 @@ def normalise(text: str) -> str:
     return _fold_homoglyphs(base, ambiguous_to_cyrillic=cyrillic > latin)
 
 
-def detect_language(text: str, config: InferencePolicyConfig | None = None) -> Language:
-    """Script-based: Cyrillic letters mean Russian, Latin letters English."""
-    share = (config or InferencePolicyConfig()).dominant_script_share
-    folded = normalise(text)
-    cyrillic = sum(1 for ch in folded if _is_cyrillic(ch))
-    latin = sum(1 for ch in folded if _is_latin(ch))
-    total = cyrillic + latin
-    if total == 0:
-        return Language.UNKNOWN
-    if cyrillic / total >= share:
-        return Language.RU
-    if latin / total >= share:
-        return Language.EN
-    return Language.MIXED
-
-
 # --- lexicon compilation --------------------------------------------------------------------
 
 
@@ -290,16 +275,10 @@ class _CompiledCategory:
     exceptions: re.Pattern[str] | None
 
 
-def _term_regex(term: str) -> str:
-    # Lexicon notation (see inference_lexicon): "*" is any word characters, a space is any run
-    # of spaces or hyphens. Both replacements work on the original string in one pass each.
-    return term.replace("ё", "е").replace("*", r"\w*").replace(" ", r"[\s\-]+")
-
-
 def _alternation(terms: Sequence[str], *, named: bool) -> re.Pattern[str]:
     parts = []
     for index, term in enumerate(terms):
-        body = _term_regex(term)
+        body = term_regex(term)
         try:
             re.compile(body)
         except re.error as error:
@@ -311,8 +290,6 @@ def _alternation(terms: Sequence[str], *, named: bool) -> re.Pattern[str]:
 def _compile(lexicon: Lexicon) -> tuple[_CompiledCategory, ...]:
     compiled = []
     for language, categories in lexicon.items():
-        if language not in {Language.EN, Language.RU}:
-            raise ValueError(f"a lexicon needs a concrete language, not {language}")
         for category, entry in categories.items():
             if not entry.terms:
                 continue
@@ -390,7 +367,7 @@ class InferencePolicy:
         *,
         second_opinion: SemanticOpinion | Mapping[Category, float] | None = None,
     ) -> PolicyDecision:
-        language = detect_language(text, self._config)
+        language = detect_language(text)
         hits = sorted(
             _hits(_script_views(text), self._compiled),
             key=lambda hit: (hit.start, _CATEGORY_ORDER[hit.category]),
@@ -401,7 +378,7 @@ class InferencePolicy:
         scores = second_opinion if isinstance(second_opinion, Mapping) else second_opinion(text)
         return self._escalate(decision, scores)
 
-    def _lexical_decision(self, hits: list[LexiconHit], language: Language) -> PolicyDecision:
+    def _lexical_decision(self, hits: list[LexiconHit], language: str) -> PolicyDecision:
         if not hits:
             return PolicyDecision(
                 policy_class=PolicyClass.ALLOWED,

@@ -79,7 +79,8 @@ _PROFILES: Final[Mapping[Script, tuple[_Profile, ...]]] = {
             "en",
             "",
             "the and is are was were i you he she we they it of to in that this with for not "
-            "have has had my your at be but what will would can just my me do don't i'm it's",
+            "have has had my your at be but what will would can just my me do don't i'm it's "
+            "a an as on or if so",
         ),
         _profile(
             "de",
@@ -128,7 +129,8 @@ _PROFILES: Final[Mapping[Script, tuple[_Profile, ...]]] = {
             "ru",
             "ыэъё",
             "и в не на я что он она они мы вы с как это но по к у же бы был была было "
-            "мне меня его её ещё уже только очень если когда где так тоже",
+            "мне меня его её ещё уже только очень если когда где так тоже до от да из ты нет "
+            "много теперь",
         ),
         _profile(
             "uk",

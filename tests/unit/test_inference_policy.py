@@ -19,10 +19,10 @@ from selfimprint.domain.inference_policy import (
     PolicyClass,
     category_class,
     classify,
-    detect_language,
     evidence_bar,
     normalise,
 )
+from selfimprint.domain.language import UNDETERMINED, detect_language
 from tests.unit.scripts import load_script
 
 pytestmark = pytest.mark.unit
@@ -119,7 +119,7 @@ def test_decision_names_the_category_and_the_evidence() -> None:
     decision = classify("Пользователь, скорее всего, голосует за оппозицию.")
     assert decision.policy_class is PolicyClass.NEVER_INFER
     assert decision.category is Category.POLITICAL_VIEWS
-    assert decision.language is Language.RU
+    assert decision.language == "ru"
     assert "§4.1" in decision.reason and "голосует" in decision.reason
     assert not decision.may_form_hypothesis
     assert {h.category for h in decision.hits} == {Category.POLITICAL_VIEWS}
@@ -146,27 +146,35 @@ def test_specific_category_is_named_before_the_health_catch_all() -> None:
 def test_mixed_language_text_is_checked_with_both_lexicons() -> None:
     decision = classify("Пользователь писал, что he is probably gay.")
     assert decision.policy_class is PolicyClass.NEVER_INFER
-    assert decision.language is Language.MIXED
+    # Read as Russian, yet the English lexicon found the term: each lexicon applies wherever its
+    # script occurs, whatever the language of the whole text.
+    assert decision.language == "ru"
+    assert {h.language for h in decision.hits} == {Language.EN}
 
 
 def test_empty_text_is_allowed() -> None:
     decision = classify("   ")
     assert decision.policy_class is PolicyClass.ALLOWED
-    assert decision.language is Language.UNKNOWN
+    assert decision.language == UNDETERMINED
 
 
 @pytest.mark.parametrize(
     ("text", "language"),
     [
-        ("The user likes tea.", Language.EN),
-        ("Пользователь пьёт чай.", Language.RU),
-        ("На работе пользователь пишет на Python.", Language.RU),
-        ("User said: я люблю чай", Language.MIXED),
-        ("12345 !?", Language.UNKNOWN),
+        ("The user likes tea.", "en"),
+        ("User works as a backend developer.", "en"),
+        ("Пользователь пьёт чай.", "ru"),
+        ("На работе пользователь пишет на Python.", "ru"),
+        ("Пользовательница смотрит много сериалов про врачей.", "ru"),
+        # Three words of five are Cyrillic: a non-Latin script with a quarter of the words wins.
+        ("User said: я люблю чай", "ru"),
+        ("12345 !?", UNDETERMINED),
     ],
 )
-def test_script_based_language_detection(text: str, language: Language) -> None:
-    assert detect_language(text) is language
+def test_decision_reports_the_language_the_rest_of_the_service_sees(
+    text: str, language: str
+) -> None:
+    assert classify(text).language == detect_language(text) == language
 
 
 def test_normalise_folds_case_yo_width_invisibles_and_accents() -> None:
@@ -245,7 +253,8 @@ def test_custom_lexicon_replaces_the_default() -> None:
 
 
 def test_default_lexicon_has_both_languages_for_every_category() -> None:
-    for language in (Language.EN, Language.RU):
+    assert set(DEFAULT_LEXICON) == set(Language) == {Language.EN, Language.RU}
+    for language in Language:
         assert set(DEFAULT_LEXICON[language]) == set(Category)
 
 
