@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from typing import Any
 
 from temporalio.client import Client
 
@@ -13,15 +15,32 @@ from activities.sleep import SleepModelActivities
 from selfimprint.adapters.embedders import build_embedder
 from selfimprint.adapters.llm import build_llm
 from selfimprint.config import Settings
+from selfimprint.ports import LLM, Embedder
 from workers.runner import Registrations, run_worker
 
 # Model calls saturate the device; more parallel calls only queue inside the model server.
 MAX_CONCURRENT_MODEL_CALLS = 4
 
 
+def model_activities(
+    embedder: Embedder, extraction: ExtractionActivities, sleep_llm: LLM
+) -> list[Callable[..., Any]]:
+    """Every activity of the gpu task queue (the scenario tests register the same list with a
+    scripted LLM)."""
+    probe = ProbeActivities(embedder)
+    sleep = SleepModelActivities(sleep_llm)
+    forget = ForgetEmbeddingActivities(embedder)
+    return [
+        probe.embed,
+        extraction.extract,
+        forget.embed_topic,
+        sleep.precheck,
+        sleep.propose_hypotheses,
+    ]
+
+
 async def build(settings: Settings, client: Client) -> Registrations:
     embedder = build_embedder(settings)
-    probe = ProbeActivities(embedder)
     llm = build_llm(settings)
     tuning = settings.domain_tuning()
     extraction = ExtractionActivities(
@@ -33,15 +52,7 @@ async def build(settings: Settings, client: Client) -> Registrations:
         ),
         structured=tuning.structured,
     )
-    sleep = SleepModelActivities(llm)
-    forget = ForgetEmbeddingActivities(embedder)
-    return [], [
-        probe.embed,
-        extraction.extract,
-        forget.embed_topic,
-        sleep.precheck,
-        sleep.propose_hypotheses,
-    ]
+    return [], model_activities(embedder, extraction, llm)
 
 
 def main() -> None:

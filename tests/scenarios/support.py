@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, asynccontextmanager
 from dataclasses import dataclass, field
@@ -24,9 +24,7 @@ import httpx
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
-from activities.forget import ForgetEmbeddingActivities
 from activities.ingestion import ExtractionActivities, ExtractionMode
-from activities.sleep import SleepModelActivities
 from api.app import create_app
 from api.resources import Resources
 from selfimprint.adapters.embedders import build_embedder
@@ -36,7 +34,7 @@ from selfimprint.config import Settings
 from selfimprint.domain.users import UserScope
 from selfimprint.ports import LLM
 from tests.workflows.support import TEST_SERVER, ScriptedLLM
-from workers import cpu
+from workers import cpu, gpu
 from workflows.ids import lifecycle_workflow_id
 from workflows.user_lifecycle import UserLifecycleWorkflow
 
@@ -193,14 +191,9 @@ async def a_life(
             embedder,
             mode=ExtractionMode.LLM if extractor is not None else extraction,
         )
-        model = SleepModelActivities(ScriptedLLM(worth_reasoning=True))
-        forget = ForgetEmbeddingActivities(embedder)
-        gpu_activities: list[Callable[..., Any]] = [
-            extraction_activities.extract,
-            model.precheck,
-            model.propose_hypotheses,
-            forget.embed_topic,
-        ]
+        gpu_activities = gpu.model_activities(
+            embedder, extraction_activities, ScriptedLLM(worth_reasoning=True)
+        )
 
         def opened(s: Settings) -> Resources:
             resources = Resources.open(s)
