@@ -32,7 +32,11 @@ root = Path(sys.argv[1])
 names = set(zipfile.ZipFile(wheel).namelist())
 needed = sorted(
     p.relative_to(root).as_posix()
-    for pattern in ("infra/neo4j/schema/*.cypher", "selfimprint/domain/structured/data/*")
+    for pattern in (
+        "infra/neo4j/schema/*.cypher",
+        "selfimprint/domain/structured/data/*",
+        "selfimprint/domain/data/inference_lexicon/*.toml",
+    )
     for p in root.glob(pattern)
 )
 missing = [n for n in needed if n not in names]

@@ -41,6 +41,7 @@ from selfimprint.domain.portrait import PortraitConfig
 from selfimprint.domain.restatement import RestatementConfig
 from selfimprint.domain.scheduled_triggers import TriggerConfig
 from selfimprint.domain.scoring import ScoringConfig
+from selfimprint.domain.sleep_planning import HypothesisFormationConfig
 from selfimprint.domain.sleep_policy import SleepPolicy
 from selfimprint.domain.smart_skip import SmartSkipPolicy
 from selfimprint.domain.structured.extractor import StructuredConfig
@@ -52,7 +53,7 @@ MODELS: list[type[BaseModel]] = [
     InferencePolicyConfig, CompactionConfig, EntropyConfig, CollectiveConfig, PortraitConfig,
     CorrectionConfig, PatternConfig, TriggerConfig, IngestionConfig, ContextConfig,
     VerbatimConfig, StructuredConfig, RestatementConfig, GroundingConfig, LanguageConfig,
-    LifecycleTimings, PartitionPolicy,
+    LifecycleTimings, PartitionPolicy, HypothesisFormationConfig,
 ]  # fmt: skip
 DOC = Path(__file__).resolve().parents[1] / "docs" / "domain-defaults.md"
 
