@@ -175,9 +175,9 @@ class Settings(BaseSettings):
     tuning_file: Path | None = Field(
         None,
         description=(
-            "JSON overriding any of the domain's numbers (decay, scoring, context, ingestion, "
-            "sleep, compaction, ...); unset = the spec's defaults. See "
-            "selfimprint/domain/tuning.py and docs/domain-defaults.md."
+            "JSON overriding the domain's tunable numbers (scoring, context, ingestion, "
+            "extraction, sleep operations, hypotheses, compaction); unset = the spec's defaults. "
+            "See selfimprint/domain/tuning.py and docs/domain-defaults.md."
         ),
     )
     sleep_tuning_file: Path | None = Field(
