@@ -97,7 +97,7 @@ class HistorySize:
 
 @dataclass(frozen=True)
 class SleepResult:
-    status: str | None  # last_sleep.status; None when no outcome came
+    status: str | None  # sleep.last.status; None when no outcome came
     seconds: float  # from the moment all updates were sent off
     error: str = ""
 
@@ -214,11 +214,11 @@ async def history_sizes(client: Client, tenant: str, users: list[str]) -> list[H
 
 async def last_sleep_id(handle: Lifecycle) -> str | None:
     state: LifecycleState = await handle.query(UserLifecycleWorkflow.state)
-    return state.last_sleep.run_id if state.last_sleep is not None else None
+    return state.sleep.last.run_id if state.sleep.last is not None else None
 
 
 async def sleep_once(handle: Lifecycle, started: float, timeout_s: float) -> SleepResult:
-    """Request a full pass and poll `state` until `last_sleep` names a new pass. A pass the
+    """Request a full pass and poll `state` until `sleep.last` names a new pass. A pass the
     lifecycle queued by itself (the validator refuses a second one) is waited for the same way."""
     before = await last_sleep_id(handle)
     request = SleepRequest(depth=Depth.FULL, reason="bench_lifecycles")
@@ -233,8 +233,8 @@ async def sleep_once(handle: Lifecycle, started: float, timeout_s: float) -> Sle
             state = await handle.query(UserLifecycleWorkflow.state)
         except RPCError:
             continue  # a busy worker may miss a query's deadline: ask again
-        last = state.last_sleep
-        if state.sleep_requested is None and last is not None and last.run_id != before:
+        last = state.sleep.last
+        if state.sleep.requested is None and last is not None and last.run_id != before:
             return SleepResult(last.status.value, time.perf_counter() - started)
     return SleepResult(None, time.perf_counter() - started, f"no outcome in {timeout_s:.0f} s")
 

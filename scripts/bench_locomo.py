@@ -290,7 +290,7 @@ class SleepRecord:
     requested: int = 0
     completed: int = 0
     failed: int = 0
-    statuses: dict[str, int] = field(default_factory=dict)  # last_sleep.status -> count
+    statuses: dict[str, int] = field(default_factory=dict)  # sleep.last.status -> count
     errors: list[str] = field(default_factory=list)
 
     def error(self, text: str) -> None:
@@ -318,9 +318,10 @@ class Lifecycle:
                 state = await self.state()
             except Exception:  # the workflow task that starts it may not have run yet
                 state = {}
-            stats = state.get("ingestion", {})
+            ingestion = state.get("ingestion") or {}
+            stats = ingestion.get("stats") or {}
             done = int(stats.get("messages_extracted", 0)) + int(stats.get("messages_failed", 0))
-            pending = len(state.get("pending_message_ids", []) or [])
+            pending = len(ingestion.get("pending_message_ids") or [])
             if state and done >= expected and pending == 0:
                 return state
             now = time.monotonic()
@@ -332,14 +333,14 @@ class Lifecycle:
             await asyncio.sleep(POLL_S)
 
     async def sleep(self, record: SleepRecord, timeout_s: float) -> None:
-        """Ask for a sleep pass and wait for its outcome in `state.last_sleep`. A pass the
+        """Ask for a sleep pass and wait for its outcome in `state.sleep.last`. A pass the
         lifecycle had already queued or started by itself (the validator refuses a second one)
         is waited for the same way."""
         update = _sleep_update()
         if update is None:
             return
         name, model = update
-        before = (await self.state()).get("last_sleep")
+        before = ((await self.state()).get("sleep") or {}).get("last")
         record.requested += 1
         try:
             if model is None:
@@ -352,9 +353,9 @@ class Lifecycle:
                 return
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
-            state = await self.state()
-            last = state.get("last_sleep")
-            if state.get("sleep_requested") is None and last is not None and last != before:
+            sleep = (await self.state()).get("sleep") or {}
+            last = sleep.get("last")
+            if sleep.get("requested") is None and last is not None and last != before:
                 status = str(last.get("status", "unknown")) if isinstance(last, dict) else "?"
                 record.statuses[status] = record.statuses.get(status, 0) + 1
                 record.completed += 1
@@ -401,7 +402,7 @@ async def ingest(
             await lifecycle.sleep(sleep, timeout_s)
         say(f"{label}: {posted} turns in, {time.monotonic() - started:.1f} s")
     state = await lifecycle.state()
-    stats: dict[str, Any] = state.get("ingestion", {})
+    stats: dict[str, Any] = (state.get("ingestion") or {}).get("stats") or {}
     return stats
 
 

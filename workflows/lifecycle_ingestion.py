@@ -41,15 +41,16 @@ class IngestionSteps(LifecycleView):
                 return False
             raise
         self._queue(pending)
-        self._state.reconciled = True
-        self._state.last_reconcile_at = workflow.now()
+        self._state.ingestion.reconciled = True
+        self._state.ingestion.last_reconcile_at = workflow.now()
         return True
 
     def _queue(self, message_ids: list[str]) -> None:
-        queued = set(self._state.pending_message_ids)
+        pending = self._state.ingestion.pending_message_ids
+        queued = set(pending)
         for message_id in message_ids:
             if message_id not in queued:
-                self._state.pending_message_ids.append(message_id)
+                pending.append(message_id)
                 queued.add(message_id)
 
     async def _ingest(self, message_ids: list[str]) -> None:
@@ -90,14 +91,14 @@ class IngestionSteps(LifecycleView):
                 ),
                 **INGESTION_GRAPH,
             )
-            self._state.ingestion.messages_failed += len(batch.messages)
+            self._state.ingestion.stats.messages_failed += len(batch.messages)
             return
         outcome = await workflow.execute_activity_method(
             IngestionActivities.apply_extraction,
             ApplyInput(batch=batch, extracted=extracted),
             **INGESTION_GRAPH,
         )
-        stats = self._state.ingestion
+        stats = self._state.ingestion.stats
         stats.messages_extracted += len(batch.messages)
         stats.memories_created += outcome.created
         stats.memories_ungrounded += outcome.ungrounded

@@ -47,11 +47,10 @@ class SleepSteps(LifecycleView):
     async def _sleep(self, depth: Depth, kind: SleepKind | None, *, explicit: bool) -> None:
         state = self._state
         started = workflow.now()
-        state.sleep_seq += 1
+        record = state.sleep
+        record.seq += 1
         # The start time keeps ids unique across a reset of this workflow (fresh state).
-        run_id = (
-            f"sleep-{state.tenant_id}-{state.user_id}-{started:%Y%m%dT%H%M%S}-{state.sleep_seq}"
-        )
+        run_id = f"sleep-{state.tenant_id}-{state.user_id}-{started:%Y%m%dT%H%M%S}-{record.seq}"
         self._sleeping = True
         try:
             outcome = await self._run_sleep(run_id, depth, explicit, started)
@@ -67,24 +66,24 @@ class SleepSteps(LifecycleView):
         meter.create_histogram_timedelta(
             "selfimprint_sleep_duration", "Wall time of a sleep run, start to outcome"
         ).record(finished - started, {"depth": depth.value})
-        counts = state.sleeps
+        counts = record.counts
         counts.llm_calls += outcome.llm_calls
         if outcome.status is SleepStatus.CANCELLED:
             counts.cancelled += 1  # not a sleep for the schedule: it runs after the next silence
         else:
             # A failed pass counts too: retrying at once would loop; operators retry by hand.
-            state.last_sleep_at = started
+            record.last_at = started
             if outcome.status is SleepStatus.FAILED:
                 counts.failed += 1
             else:
-                state.messages_since_sleep = 0
+                record.new_messages = 0
                 if outcome.status is SleepStatus.SKIPPED:
                     counts.skipped += 1
                 elif depth is Depth.FULL:
                     counts.full += 1
                 else:
                     counts.light += 1
-        state.last_sleep = LastSleep(
+        record.last = LastSleep(
             run_id=run_id,
             status=outcome.status,
             depth=depth,
@@ -100,7 +99,7 @@ class SleepSteps(LifecycleView):
             kind,
             outcome.status,
             started,
-            state.last_compaction_at,
+            state.compaction.last_at,
             state.timings.compaction_every,
         ):
             await self._compact(started)
@@ -126,8 +125,8 @@ class SleepSteps(LifecycleView):
                 depth=depth,
                 gpu_task_queue=state.queues.gpu,
                 time_zone=state.profile.time_zone,
-                since=state.last_sleep_at,
-                new_messages=state.messages_since_sleep,
+                since=state.sleep.last_at,
+                new_messages=state.sleep.new_messages,
                 skip_precheck=explicit,
             ),
             id=run_id,
@@ -136,7 +135,9 @@ class SleepSteps(LifecycleView):
         )
         # A sleep never interrupts an active session (spec §3.5): the user's next message
         # cancels it.
-        await workflow.wait_condition(lambda: handle.done() or bool(state.pending_message_ids))
+        await workflow.wait_condition(
+            lambda: handle.done() or bool(state.ingestion.pending_message_ids)
+        )
         interrupted = not handle.done()
         if interrupted:
             handle.cancel()
@@ -170,7 +171,7 @@ class SleepSteps(LifecycleView):
             return ended(SleepStatus.FAILED, f"Sleep failed: {cause}")
 
     async def _compact(self, now: datetime, *, soft_reset: bool = False) -> None:
-        state = self._state
+        state, record = self._state, self._state.compaction
         kind = "soft-reset" if soft_reset else "compaction"
         try:
             result: CompactionResult = await workflow.execute_child_workflow(
@@ -179,7 +180,7 @@ class SleepSteps(LifecycleView):
                     tenant_id=state.tenant_id,
                     user_id=state.user_id,
                     soft_reset_requested=soft_reset,
-                    feedback_signals=state.feedback_signals,
+                    feedback_signals=record.feedback_signals,
                 ),
                 id=f"{kind}-{state.tenant_id}-{state.user_id}-{now:%Y%m%dT%H%M%S}",
                 task_queue=state.queues.cpu,
@@ -187,21 +188,21 @@ class SleepSteps(LifecycleView):
         except ChildWorkflowError as err:
             workflow.logger.warning("compaction failed", extra={"error": str(err.cause)})
             if soft_reset:
-                state.last_soft_reset = f"{now:%Y-%m-%d %H:%M} failed: {err.cause}"[:300]
-                state.last_soft_reset_failed = True
+                record.last_soft_reset = f"{now:%Y-%m-%d %H:%M} failed: {err.cause}"[:300]
+                record.last_soft_reset_failed = True
             return
-        state.last_compaction_at = now
-        state.last_entropy = result.compaction.entropy.score
-        state.sleeps.compactions += 1
+        record.last_at = now
+        record.last_entropy = result.compaction.entropy.score
+        state.sleep.counts.compactions += 1
         # Feedback counts toward the next weekly decision only; its ids stay (bounded), so a
         # client's retry that crosses a compaction is still recognised.
-        state.feedback_signals = 0
+        record.feedback_signals = 0
         applied = result.soft_reset_applied
         if soft_reset:
-            state.last_soft_reset_failed = False
+            record.last_soft_reset_failed = False
         if applied is not None:
             where = f", in {applied.archive_key}" if applied.archive_key else ""
-            state.last_soft_reset = (
+            record.last_soft_reset = (
                 f"{now:%Y-%m-%d %H:%M}: archived {applied.archived_memories} memories, "
                 f"kept {applied.kept_memories}{where}"
             )

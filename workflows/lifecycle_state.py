@@ -5,9 +5,9 @@ import these without the workflow's code."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from activities.forget import ForgetInput
 from selfimprint.domain.lifecycle_timings import LifecycleTimings
@@ -69,34 +69,43 @@ class ForgetReplay(BaseModel):
     after_messages: list[str] = Field(default_factory=list)
 
 
-class LifecycleState(BaseModel):
-    """Everything the workflow knows; carried whole across continue-as-new."""
+class UserActivity(BaseModel):
+    """When and how much the user writes: the sleep policy's input, sessions and the tier clock."""
 
-    tenant_id: str
-    user_id: str
-    queues: TaskQueues
-    profile: UserProfile = Field(default_factory=UserProfile)
-    pending_message_ids: list[str] = Field(default_factory=list)
-    ingestion: IngestionStats = Field(default_factory=IngestionStats)
-    reconciled: bool = False
-    # --- lifecycle ---
-    tier: Tier = Tier.HOT
-    paused: bool = False
-    activity: ActivityLog = Field(default_factory=ActivityLog)  # sleep policy: messages per day
+    log: ActivityLog = Field(default_factory=ActivityLog)  # sleep policy: messages per day
     # The decay clock lives with the graph (the user's profile in Neo4j), where the read path
     # needs it: activities.ingestion records each batch's sent_at times.
     tracking_since: datetime | None = None
     last_active_at: datetime | None = None  # last message or context request: the tier clock
     session_count: int = 0
-    messages_since_sleep: int = 0
-    last_sleep_at: datetime | None = None
-    next_sleep: NextSleepView | None = None
-    last_sleep: LastSleep | None = None
-    sleeps: SleepCounts = Field(default_factory=SleepCounts)
-    sleep_seq: int = 0
-    sleep_requested: Depth | None = None
-    rehydrate_requested: bool = False
-    last_compaction_at: datetime | None = None
+
+
+class IngestionQueue(BaseModel):
+    """Messages told to the workflow and not extracted yet, and what extraction has done."""
+
+    pending_message_ids: list[str] = Field(default_factory=list)
+    stats: IngestionStats = Field(default_factory=IngestionStats)
+    # The message log is re-read for unsignalled messages at start and once a day while idle.
+    reconciled: bool = False
+    last_reconcile_at: datetime | None = None
+
+
+class SleepRecord(BaseModel):
+    """The sleep schedule's inputs and the passes' outcomes."""
+
+    new_messages: int = 0  # since the last completed or skipped pass: the smart skip's input
+    last_at: datetime | None = None  # start of the last pass not cancelled: the schedule's anchor
+    next: NextSleepView | None = None
+    last: LastSleep | None = None  # any outcome, cancelled included
+    counts: SleepCounts = Field(default_factory=SleepCounts)
+    seq: int = 0  # counts a pass when it starts; keeps child ids unique
+    requested: Depth | None = None  # an operator's `request_sleep`, until it starts
+
+
+class CompactionRecord(BaseModel):
+    """The weekly compaction (spec §3.9) and its soft reset."""
+
+    last_at: datetime | None = None
     last_entropy: float | None = None
     # Spec §3.9 soft reset: an operator's request, or entropy plus the user's feedback that the
     # assistant no longer understands them (counted since the last compaction).
@@ -105,15 +114,101 @@ class LifecycleState(BaseModel):
     feedback_ids: list[str] = Field(default_factory=list)  # the latest, for idempotency
     last_soft_reset: str | None = None  # one line: when, what was archived, where
     last_soft_reset_failed: bool = False
-    last_reconcile_at: datetime | None = None
-    # Forgets to run again: each overlapped a graph operation (`topic_forgotten`).
-    forget_replays: list[ForgetReplay] = Field(default_factory=list)
+
+
+class ForgetRecord(BaseModel):
+    """Forgets to run again: each overlapped a graph operation (`topic_forgotten`)."""
+
+    replays: list[ForgetReplay] = Field(default_factory=list)
     last_operation_ended_at: datetime | None = None
-    last_forget_replay_failed: str | None = None
+    last_replay_failed: str | None = None
+
+
+# Where each key of the flat state of earlier releases lives now. Histories of running
+# workflows (their start and continue-as-new inputs) and older workers' `state` answers carry
+# the flat shape. `activity` and `ingestion` were an ActivityLog and IngestionStats there.
+_FLAT_KEYS: dict[str, tuple[str, str]] = {
+    "tracking_since": ("activity", "tracking_since"),
+    "last_active_at": ("activity", "last_active_at"),
+    "session_count": ("activity", "session_count"),
+    "pending_message_ids": ("ingestion", "pending_message_ids"),
+    "reconciled": ("ingestion", "reconciled"),
+    "last_reconcile_at": ("ingestion", "last_reconcile_at"),
+    "messages_since_sleep": ("sleep", "new_messages"),
+    "last_sleep_at": ("sleep", "last_at"),
+    "next_sleep": ("sleep", "next"),
+    "last_sleep": ("sleep", "last"),
+    "sleeps": ("sleep", "counts"),
+    "sleep_seq": ("sleep", "seq"),
+    "sleep_requested": ("sleep", "requested"),
+    "last_compaction_at": ("compaction", "last_at"),
+    "last_entropy": ("compaction", "last_entropy"),
+    "soft_reset_requested": ("compaction", "soft_reset_requested"),
+    "feedback_signals": ("compaction", "feedback_signals"),
+    "feedback_ids": ("compaction", "feedback_ids"),
+    "last_soft_reset": ("compaction", "last_soft_reset"),
+    "last_soft_reset_failed": ("compaction", "last_soft_reset_failed"),
+    "forget_replays": ("forgets", "replays"),
+    "last_operation_ended_at": ("forgets", "last_operation_ended_at"),
+    "last_forget_replay_failed": ("forgets", "last_replay_failed"),
+}
+# A flat `activity` / `ingestion` value, told apart by its keys (no group field shares them).
+_FLAT_GROUPS: dict[str, tuple[type[BaseModel], str]] = {
+    "activity": (ActivityLog, "log"),
+    "ingestion": (IngestionStats, "stats"),
+}
+
+
+def _is_flat(value: object, model: type[BaseModel]) -> bool:
+    if isinstance(value, model):
+        return True
+    return isinstance(value, dict) and bool(value.keys() & model.model_fields.keys())
+
+
+class LifecycleState(BaseModel):
+    """Everything the workflow knows; carried whole across continue-as-new."""
+
+    tenant_id: str
+    user_id: str
+    queues: TaskQueues
+    profile: UserProfile = Field(default_factory=UserProfile)
+    tier: Tier = Tier.HOT
+    paused: bool = False
+    rehydrate_requested: bool = False  # the graph must come back to hot (a context request)
+    activity: UserActivity = Field(default_factory=UserActivity)
+    ingestion: IngestionQueue = Field(default_factory=IngestionQueue)
+    sleep: SleepRecord = Field(default_factory=SleepRecord)
+    compaction: CompactionRecord = Field(default_factory=CompactionRecord)
+    forgets: ForgetRecord = Field(default_factory=ForgetRecord)
     # Off only where the server has not registered the SelfImprint* attributes.
     publish_search_attributes: bool = True
     # Session gap, tier moves, compaction, reconcile: from Settings, refreshed by each signal.
     timings: LifecycleTimings = Field(default_factory=LifecycleTimings)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _accept_flat(cls, data: Any) -> Any:
+        """Move the keys of the flat shape into their groups; the grouped shape passes as is."""
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        moved: dict[str, dict[str, Any]] = {}
+        for group, (model, name) in _FLAT_GROUPS.items():
+            if _is_flat(data.get(group), model):
+                moved.setdefault(group, {})[name] = data.pop(group)
+        for key, (group, name) in _FLAT_KEYS.items():
+            if key in data:
+                moved.setdefault(group, {})[name] = data.pop(key)
+        for group, fields in moved.items():
+            current = data.get(group)
+            if isinstance(current, BaseModel):
+                current = current.model_dump()
+            current = dict(current or {})
+            both = current.keys() & fields.keys()
+            if both:
+                raise ValueError(f"{group}: {sorted(both)} given both flat and grouped")
+            data[group] = {**current, **fields}
+        return data
 
 
 class LifecycleInput(BaseModel):
@@ -166,7 +261,7 @@ class SleepRequest(BaseModel):
 
 class SleepRequestAck(BaseModel):
     """The request is queued; the pass runs as soon as no message is pending. Watch
-    `state.last_sleep` (or the child workflow `sleep-...`) for its outcome."""
+    `state.sleep.last` (or the child workflow `sleep-...`) for its outcome."""
 
     accepted: bool
     depth: Depth

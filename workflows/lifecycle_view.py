@@ -29,23 +29,24 @@ class LifecycleView:
     def _plan(self, now: datetime) -> datetime | None:
         """Recompute the next sleep (kept in state for the query) and return when it is due."""
         state = self._state
-        if state.tracking_since is None:
-            state.next_sleep = NextSleepView(
+        activity = state.activity
+        if activity.tracking_since is None:
+            state.sleep.next = NextSleepView(
                 at=None, depth=None, kind=None, level="inactive", reason="off: no message yet"
             )
             return None
         planned = next_sleep_at(
             ScheduleState(
                 plan=state.profile.plan,
-                activity=state.activity,
-                last_sleep_at=state.last_sleep_at,
-                tracking_since=state.tracking_since,
+                activity=activity.log,
+                last_sleep_at=state.sleep.last_at,
+                tracking_since=activity.tracking_since,
             ),
             now,
             state.profile.zone,
         )
         reason = planned.reason + ("; paused by an operator" if state.paused else "")
-        state.next_sleep = NextSleepView(
+        state.sleep.next = NextSleepView(
             at=planned.at,
             depth=planned.depth,
             kind=planned.kind,
@@ -56,21 +57,21 @@ class LifecycleView:
 
     def _summary(self) -> str:
         s = self._state
-        nxt = s.next_sleep
+        nxt, last_sleep, counts = s.sleep.next, s.sleep.last, s.sleep.counts
         when = f"{nxt.at:%Y-%m-%d %H:%M}Z" if nxt is not None and nxt.at is not None else "off"
-        last = s.last_sleep.status.value if s.last_sleep is not None else "none"
+        last = last_sleep.status.value if last_sleep is not None else "none"
         return (
             f"{s.profile.plan.value}/{s.tier.value}"
             f"{' PAUSED' if s.paused else ''}: next sleep {when}, last {last}; "
-            f"{s.ingestion.messages_received} msgs, {s.session_count} sessions, "
-            f"sleeps {s.sleeps.full} full/{s.sleeps.light} light/{s.sleeps.skipped} skipped"
+            f"{s.ingestion.stats.messages_received} msgs, {s.activity.session_count} sessions, "
+            f"sleeps {counts.full} full/{counts.light} light/{counts.skipped} skipped"
         )
 
     def _publish(self) -> None:
         """Upsert search attributes and memo when they changed (history stays small)."""
         state = self._state
-        nxt = state.next_sleep.at if state.next_sleep is not None else None
-        last = state.last_sleep.status.value if state.last_sleep is not None else "none"
+        nxt = state.sleep.next.at if state.sleep.next is not None else None
+        last = state.sleep.last.status.value if state.sleep.last is not None else "none"
         summary = self._summary()
         current = (state.tier, state.profile.plan, nxt, last, summary)
         if current == self._published:

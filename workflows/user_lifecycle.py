@@ -91,7 +91,7 @@ class UserLifecycleWorkflow(SleepSteps, IngestionSteps):
         # history it wrote must replay the same on this one (rolling deploys).
         if not signal.activity and workflow.patched("lifecycle-retold-quietly"):
             return
-        stats = state.ingestion
+        stats = state.ingestion.stats
         stats.messages_received += len(signal.message_ids)
         if stats.last_message_at is None or signal.last_sent_at > stats.last_message_at:
             stats.last_message_at = signal.last_sent_at
@@ -99,12 +99,13 @@ class UserLifecycleWorkflow(SleepSteps, IngestionSteps):
             state.timings = signal.timings
         # Activity is timed by the workflow clock: deterministic, and immune to client clocks.
         now = workflow.now()
-        if starts_session(state.last_active_at, now, state.timings.session_gap):
-            state.session_count += 1
-        state.tracking_since = state.tracking_since or now
-        state.last_active_at = now
-        state.activity = state.activity.record(now, len(signal.message_ids))
-        state.messages_since_sleep += len(signal.message_ids)
+        activity = state.activity
+        if starts_session(activity.last_active_at, now, state.timings.session_gap):
+            activity.session_count += 1
+        activity.tracking_since = activity.tracking_since or now
+        activity.last_active_at = now
+        activity.log = activity.log.record(now, len(signal.message_ids))
+        state.sleep.new_messages += len(signal.message_ids)
 
     @workflow.signal
     def profile_changed(self, signal: ProfileChanged) -> None:
@@ -115,7 +116,7 @@ class UserLifecycleWorkflow(SleepSteps, IngestionSteps):
 
     @workflow.signal
     def context_requested(self, signal: ContextRequested) -> None:
-        self._state.last_active_at = workflow.now()
+        self._state.activity.last_active_at = workflow.now()
         if self._state.tier is not Tier.HOT:
             self._state.rehydrate_requested = True
         self._woken = True
@@ -131,49 +132,48 @@ class UserLifecycleWorkflow(SleepSteps, IngestionSteps):
         # it): replaying them must not start a child they do not have.
         if not workflow.patched("lifecycle-forget-replay"):
             return
-        state = self._state
+        pending, forgets = self._state.ingestion.pending_message_ids, self._state.forgets
         overlapped = forget_overlapped(
             operation_running=self._operation is not None,
-            messages_pending=bool(state.pending_message_ids),
-            last_operation_ended_at=state.last_operation_ended_at,
+            messages_pending=bool(pending),
+            last_operation_ended_at=forgets.last_operation_ended_at,
             forget_started_at=signal.started_at,
         )
-        if overlapped and all(r.forget != signal.forget for r in state.forget_replays):
-            queued = list(state.pending_message_ids)
-            replay = ForgetReplay(forget=signal.forget, after_messages=queued)
-            state.forget_replays.append(replay)
+        if overlapped and all(r.forget != signal.forget for r in forgets.replays):
+            replay = ForgetReplay(forget=signal.forget, after_messages=list(pending))
+            forgets.replays.append(replay)
             self._woken = True
 
     @workflow.signal
     def feedback_received(self, signal: FeedbackReceived) -> None:
-        state = self._state
-        if signal.id in state.feedback_ids:
+        compaction = self._state.compaction
+        if signal.id in compaction.feedback_ids:
             return
-        state.feedback_ids = [*state.feedback_ids, signal.id][-MAX_FEEDBACK_IDS:]
-        state.feedback_signals += 1
+        compaction.feedback_ids = [*compaction.feedback_ids, signal.id][-MAX_FEEDBACK_IDS:]
+        compaction.feedback_signals += 1
         workflow.logger.info("user feedback", extra={"kind": signal.kind})
 
     # --- updates -----------------------------------------------------------------------------
 
     @workflow.update
     def request_soft_reset(self, request: SoftResetRequest) -> SoftResetAck:
-        self._state.soft_reset_requested = True
+        self._state.compaction.soft_reset_requested = True
         self._woken = True
         workflow.logger.warning("soft reset requested", extra={"reason": request.reason})
         return SoftResetAck(
             accepted=True,
             message="queued: runs after pending messages, as a compaction with a soft reset; "
-            "watch state.last_soft_reset",
+            "watch state.compaction.last_soft_reset",
         )
 
     @request_soft_reset.validator
     def _validate_soft_reset(self, request: SoftResetRequest) -> None:
-        if self._state.soft_reset_requested:
+        if self._state.compaction.soft_reset_requested:
             raise ValueError("a soft reset is already queued")
 
     @workflow.update
     def request_sleep(self, request: SleepRequest) -> SleepRequestAck:
-        self._state.sleep_requested = request.depth
+        self._state.sleep.requested = request.depth
         self._woken = True
         workflow.logger.info("sleep requested", extra={"depth": request.depth.value})
         return SleepRequestAck(
@@ -186,7 +186,7 @@ class UserLifecycleWorkflow(SleepSteps, IngestionSteps):
     def _validate_sleep_request(self, request: SleepRequest) -> None:
         if self._state.paused:
             raise ValueError("the lifecycle is paused: resume it first (set_paused)")
-        if self._sleeping or self._state.sleep_requested is not None:
+        if self._sleeping or self._state.sleep.requested is not None:
             raise ValueError("a sleep is already running or queued")
 
     @workflow.update
@@ -202,7 +202,7 @@ class UserLifecycleWorkflow(SleepSteps, IngestionSteps):
 
     @set_paused.validator
     def _validate_pause(self, request: PauseRequest) -> None:
-        if request.paused and self._state.sleep_requested is not None:
+        if request.paused and self._state.sleep.requested is not None:
             raise ValueError("a sleep is queued: wait for it before pausing")
 
     @workflow.query
@@ -218,7 +218,7 @@ class UserLifecycleWorkflow(SleepSteps, IngestionSteps):
         state = self._state
         self._plan(workflow.now())
         self._publish()
-        if not state.reconciled and not await self._reconcile():
+        if not state.ingestion.reconciled and not await self._reconcile():
             return
         loops = 0
         while True:
@@ -236,21 +236,21 @@ class UserLifecycleWorkflow(SleepSteps, IngestionSteps):
     def _situation(self, now: datetime) -> Situation:
         state = self._state
         planned_at = self._plan(now)
-        view = state.next_sleep
+        view = state.sleep.next
         planned = None
         if planned_at is not None and view is not None and view.depth is not None:
             planned = PlannedSleep(at=planned_at, depth=view.depth, kind=view.kind)
         return Situation(
             tier=state.tier,
-            pending=tuple(state.pending_message_ids),
-            forget_waits=[frozenset(r.after_messages) for r in state.forget_replays],
+            pending=tuple(state.ingestion.pending_message_ids),
+            forget_waits=[frozenset(r.after_messages) for r in state.forgets.replays],
             paused=state.paused,
             rehydrate_requested=state.rehydrate_requested,
-            sleep_requested=state.sleep_requested,
-            soft_reset_requested=state.soft_reset_requested,
+            sleep_requested=state.sleep.requested,
+            soft_reset_requested=state.compaction.soft_reset_requested,
             planned_sleep=planned,
-            last_active_at=state.last_active_at,
-            last_reconcile_at=state.last_reconcile_at,
+            last_active_at=state.activity.last_active_at,
+            last_reconcile_at=state.ingestion.last_reconcile_at,
             timings=state.timings,
         )
 
@@ -259,21 +259,21 @@ class UserLifecycleWorkflow(SleepSteps, IngestionSteps):
         state = self._state
         match step:
             case ReplayForget(index=index):
-                await self._replay_forget(state.forget_replays.pop(index).forget)
+                await self._replay_forget(state.forgets.replays.pop(index).forget)
             case MoveTier(target=target):
                 with self._operating("tier move"):
                     await self._move_tier(target)
             case Extract(message_ids=batch):
                 with self._operating("extraction"):
                     await self._ingest(list(batch))
-                del state.pending_message_ids[: len(batch)]
+                del state.ingestion.pending_message_ids[: len(batch)]
             case SoftReset():
                 with self._operating("soft reset"):
                     await self._compact(workflow.now(), soft_reset=True)
-                state.soft_reset_requested = False
+                state.compaction.soft_reset_requested = False
             case Sleep(depth=depth, kind=kind, explicit=explicit):
                 if explicit:
-                    state.sleep_requested = None
+                    state.sleep.requested = None
                 with self._operating("sleep"):
                     await self._sleep(depth, kind, explicit=explicit)
             case Reconcile():
@@ -284,7 +284,7 @@ class UserLifecycleWorkflow(SleepSteps, IngestionSteps):
                     await workflow.wait_condition(
                         lambda: (
                             self._woken
-                            or bool(state.pending_message_ids)
+                            or bool(state.ingestion.pending_message_ids)
                             or workflow.info().is_continue_as_new_suggested()
                         ),
                         timeout=timeout,
@@ -302,7 +302,7 @@ class UserLifecycleWorkflow(SleepSteps, IngestionSteps):
             yield
         finally:
             self._operation = None
-            self._state.last_operation_ended_at = workflow.now()
+            self._state.forgets.last_operation_ended_at = workflow.now()
 
     async def _replay_forget(self, forget: ForgetInput) -> None:
         """Run a forget again, alone: nothing else touches the graph while the loop waits."""
@@ -320,10 +320,10 @@ class UserLifecycleWorkflow(SleepSteps, IngestionSteps):
             # input, an archive that cannot be read): retrying here would block the user's
             # lifecycle for nothing. Operators see it in the state.
             workflow.logger.warning("forget replay failed", extra={"error": str(err.cause)})
-            state.last_forget_replay_failed = f"{now:%Y-%m-%d %H:%M}: {err.cause}"[:300]
+            state.forgets.last_replay_failed = f"{now:%Y-%m-%d %H:%M}: {err.cause}"[:300]
 
     def _should_continue_as_new(self, loops: int) -> bool:
-        if self._sleeping or self._state.pending_message_ids:
+        if self._sleeping or self._state.ingestion.pending_message_ids:
             return False
         if self._continue_after is not None and loops >= self._continue_after:
             return True

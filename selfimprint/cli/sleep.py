@@ -40,13 +40,15 @@ async def _state(settings: Settings, tenant: str, user: str) -> LifecycleState:
 
 
 def _describe(state: LifecycleState) -> str:
-    nxt, last, c = state.next_sleep, state.last_sleep, state.sleeps
+    nxt, last, c = state.sleep.next, state.sleep.last, state.sleep.counts
+    compaction, forgets = state.compaction, state.forgets
     lines = [
         f"user:        {state.tenant_id}/{state.user_id}",
         f"plan/tier:   {state.profile.plan.value}/{state.tier.value}"
         + ("  (PAUSED)" if state.paused else ""),
-        f"messages:    {state.ingestion.messages_received} received, "
-        f"{len(state.pending_message_ids)} pending, {state.session_count} sessions",
+        f"messages:    {state.ingestion.stats.messages_received} received, "
+        f"{len(state.ingestion.pending_message_ids)} pending, "
+        f"{state.activity.session_count} sessions",
         f"next sleep:  {nxt.at.isoformat() if nxt and nxt.at else 'off'}",
         f"  why:       {nxt.reason if nxt else '-'}",
         f"sleeps:      {c.full} full, {c.light} light, {c.skipped} skipped, "
@@ -58,14 +60,14 @@ def _describe(state: LifecycleState) -> str:
             f"  at:        {last.started_at.isoformat()} -> {last.finished_at.isoformat()}",
             f"  summary:   {last.summary}",
         ]
-    if state.feedback_signals or state.last_soft_reset:
+    if compaction.feedback_signals or compaction.last_soft_reset:
         lines.append(
-            f"soft reset:  {state.last_soft_reset or 'never'}; "
-            f"{state.feedback_signals} 'not understood' feedback since the last compaction"
+            f"soft reset:  {compaction.last_soft_reset or 'never'}; "
+            f"{compaction.feedback_signals} 'not understood' feedback since the last compaction"
         )
-    if state.forget_replays or state.last_forget_replay_failed:
-        topics = ", ".join(repr(r.forget.topic) for r in state.forget_replays) or "none"
-        failed = state.last_forget_replay_failed or "none"
+    if forgets.replays or forgets.last_replay_failed:
+        topics = ", ".join(repr(r.forget.topic) for r in forgets.replays) or "none"
+        failed = forgets.last_replay_failed or "none"
         lines.append(f"forget:      second passes queued: {topics}; last failed: {failed}")
     return "\n".join(lines)
 
@@ -129,11 +131,11 @@ def _update_and_wait(
 
 
 def _pass_finished(before: LifecycleState, state: LifecycleState) -> bool:
-    """The requested pass has an outcome: `last_sleep` names a newer run than before. (The
+    """The requested pass has an outcome: `sleep.last` names a newer run than before. (The
     sequence number counts a pass when it starts, so it alone ends the wait too early, showing
     the previous outcome.)"""
-    last, previous = state.last_sleep, before.last_sleep
-    started = state.sleep_seq > before.sleep_seq and state.sleep_requested is None
+    last, previous = state.sleep.last, before.sleep.last
+    started = state.sleep.seq > before.sleep.seq and state.sleep.requested is None
     return started and last is not None and (previous is None or last.run_id != previous.run_id)
 
 
@@ -144,9 +146,10 @@ def _request(user: str, tenant: str, depth: Depth, reason: str, wait: bool) -> N
 
     def outcome(before: LifecycleState) -> Outcome:
         def done(state: LifecycleState) -> tuple[str, bool] | None:
-            if not _pass_finished(before, state) or state.last_sleep is None:
+            last = state.sleep.last
+            if not _pass_finished(before, state) or last is None:
                 return None
-            return _describe(state), state.last_sleep.status is not SleepStatus.FAILED
+            return _describe(state), last.status is not SleepStatus.FAILED
 
         return done
 
@@ -172,7 +175,7 @@ def retry(
 ) -> None:
     """Run again a pass that failed, at the depth it had (a new run; writes are idempotent)."""
     state = asyncio.run(_state(Settings(), tenant, user))
-    last = state.last_sleep
+    last = state.sleep.last
     if last is None:
         typer.echo("no sleep has run for this user yet: use `sleep run`", err=True)
         raise typer.Exit(1)
@@ -196,10 +199,10 @@ def soft_reset(
 
     def outcome(before: LifecycleState) -> Outcome:
         def done(state: LifecycleState) -> tuple[str, bool] | None:
-            finished = not state.soft_reset_requested
-            if not finished or state.last_soft_reset == before.last_soft_reset:
+            now, then = state.compaction, before.compaction
+            if now.soft_reset_requested or now.last_soft_reset == then.last_soft_reset:
                 return None
-            return f"soft reset: {state.last_soft_reset}", not state.last_soft_reset_failed
+            return f"soft reset: {now.last_soft_reset}", not now.last_soft_reset_failed
 
         return done
 

@@ -200,7 +200,8 @@ async def test_feedback_reaches_the_lifecycle_once_per_id(
         UserLifecycleWorkflow.run, workflow_id(tenant_of(tenant_key), user)
     )
     state = await handle.query(UserLifecycleWorkflow.state)
-    assert (state.feedback_signals, state.feedback_ids) == (2, ["fb-1", "fb-2"])
+    feedback = state.compaction
+    assert (feedback.feedback_signals, feedback.feedback_ids) == (2, ["fb-1", "fb-2"])
 
     with pytest.raises(ApiError) as err:
         await client.request("POST", "/v1/users/nobody-here/feedback", json={"id": "x"})

@@ -477,13 +477,14 @@ async def test_a_sleep_after_the_scripted_conversation_finds_its_structure(
         await handle.execute_update(UserLifecycleWorkflow.request_sleep, SleepRequest())
         for _ in range(600):
             life = await handle.query(UserLifecycleWorkflow.state)
-            if life.last_sleep is not None and life.sleep_requested is None:
+            if life.sleep.last is not None and life.sleep.requested is None:
                 break
             await asyncio.sleep(0.2)
         await handle.terminate("test over")
-    assert life.last_sleep is not None
-    assert life.last_sleep.status is SleepStatus.COMPLETED, life.last_sleep.summary
-    stats = life.ingestion
+    last = life.sleep.last
+    assert last is not None
+    assert last.status is SleepStatus.COMPLETED, last.summary
+    stats = life.ingestion.stats
     assert (stats.messages_extracted, stats.messages_failed) == (len(messages), 0)
     # 12 proposed; near-duplicates ("The Globex interview is tomorrow") reinforce instead.
     assert stats.memories_created + stats.memories_reinforced >= 10

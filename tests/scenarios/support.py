@@ -106,7 +106,7 @@ class Life:
             state = await handle.query(UserLifecycleWorkflow.state)
             described = (await handle.describe()).raw_description
             if (
-                not state.pending_message_ids
+                not state.ingestion.pending_message_ids
                 and not described.pending_activities
                 and not described.pending_children
             ):

@@ -77,4 +77,4 @@ async def test_a_copied_prompt_example_is_never_remembered(
         assert all("Anna" not in m["content"] for m in context["memories"])
         handle: WorkflowHandle[Any, Any] = life.env.client.get_workflow_handle(life.lifecycle_id)
         state = await handle.query(UserLifecycleWorkflow.state)
-        assert state.ingestion.memories_ungrounded == 2
+        assert state.ingestion.stats.memories_ungrounded == 2

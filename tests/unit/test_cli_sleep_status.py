@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from activities.forget import ForgetInput
 from selfimprint.cli.sleep import _describe
-from workflows.lifecycle_state import ForgetReplay, LifecycleState, TaskQueues
+from workflows.lifecycle_state import ForgetRecord, ForgetReplay, LifecycleState, TaskQueues
 
 
 def state(**fields: object) -> LifecycleState:
@@ -19,5 +19,6 @@ def test_no_forget_line_when_nothing_is_queued_or_failed() -> None:
 def test_queued_and_failed_forget_passes_are_shown() -> None:
     queued = ForgetInput(tenant_id="t1", user_id="u1", topic="Google", dry_run=False)
     replay = ForgetReplay(forget=queued)
-    text = _describe(state(forget_replays=[replay], last_forget_replay_failed="boom"))
+    forgets = ForgetRecord(replays=[replay], last_replay_failed="boom")
+    text = _describe(state(forgets=forgets))
     assert "second passes queued: 'Google'; last failed: boom" in text

@@ -27,16 +27,16 @@ def state(**fields: Any) -> LifecycleState:
 
 
 def test_a_retry_is_not_done_while_its_pass_runs() -> None:
-    before = state(sleep_seq=1, last_sleep=FAILED)
-    queued = state(sleep_seq=1, last_sleep=FAILED, sleep_requested="full")
-    running = state(sleep_seq=2, last_sleep=FAILED)  # seen on the dev stack: the old failure
+    before = state(sleep={"seq": 1, "last": FAILED})
+    queued = state(sleep={"seq": 1, "last": FAILED, "requested": "full"})
+    running = state(sleep={"seq": 2, "last": FAILED})  # seen on the dev stack: the old failure
     assert not _pass_finished(before, queued)
     assert not _pass_finished(before, running)
     retried = {**FAILED, "run_id": "sleep-t-u-20261202T022222-2", "status": "completed"}
-    assert _pass_finished(before, state(sleep_seq=2, last_sleep=retried))
+    assert _pass_finished(before, state(sleep={"seq": 2, "last": retried}))
 
 
 def test_the_first_pass_is_done_once_it_has_an_outcome() -> None:
     before = state()
-    assert not _pass_finished(before, state(sleep_seq=1))
-    assert _pass_finished(before, state(sleep_seq=1, last_sleep=FAILED))
+    assert not _pass_finished(before, state(sleep={"seq": 1}))
+    assert _pass_finished(before, state(sleep={"seq": 1, "last": FAILED}))

@@ -156,11 +156,12 @@ async def test_sixty_days_per_schedule_row(own_env: WorkflowEnvironment) -> None
             )
             oracle[name] = (expected.full, expected.light, expected.skipped)
             state = await lifecycle.query(UserLifecycleWorkflow.state)
-            got[name] = (state.sleeps.full, state.sleeps.light, state.sleeps.skipped)
-            assert state.sleeps.failed == 0, name
+            counts = state.sleep.counts
+            got[name] = (counts.full, counts.light, counts.skipped)
+            assert counts.failed == 0, name
             if name == "inactive":
                 assert state.tier is Tier.COLD
-                assert state.next_sleep is not None and state.next_sleep.at is None
+                assert state.sleep.next is not None and state.sleep.next.at is None
         await _record(users["paid-regular"][0], "lifecycle_paid_regular")
         for lifecycle, _ in users.values():
             await lifecycle.terminate("test over")  # leftover timers would stall time skipping
@@ -209,17 +210,18 @@ async def test_message_during_sleep_cancels_it(own_env: WorkflowEnvironment) -> 
 
         async def cancelled() -> bool:
             state = await handle.query(UserLifecycleWorkflow.state)
-            return state.sleeps.cancelled == 1
+            return state.sleep.counts.cancelled == 1
 
         await until(cancelled)
         state = await handle.query(UserLifecycleWorkflow.state)
-        assert state.last_sleep is not None
-        assert state.last_sleep.status is SleepStatus.CANCELLED
-        assert state.last_sleep_at is None  # a cancelled pass is not a sleep for the schedule
-        assert state.messages_since_sleep == 3
-        child = env.client.get_workflow_handle(state.last_sleep.run_id)
+        last = state.sleep.last
+        assert last is not None
+        assert last.status is SleepStatus.CANCELLED
+        assert state.sleep.last_at is None  # a cancelled pass is not a sleep for the schedule
+        assert state.sleep.new_messages == 3
+        child = env.client.get_workflow_handle(last.run_id)
         graph = h.graphs.for_user("t1", "writer")
-        run_id = state.last_sleep.run_id
+        run_id = last.run_id
 
         async def child_cancelled() -> bool:
             done = (await child.describe()).status is WorkflowExecutionStatus.CANCELED
@@ -277,13 +279,13 @@ async def test_continue_as_new_keeps_the_state(own_env: WorkflowEnvironment) -> 
         await until(lambda: _idle(latest))
         state = await latest.query(UserLifecycleWorkflow.state)
         assert (await latest.describe()).run_id != first_run
-        assert state.ingestion.messages_received == 24
-        assert state.session_count == 4
+        assert state.ingestion.stats.messages_received == 24
+        assert state.activity.session_count == 4
         # paid/regular: a full pass every 2 days, carried through several continue-as-news
         assert state.profile.plan is Plan.PAID
-        assert state.sleeps.full >= 1 and state.last_sleep is not None
-        assert state.session_count == 4 and state.tracking_since is not None
-        assert sum(d.messages for d in state.activity.days) == 24
+        assert state.sleep.counts.full >= 1 and state.sleep.last is not None
+        assert state.activity.tracking_since is not None
+        assert sum(d.messages for d in state.activity.log.days) == 24
         await latest.terminate("test over")
 
 
@@ -313,7 +315,7 @@ async def test_signals_carry_the_configured_timings(own_env: WorkflowEnvironment
             await env.sleep(timedelta(minutes=50))
         state = await handle.query(UserLifecycleWorkflow.state)
         assert state.timings == long_sessions
-        assert state.session_count == 1
+        assert state.activity.session_count == 1
         await handle.terminate("test over")
 
 
@@ -336,7 +338,8 @@ async def test_soft_reset_runs_on_request_and_feedback_counts_once(
             )
         await until(lambda: _idle(handle))
         state = await handle.query(UserLifecycleWorkflow.state)
-        assert (state.feedback_signals, state.feedback_ids) == (2, ["f1", "f2"])
+        feedback = state.compaction
+        assert (feedback.feedback_signals, feedback.feedback_ids) == (2, ["f1", "f2"])
 
         ack = await handle.execute_update(
             UserLifecycleWorkflow.request_soft_reset, SoftResetRequest(reason="operator test")
@@ -345,16 +348,18 @@ async def test_soft_reset_runs_on_request_and_feedback_counts_once(
 
         async def reset_done() -> bool:
             state = await handle.query(UserLifecycleWorkflow.state)
-            return state.last_soft_reset is not None and not state.soft_reset_requested
+            compaction = state.compaction
+            return compaction.last_soft_reset is not None and not compaction.soft_reset_requested
 
         await until(reset_done)
         state = await handle.query(UserLifecycleWorkflow.state)
         assert len(h.resets.calls) == 1
         assert h.resets.calls[0].user_id == "resetter"
-        assert state.last_soft_reset is not None
-        assert "archived 3 memories, kept 2" in state.last_soft_reset
-        assert state.feedback_signals == 0  # counted toward this compaction only
-        assert state.sleeps.compactions == 1
+        compaction = state.compaction
+        assert compaction.last_soft_reset is not None
+        assert "archived 3 memories, kept 2" in compaction.last_soft_reset
+        assert compaction.feedback_signals == 0  # counted toward this compaction only
+        assert state.sleep.counts.compactions == 1
         await handle.terminate("test over")
 
 
@@ -433,7 +438,7 @@ async def test_a_forget_that_overlapped_a_graph_operation_runs_again_after_it(
         )
         await until(lambda: _idle(handle))
         state = await handle.query(UserLifecycleWorkflow.state)
-        assert state.forget_replays == [] and state.last_forget_replay_failed is None
+        assert state.forgets.replays == [] and state.forgets.last_replay_failed is None
         assert replayed() == ["before the end", "during"]
         await handle.terminate("test over")
 
@@ -547,6 +552,6 @@ async def test_retold_messages_are_queued_but_are_not_user_activity(
 
         await until(loaded)
         state = await handle.query(UserLifecycleWorkflow.state)
-        assert state.ingestion.messages_received == 0
-        assert state.session_count == 0 and state.last_active_at is None
+        assert state.ingestion.stats.messages_received == 0
+        assert state.activity.session_count == 0 and state.activity.last_active_at is None
         await handle.terminate("test over")

@@ -107,10 +107,10 @@ async def test_a_sleep_run_and_the_worker_slots_are_served_for_prometheus(
         assert ack.accepted
 
         async def slept() -> bool:
-            return (await handle.query(UserLifecycleWorkflow.state)).last_sleep is not None
+            return (await handle.query(UserLifecycleWorkflow.state)).sleep.last is not None
 
         await until(slept)
-        last = (await handle.query(UserLifecycleWorkflow.state)).last_sleep
+        last = (await handle.query(UserLifecycleWorkflow.state)).sleep.last
         assert last is not None and last.status is SleepStatus.COMPLETED
         async with httpx.AsyncClient() as http:
             text = (await http.get(url)).text
