@@ -289,6 +289,67 @@ async def test_continue_as_new_keeps_the_state(own_env: WorkflowEnvironment) -> 
         await latest.terminate("test over")
 
 
+async def test_a_run_started_flat_continues_as_new_grouped(own_env: WorkflowEnvironment) -> None:
+    """A lifecycle of the previous release carries the flat state in its input: this release
+    reads it, keeps every counter, and its continue-as-new writes the grouped shape."""
+    env = own_env
+    h = _harness()
+    cpu, gpu = workers(env.client, h)
+    now = await env.get_current_time()
+    long_ago = (now - timedelta(days=3)).isoformat()
+    flat = {
+        "tenant_id": "t1",
+        "user_id": "flat",
+        "queues": {"cpu": h.task_queue, "gpu": h.gpu_queue},
+        "pending_message_ids": [],
+        "ingestion": {"messages_received": 7, "messages_extracted": 7, "last_message_at": long_ago},
+        "reconciled": True,
+        "last_reconcile_at": now.isoformat(),
+        "activity": {"days": [], "last_message_at": None},
+        "tracking_since": long_ago,
+        "last_active_at": long_ago,
+        "session_count": 3,
+        "last_sleep_at": long_ago,
+        "sleeps": {"full": 2, "compactions": 1},
+        "sleep_seq": 2,
+        "feedback_signals": 1,
+        "feedback_ids": ["f1"],
+        "publish_search_attributes": False,
+    }
+    async with cpu, gpu:
+        lifecycle_id = f"user-t1-flat-{h.task_queue}"
+        handle = await env.client.start_workflow(
+            "UserLifecycleWorkflow",
+            {"state": flat, "continue_as_new_after": 1},
+            id=lifecycle_id,
+            task_queue=h.task_queue,
+        )
+        first_run = (await handle.describe()).run_id
+        latest = env.client.get_workflow_handle(lifecycle_id)
+        await until(lambda: _idle(latest))
+        await latest.signal(
+            UserLifecycleWorkflow.messages_received,
+            MessagesReceived(message_ids=["flat-1"], last_sent_at=now),
+        )
+
+        async def continued() -> bool:
+            return (await latest.describe()).run_id != first_run and await _idle(latest)
+
+        await until(continued)
+        state = await latest.query(UserLifecycleWorkflow.state)
+        assert state.ingestion.stats.messages_received == 8
+        assert state.activity.session_count == 4  # three carried, one new after 3 idle days
+        assert state.sleep.counts.full == 2 and state.sleep.counts.compactions == 1
+        assert state.sleep.seq == 2 and state.sleep.new_messages == 1
+        assert state.compaction.feedback_ids == ["f1"]
+        started = (await latest.fetch_history()).events[0]
+        payload = started.workflow_execution_started_event_attributes.input.payloads[0]
+        written = json.loads(payload.data)["state"]
+        assert "session_count" not in written and written["activity"]["session_count"] == 4
+        assert written["sleep"]["counts"]["full"] == 2
+        await latest.terminate("test over")
+
+
 async def test_signals_carry_the_configured_timings(own_env: WorkflowEnvironment) -> None:
     env = own_env
     h = _harness()
