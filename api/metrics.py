@@ -6,7 +6,9 @@ from __future__ import annotations
 import time
 
 from prometheus_client import Counter, Histogram
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from selfimprint.telemetry.asgi import ResponseStatus
 
 REQUESTS = Counter(
     "selfimprint_http_requests_total", "HTTP requests", ["method", "route", "status"]
@@ -28,18 +30,11 @@ class RequestMetrics:
             await self.app(scope, receive, send)
             return
         started = time.perf_counter()
-        status = 500
-
-        async def record_status(message: Message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = int(message["status"])
-            await send(message)
-
+        status = ResponseStatus(send)
         try:
-            await self.app(scope, receive, record_status)
+            await self.app(scope, receive, status.send)
         finally:
             route = getattr(scope.get("route"), "path", "unmatched")
             method = scope.get("method", "GET")
-            REQUESTS.labels(method, route, str(status)).inc()
+            REQUESTS.labels(method, route, str(status.code)).inc()
             LATENCY.labels(method, route).observe(time.perf_counter() - started)

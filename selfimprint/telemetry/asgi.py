@@ -16,6 +16,21 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from selfimprint.telemetry import tracing
 
+
+class ResponseStatus:
+    """The status an ASGI app answered with, seen on its way out (500 until it answers: an app
+    that raises before answering is a server error)."""
+
+    def __init__(self, send: Send) -> None:
+        self.code = 500
+        self._send = send
+
+    async def send(self, message: Message) -> None:
+        if message["type"] == "http.response.start":
+            self.code = int(message["status"])
+        await self._send(message)
+
+
 # Probes and scrapes: frequent, and nothing in them is worth a trace.
 UNTRACED_PATHS = ("/healthz", "/readyz", "/metrics")
 
@@ -31,14 +46,7 @@ class RequestTracing:
             return
         carrier = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
         method = str(scope.get("method", "GET"))
-        status = 500
-
-        async def record_status(message: Message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = int(message["status"])
-            await send(message)
-
+        status = ResponseStatus(send)
         with tracing.tracer().start_as_current_span(
             method,
             context=propagate.extract(carrier),
@@ -46,12 +54,12 @@ class RequestTracing:
             attributes={"http.request.method": method, "url.scheme": str(scope["scheme"])},
         ) as span:
             try:
-                await self.app(scope, receive, record_status)
+                await self.app(scope, receive, status.send)
             finally:
                 route = getattr(scope.get("route"), "path", None)
                 if route is not None:
                     span.update_name(f"{method} {route}")
                     span.set_attribute("http.route", route)
-                span.set_attribute("http.response.status_code", status)
-                if status >= 500:
+                span.set_attribute("http.response.status_code", status.code)
+                if status.code >= 500:
                     span.set_status(Status(StatusCode.ERROR))
