@@ -124,7 +124,9 @@ def test_the_prompt_shows_the_messages_and_the_draft() -> None:
     chat = refinement_messages(batch, shown, draft, "en", NOW)
     user = chat[-1]["content"]
     assert "[w3-contradiction]" in user and "Recent memories" in user
-    assert re.search(r"^s4 \| fact \| - \| - \| b0-s1 \| Actually I quit Initech", user, re.M), user
+    # The draft's type is the classifier head's (retrained with the train split); the line shape
+    # and the contradiction are the prompt's.
+    assert re.search(r"^s4 \| \w+ \| - \| - \| b0-s1 \| Actually I quit Initech", user, re.M), user
 
 
 class RecordedCorrections:

@@ -38,6 +38,15 @@ class SlotCues:
     holds: tuple[re.Pattern[str], ...]
     ends: tuple[re.Pattern[str], ...]
     change: re.Pattern[str]
+    now: tuple[re.Pattern[str], ...] = ()  # holds now, in the first person: replaces any other
+    other: tuple[re.Pattern[str], ...] = ()  # holds a new value left unnamed ("someone new")
+
+
+@dataclass(frozen=True)
+class HabitCues:
+    name: str
+    does: re.Pattern[str]  # what doing it looks like ("meat", "smoking")
+    without: re.Pattern[str]  # what says it is not done ("vegetarian", "sober")
 
 
 @dataclass(frozen=True)
@@ -53,6 +62,7 @@ class LanguageCues:
     cause_before: re.Pattern[str]
     after: re.Pattern[str]  # "after the interview", "после собеседования"
     past: re.Pattern[str]
+    future: re.Pattern[str]  # a plan or an obligation: outweighs a past marker in its clause
     not_names: frozenset[str]
     name_before: re.Pattern[str] | None
     name_after: re.Pattern[str] | None
@@ -61,17 +71,41 @@ class LanguageCues:
     slots: dict[Slot, SlotCues]
     change_strong: re.Pattern[str]  # "anymore", "cancelled", "больше не"
     change_weak: re.Pattern[str]  # "now", "again", "теперь": a change only with a flipped negation
+    scope: re.Pattern[str]  # "nights", "по выходным": a change of one part of a job or home
     hedge: re.Pattern[str]  # "maybe", "может": doubt, not a change
+    not_negations: re.Pattern[str]  # "can't wait": a negation that negates nothing
+    another: re.Pattern[str]  # "also", "ещё": one more of a kind, not the same one moved
+    plan_when: re.Pattern[str]  # "this year", "в этом году": when a plan is, not what
+    negation_detail: re.Pattern[str]  # "with", "by": after "not", a detail is denied
+    habits: tuple[HabitCues, ...]
+    habit_negative: re.Pattern[str]  # "not", "quit", "hate": the clause does not do the habit
+    habit_change: re.Pattern[str]  # "again", "anymore", "бросил": the habit changed
 
 
 def _relations(raw: dict[str, list[str]]) -> dict[str, str]:
     return {word: relation for relation, words in raw.items() for word in words}
 
 
-def _compile(language: str, raw: dict[str, Any], relations: dict[str, str]) -> LanguageCues:
+def _filled(patterns: list[str], words: dict[str, str]) -> list[str]:
+    out = []
+    for pattern in patterns:
+        for name, alternatives in words.items():
+            pattern = pattern.replace("{" + name + "}", f"(?:{alternatives})")
+        out.append(pattern)
+    return out
+
+
+def _compile(
+    language: str, raw: dict[str, Any], relations: dict[str, str], words: dict[str, str]
+) -> LanguageCues:
     by_length = sorted(relations, key=len, reverse=True)
     rel = "(?:" + "|".join(re.escape(w) for w in by_length) + ")"
     slots = raw["slots"]
+    habits = raw["habits"]
+
+    def patterns(key: str) -> tuple[re.Pattern[str], ...]:
+        return tuple(_one(p) for p in _filled(slots.get(key, []), words))
+
     return LanguageCues(
         language=language,
         open_loop=_any(raw["open_loop"]),
@@ -84,6 +118,7 @@ def _compile(language: str, raw: dict[str, Any], relations: dict[str, str]) -> L
         cause_before=_any(raw["cause_before"]),
         after=_one(raw["after"]),
         past=_one(raw["past"]),
+        future=_one(raw["future"]),
         not_names=frozenset(raw["not_names"]),
         name_before=_one(raw["name_before"]) if "name_before" in raw else None,
         name_after=_one(raw["name_after"]) if "name_after" in raw else None,
@@ -91,15 +126,30 @@ def _compile(language: str, raw: dict[str, Any], relations: dict[str, str]) -> L
         relation_words=re.compile(rf"\b{rel}\b", _FLAGS),
         slots={
             slot: SlotCues(
-                holds=tuple(_one(p) for p in slots[f"{slot.value}_holds"]),
-                ends=tuple(_one(p) for p in slots[f"{slot.value}_ends"]),
+                holds=patterns(f"{slot.value}_holds"),
+                ends=patterns(f"{slot.value}_ends"),
                 change=_one(slots.get(f"{slot.value}_change", r"(?!)")),
+                now=patterns(f"{slot.value}_now"),
+                other=patterns(f"{slot.value}_other"),
             )
             for slot in Slot
+            if slot is not Slot.HABIT  # habits are read by `habits`, not by slot patterns
         },
         change_strong=_one(slots["change_strong"]),
         change_weak=_one(slots["change_weak"]),
+        scope=_one(slots["scope"]),
         hedge=_one(slots["hedge"]),
+        not_negations=_one(slots["not_negations"]),
+        another=_one(slots["another"]),
+        plan_when=_one(slots["plan_when"]),
+        negation_detail=_one(slots.get("negation_detail", r"(?!)")),
+        habits=tuple(
+            HabitCues(name, _one(table["does"]), _one(table["without"]))
+            for name, table in habits.items()
+            if isinstance(table, dict)
+        ),
+        habit_negative=_one(habits["negative"]),
+        habit_change=_one(habits["change"]),
     )
 
 
@@ -108,8 +158,8 @@ def cues(language: str) -> LanguageCues:
     """The cues of a language; English for any language without its own."""
     text = resources.files("selfimprint.domain.structured").joinpath("data/cues.toml").read_text()
     data = tomllib.loads(text)
-    code = language if language in data and language != "relations" else "en"
-    return _compile(code, data[code], _relations(data["relations"][code]))
+    code = language if language in data and language not in ("relations", "words") else "en"
+    return _compile(code, data[code], _relations(data["relations"][code]), data["words"][code])
 
 
 def normalise(text: str) -> str:

@@ -1,73 +1,172 @@
 """The days a message refers to, resolved against when it was sent (spec §3.2 events, §3.8
 scheduled triggers).
 
-dateparser finds and resolves the expressions ("tomorrow", "next Tuesday", "18 марта", "два дня
-назад"); this module decides which of its finds name one day. Vague times ("last month", "next
-week") and bare times of day are not dates of an event. A bare weekday is the next one in a
-sentence about the future and the last one in a sentence about the past.
+Days relative to today ("tomorrow", "last night", "in 3 days", "два дня назад"), weekdays ("next
+Tuesday", "в прошлую среду", a bare "on Friday") and days of the month without one ("on the 3rd",
+"18-го") are read by the small grammar of this module; written dates with a month ("March 18",
+"the 5th of June", "пятого июня") by dateparser, which runs only when the text names a month (or
+writes a date with a slash or dashes): most messages name none, and it costs milliseconds.
+
+What is no date of an event: vague times ("next week", "last weekend", "in January"), repeating
+ones ("every Tuesday", "по пятницам", "the Tuesday yoga class"), ranges ("Monday to Friday") and
+times of day. A bare weekday is the first such day after the sent date in a sentence about the
+future and the last one before it in a sentence about the past; a day of the month likewise. A
+weekday or day after "by", "until", "for", "to", "до", "к" is a target, in the future whatever the
+tense ("moved the dentist to Friday").
 """
 
 from __future__ import annotations
 
 import re
 import warnings
-from datetime import date, datetime
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
 from functools import cache
 from typing import Any
 
 from selfimprint.domain.structured.cues import LanguageCues, normalise
+from selfimprint.domain.structured.morphology import verb_tense
+from selfimprint.domain.terms import FUNCTION_WORDS, stem
 
-# A find names one day only if it holds a digit, a weekday, a word of a day relative to today
-# ("tomorrow", "послезавтра") or a count of days ("three days ago", "через три дня"); a month
-# alone ("in January", "на апрель") or a time of day is no date of an event.
-_DAY_WORDS = re.compile(
-    r"\d|\b(?:today|tonight|tomorrow|yesterday|monday|tuesday|wednesday|thursday|friday|"
-    r"saturday|sunday|сегодня|завтра|вчера|послезавтра|позавчера|понедельник\w*|"
-    r"вторник\w*|сред[аыу]|четверг\w*|пятниц\w*|суббот\w*|воскресень\w*)\b"
-    r"|\b(?!a\b|per\b|every\b|each\b|в\b|за\b|каждый\b)\w+\s+(?:days?|дн[яей]|день)\b",
-    re.IGNORECASE,
+_I = re.IGNORECASE
+
+
+def _words(table: dict[str, int]) -> str:
+    return "|".join(sorted(map(re.escape, table), key=len, reverse=True))
+
+
+_EN_NUMBERS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
+}  # fmt: skip
+_RU_NUMBERS = {
+    "один": 1, "одни": 1, "два": 2, "три": 3, "четыре": 4, "пять": 5, "шесть": 6, "семь": 7,
+    "восемь": 8, "девять": 9, "десять": 10,
+}  # fmt: skip
+_EN_ORDINALS = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
+    "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13,
+    "fourteenth": 14, "fifteenth": 15, "sixteenth": 16, "seventeenth": 17, "eighteenth": 18,
+    "nineteenth": 19, "twentieth": 20, "thirtieth": 30,
+}  # fmt: skip
+# Russian ordinals by stem, in any case ending ("пятого", "пятое", "третьего", "третье").
+_RU_ORDINAL_STEMS = {
+    "перв": 1, "втор": 2, "трет": 3, "четверт": 4, "пят": 5, "шест": 6, "седьм": 7, "восьм": 8,
+    "девят": 9, "десят": 10, "одиннадцат": 11, "двенадцат": 12, "тринадцат": 13,
+    "четырнадцат": 14, "пятнадцат": 15, "шестнадцат": 16, "семнадцат": 17, "восемнадцат": 18,
+    "девятнадцат": 19, "двадцат": 20, "тридцат": 30,
+}  # fmt: skip
+
+_MONTH = (
+    r"(?:january|february|march|april|may|june|july|august|september|october|november|december"
+    r"|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?"
+    r"|(?:январ|феврал|март|апрел|ма[йяю]|июн|июл|август|сентябр|октябр|ноябр|декабр)\w*"
 )
-_VAGUE = re.compile(
-    r"\b(?:week|weeks|weekend|month|months|year|years|hour|hours|minute|minutes|"
-    r"недел\w*|месяц\w*|год\w*|лет|час\w*|минут\w*|выходн\w*)\b",
-    re.IGNORECASE,
+_MONTH_WORD = re.compile(rf"\b(?:{_MONTH})\b", _I)
+# When dateparser runs at all: a month named, or a date written with slashes or dashes.
+_WRITTEN = re.compile(rf"\b(?:{_MONTH})\b|\b\d{{1,4}}[/-]\d{{1,2}}(?:[/-]\d{{2,4}})?\b", _I)
+
+_WEEKDAYS_EN = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_WEEKDAYS_RU = ("понедельник", "вторник", "сред", "четверг", "пятниц", "суббот", "воскресень")
+_WEEKDAY = (
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+    r"|понедельник[ауе]?|вторник[ауе]?|сред[аыуе]|четверг[ауе]?|пятниц[аыуе]|суббот[аыуе]"
+    r"|воскресень[еяю]"
 )
-_YEAR_ONLY = re.compile(r"^\W*\d{4}\W*$")
-_DIGITS_ONLY = re.compile(r"^\W*\d{1,2}(?::\d{2})?\W*$")
-_LEADING = re.compile(r"^(?:(?:on|at|in|this|the|by|a|an|в|во|на|к|до)\s+)+", re.IGNORECASE)
-_RELATIVE_DAY = re.compile(
-    r"\b(?:today|tonight|tomorrow|yesterday|сегодня|завтра|вчера|послезавтра|позавчера)\b", re.I
-)
-# Phrasings dateparser misreads, rewritten before it reads them; times of day are dropped (a
-# "March 18 at 9" otherwise hides the date).
+
+# Typed shorthand and misspellings, read as the word they stand for; the times of a day name it.
 _REWRITES = (
-    (re.compile(r"\bthe day after tomorrow\b", re.I), "in 2 days"),
-    (re.compile(r"\b(?:the )?day before yesterday\b", re.I), "2 days ago"),
-    (re.compile(r"\btomorrow's\b", re.I), "tomorrow"),
-    (re.compile(r"\byesterday's\b", re.I), "yesterday"),
-    (re.compile(r"\bзавтрашн\w+", re.I), "завтра"),
-    (re.compile(r"\bвчерашн\w+", re.I), "вчера"),
-    (re.compile(r"\bсегодняшн\w+", re.I), "сегодня"),
     (
-        re.compile(
-            r"\b(?:at|в|к)\s+\d{1,2}(?:[:.]\d{2})?(?:\s*(?:am|pm|a\.m\.|p\.m\.|утра|вечера|дня))?"
-            r"(?!\s*(?:[./]\d|\w*\s*(?:янв|фев|мар|апр|ма[яй]|июн|июл|авг|сен|окт|ноя|дек|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)))",
-            re.I,
-        ),
+        r"\b(?:tmrw|tmrow|tmr|tmw|2moro|2morrow|tomoz|tomorow|tommorow|tommorrow|tomorro)\b",
+        "tomorrow",
+    ),
+    (r"\b(?:yday|yesterdy|yesturday|yestarday)\b", "yesterday"),
+    (r"\b(?:tonite|2nite|2night)\b", "tonight"),
+    (r"\b(?:2day|tday)\b", "today"),
+    (r"\b(?:седня|сегодн)\b", "сегодня"),
+    (r"\b(сегодня|завтра|вчера)шн\w+", r"\1"),
+    (r"\b(on|next|last|this|by|until|till|before|from|coming|past)\s+mon\b\.?", r"\1 monday"),
+    (r"\b(on|next|last|this|by|until|till|before|from|coming|past)\s+sat\b\.?", r"\1 saturday"),
+    (r"\b(on|next|last|this|by|until|till|before|from|coming|past)\s+sun\b\.?", r"\1 sunday"),
+    # ... and in a range ("Mon-Fri", "Sat to Sun"), which _NOT_A_DAY then drops.
+    (r"\bmon(?=\s*(?:-|–|to|till|until|through|thru)\s*[a-z])", "monday"),
+    (r"\bwed(?=\s*(?:-|–|to|till|until|through|thru)\s*[a-z])", "wednesday"),
+    (r"\bsat(?=\s*(?:-|–|to|till|until|through|thru)\s*[a-z])", "saturday"),
+    (r"(\b(?:mon|tue|wed|thu|fri)\w*\s*(?:-|–|to|till|until|through|thru)\s*)sat\b", r"\1saturday"),
+    (
+        r"(\b(?:mon|tue|wed|thu|fri|sat)\w*\s*(?:-|–|to|till|until|through|thru)\s*)sun\b",
+        r"\1sunday",
+    ),
+    (r"\btues?\b\.?", "tuesday"),
+    (r"\bweds?\b\.?(?=\s*(?:$|[,.!?]|\d|morning|afternoon|evening|night|at\b))", "wednesday"),
+    (r"\b(on|next|last|this|by|until|till|before|from|coming|past)\s+wed\b\.?", r"\1 wednesday"),
+    (r"\bthu(?:rs?)?\b\.?", "thursday"),
+    (r"\bfri\b\.?", "friday"),
+    (r"\b(в|во|до|к|на|с|со)\s+пн\b\.?", r"\1 понедельник"),
+    (r"\b(в|во|до|к|на|с|со)\s+вт\b\.?", r"\1 вторник"),
+    (r"\b(в|во|до|к|на|с|со)\s+ср\b\.?", r"\1 среду"),
+    (r"\b(в|во|до|к|на|с|со)\s+чт\b\.?", r"\1 четверг"),
+    (r"\b(в|во|до|к|на|с|со)\s+пт\b\.?", r"\1 пятницу"),
+    (r"\b(в|во|до|к|на|с|со)\s+сб\b\.?", r"\1 субботу"),
+    (r"\b(в|во|до|к|на|с|со)\s+вс\b\.?", r"\1 воскресенье"),
+    # "March 18 at 9" would otherwise hide the date from dateparser.
+    (
+        r"\b(?:at|в|к)\s+\d{1,2}(?:[:.]\d{2})?(?:\s*(?:am|pm|a\.m\.|p\.m\.|утра|вечера|дня))?"
+        rf"(?!\s*(?:[./]\d|\w*\s*(?:{_MONTH})))",
         "",
     ),
-    (re.compile(r"\bдо (понедельник|вторник|четверг)а\b", re.I), r"в \1"),
-    (re.compile(r"\bдо сред[ыу]\b", re.I), "в среду"),
-    (re.compile(r"\bдо пятницы\b", re.I), "в пятницу"),
-    (re.compile(r"\bдо субботы\b", re.I), "в субботу"),
-    (re.compile(r"\bдо воскресенья\b", re.I), "в воскресенье"),
+)
+_REWRITE_PATTERNS = tuple((re.compile(p, _I), r) for p, r in _REWRITES)
+# Not one day: a repeated weekday, one used as a name ("the Tuesday yoga class"), a range.
+_NOT_A_DAY = re.compile(
+    rf"\b(?:every|each|most|all|some)\s+(?:other\s+|single\s+)?(?:{_WEEKDAY})\b"
+    rf"|\b(?:{_WEEKDAY})s\b"
+    rf"|\b(?:the|my|our|your|his|her|their|a|an)\s+(?:{_WEEKDAY})\s+"
+    r"(?!(?:morning|afternoon|evening|night|after|before|at|and|or|is|was|will)\b)(?=[a-z])"
+    rf"|\b(?:from\s+)?(?:{_WEEKDAY})\s*(?:-|–|to|till|until|through|thru)\s*(?:{_WEEKDAY})\b"
+    rf"|\bкажд\w+\s+(?:{_WEEKDAY})\b|\b(?:с|со)\s+(?:{_WEEKDAY})\s+(?:по|до)\s+(?:{_WEEKDAY})\b",
+    _I,
+)
+
+_RELATIVE = {
+    "the day after tomorrow": 2, "day after tomorrow": 2, "the day before yesterday": -2,
+    "day before yesterday": -2, "last night": -1, "this morning": 0, "this afternoon": 0,
+    "this evening": 0, "tonight": 0, "today": 0, "tomorrow": 1, "yesterday": -1,
+    "прошлой ночью": -1, "этим утром": 0, "послезавтра": 2, "позавчера": -2, "сегодня": 0,
+    "завтра": 1, "вчера": -1,
+}  # fmt: skip
+_RELATIVE_DAY = re.compile(rf"\b(?:{_words(_RELATIVE)})\b", _I)
+_EN_COUNT = rf"\d{{1,2}}|{_words(_EN_NUMBERS)}"
+_RU_COUNT = rf"\d{{1,2}}|{_words(_RU_NUMBERS)}"
+_COUNTED = re.compile(
+    rf"\bin\s+(?P<ahead>{_EN_COUNT})\s+days?\b"
+    rf"|\b(?P<ahead_from>{_EN_COUNT})\s+days?\s+from\s+(?:now|today)\b"
+    rf"|\b(?P<ago>{_EN_COUNT})\s+days?\s+ago\b"
+    rf"|\bчерез\s+(?P<ru_ahead>{_RU_COUNT})\s+(?:дн(?:я|ей)|день|суток)\b"
+    rf"|\b(?P<ru_ago>{_RU_COUNT})\s+(?:дн(?:я|ей)|день|суток)\s+назад\b",
+    _I,
+)
+_WEEKDAY_PHRASE = re.compile(
+    r"\b(?:(?P<mod>this\s+past|this\s+coming|next|last|this|coming|past"
+    r"|следующ\w*|ближайш\w*|прошл\w*|эт(?:у|от|о))\s+)?"
+    rf"(?P<day>{_WEEKDAY})\b",
+    _I,
+)
+_AFTER_MODIFIER = re.compile(r"^(?:this coming|next|this|coming|следующ|ближайш|эт)", _I)
+# "on the 3rd", "by the 20th", "18-го", "на 18-е", "5 числа": a day of the month left unnamed.
+_DAY_OF_MONTH = re.compile(
+    r"\bthe\s+(?P<en>\d{1,2})(?:st|nd|rd|th)\b"
+    r"|\b(?P<ru>\d{1,2})(?:-?(?:го|е|ое|ого)\b|(?=\s+числа\b))",
+    _I,
 )
 # "22.07" / "22.07.2026": day first, as in both languages' chat.
 _DAY_MONTH = re.compile(r"\b(\d{1,2})\.(\d{1,2})(?:\.(\d{4}|\d{2}))?\b")
+_TARGET_BEFORE = re.compile(r"\b(?:by|until|till|for|to|before|до|к|ко|на)\s+(?:the\s+)?$", _I)
 _CLAUSE_END = re.compile(
-    r"(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bMrs)(?<!\bSt)\.|[,;!?]|\s(?:and|but|while|а|но|и)\s",
-    re.IGNORECASE,
+    r"(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bMrs)(?<!\bSt)\.(?!\d)|[,;!?]|\s(?:and|but|while|а|но|и)\s",
+    _I,
 )
+_YEAR = re.compile(r"\b\d{4}\b")
 _LANGUAGES = {"en": "en", "ru": "ru"}
 
 
@@ -81,80 +180,253 @@ def _search() -> Any:
     return search_dates
 
 
-def _names_a_day(found: str) -> bool:
-    text = _LEADING.sub("", found.strip().casefold()).strip(" ,.;!?")
-    if not text or _DIGITS_ONLY.match(text) or _YEAR_ONLY.match(text):
+@dataclass(frozen=True)
+class _Found:
+    start: int
+    end: int
+    day: date
+
+
+def _count(raw: str) -> int:
+    word = raw.casefold()
+    return int(word) if word.isdigit() else _EN_NUMBERS.get(word) or _RU_NUMBERS[word]
+
+
+def _rewrite(text: str) -> str:
+    clean = normalise(text)
+    for pattern, replacement in _REWRITE_PATTERNS:
+        clean = pattern.sub(replacement, clean)
+    return _ordinal_words(clean)
+
+
+def _ordinal_value(phrase: str, ordinals: dict[str, int]) -> int:
+    """ "twenty-first" -> 21, "двадцать пят" -> 25 (the Russian stem, its ending cut)."""
+    words = re.split(r"[-\s]+", phrase.casefold())
+    tens = {"twenty": 20, "thirty": 30, "двадцать": 20, "тридцать": 30}
+    return sum(tens.get(w, 0) for w in words[:-1]) + ordinals[words[-1]]
+
+
+_EN_ORDINAL = rf"(?:(?:twenty|thirty)[-\s])?(?:{_words(_EN_ORDINALS)})"
+# "the fifth of June", "June fifth", "on the third." -> digits, so one reader reads them all.
+_EN_ORDINAL_DAY = re.compile(
+    rf"(?P<lead>\bthe\s+)(?P<ord>{_EN_ORDINAL})(?=\s+of\s+(?:{_MONTH})\b)"
+    rf"|(?P<lead2>\b(?:{_MONTH})\s+(?:the\s+)?)(?P<ord2>{_EN_ORDINAL})\b"
+    rf"|(?P<lead3>\b(?:on|by|until|till|before|from|since)\s+the\s+)(?P<ord3>{_EN_ORDINAL})"
+    r"(?=\s*(?:$|[,.!?;]))",
+    _I,
+)
+# "пятого июня", "двадцать первого числа" -> "5 июня", "21-го числа".
+_RU_ORDINAL_DAY = re.compile(
+    rf"\b(?P<ord>(?:(?:двадцать|тридцать)\s+)?(?:{_words(_RU_ORDINAL_STEMS)}))"
+    rf"(?:ого|ое|ье|ьего|ому|ьему|ом|ьем)(?P<tail>\s+(?:числа\b|(?:{_MONTH})))",
+    _I,
+)
+
+
+def _ordinal_words(text: str) -> str:
+    def english(match: re.Match[str]) -> str:
+        for lead, ordinal in (("lead", "ord"), ("lead2", "ord2"), ("lead3", "ord3")):
+            if match.group(ordinal):
+                number = _ordinal_value(match.group(ordinal), _EN_ORDINALS)
+                return f"{match.group(lead)}{number}th"
+        return match.group(0)
+
+    def russian(match: re.Match[str]) -> str:
+        number = _ordinal_value(match.group("ord"), _RU_ORDINAL_STEMS)
+        tail = match.group("tail")
+        return f"{number}-го{tail}" if tail.strip().casefold() == "числа" else f"{number}{tail}"
+
+    return _RU_ORDINAL_DAY.sub(russian, _EN_ORDINAL_DAY.sub(english, text))
+
+
+def _clause(text: str, start: int, end: int) -> str:
+    """The clause of `text` around [start, end) (its tense decides a bare weekday)."""
+    starts = [m.end() for m in _CLAUSE_END.finditer(text, 0, start)]
+    after = _CLAUSE_END.search(text, end)
+    return text[starts[-1] if starts else 0 : after.start() if after else len(text)]
+
+
+def _in_past(clause: str, cues: LanguageCues) -> bool:
+    """Whether a clause tells of the past: a past marker and no future one."""
+    if cues.future.search(clause):
         return False
-    return bool(_DAY_WORDS.search(text)) and not _VAGUE.search(text)
+    if cues.language != "ru":
+        return bool(cues.past.search(clause))
+    words = re.findall(r"\w+", clause)
+    if any(verb_tense(w) == "futr" for w in words):
+        return False
+    # The regex finds candidates ("-л", "-ла", "назад"); the dictionary keeps the verbs among the
+    # "-л/-ла/-ли" ones ("недели", "дела" are nouns).
+    for match in cues.past.finditer(clause):
+        word = match.group(0)
+        if not re.fullmatch(r"\w+(?:л|ла|ли|ло|лся|лась|лись|лось)", word, _I):
+            return True
+        if verb_tense(word) == "past":
+            return True
+    return False
 
 
-def _clause(text: str, phrase: str) -> str:
-    """The clause of `text` that holds `phrase` (its tense decides a bare weekday)."""
-    at = text.find(phrase)
-    if at < 0:
-        return text
-    starts = [m.end() for m in _CLAUSE_END.finditer(text, 0, at)]
-    end = _CLAUSE_END.search(text, at + len(phrase))
-    return text[starts[-1] if starts else 0 : end.start() if end else len(text)]
+def _after(base: date, weekday: int) -> date:
+    return base + timedelta(days=(weekday - base.weekday() - 1) % 7 + 1)
 
 
-def _day_month(text: str, sent: date) -> list[date]:
-    days = []
-    for match in _DAY_MONTH.finditer(text):
-        day, month, year = match.groups()
-        full_year = sent.year if year is None else int(year) + (2000 if len(year) == 2 else 0)
+def _before(base: date, weekday: int) -> date:
+    return base - timedelta(days=(base.weekday() - weekday - 1) % 7 + 1)
+
+
+def _weekday_index(word: str) -> int:
+    lowered = word.casefold()
+    for index, (en, ru) in enumerate(zip(_WEEKDAYS_EN, _WEEKDAYS_RU, strict=True)):
+        if lowered.startswith(en) or lowered.startswith(ru):
+            return index
+    raise ValueError(word)
+
+
+def _future_target(text: str, start: int) -> bool:
+    return bool(_TARGET_BEFORE.search(text[max(0, start - 24) : start]))
+
+
+def _month_day(base: date, day: int, *, past: bool) -> date | None:
+    """The day `day` of this or a neighbouring month: the next one on or after `base`, or the
+    last one on or before it."""
+    year, month = base.year, base.month
+    for _ in range(13):
         try:
-            days.append(date(full_year, int(month), int(day)))
+            candidate = date(year, month, day)
+        except ValueError:
+            candidate = None
+        if candidate is not None and (candidate <= base if past else candidate >= base):
+            return candidate
+        month += -1 if past else 1
+        if month == 0:
+            year, month = year - 1, 12
+        elif month == 13:
+            year, month = year + 1, 1
+    return None
+
+
+def _next_word(text: str, end: int) -> str:
+    match = re.match(r"\s*(\w+)", text[end:])
+    return match.group(1).casefold() if match else ""
+
+
+def _nearest(found: datetime, base: datetime) -> date:
+    """A written day without a year: the occurrence nearest to when it was said."""
+    candidates = []
+    for year in (base.year - 1, base.year, base.year + 1):
+        try:
+            candidates.append(found.replace(year=year))
         except ValueError:
             continue
-    return days
+    return min(candidates, key=lambda d: abs((d - base).total_seconds())).date()
 
 
-def _relative_day(word: str, base: datetime, language: str) -> date | None:
+def _written(clean: str, base: datetime, language: str) -> list[_Found]:
+    """Dates written with a month (or slashes), by dateparser; None of its other finds."""
+    settings = {
+        "RELATIVE_BASE": base,
+        "PREFER_DATES_FROM": "future",
+        "RETURN_AS_TIMEZONE_AWARE": False,
+    }
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        found = _search()(word, languages=[language], settings={"RELATIVE_BASE": base}) or []
-    return found[0][1].date() if found else None
+        found = _search()(clean, languages=[language], settings=settings) or []
+    out: list[_Found] = []
+    cursor = 0
+    for phrase, when in found:
+        at = clean.find(phrase, cursor)
+        at = at if at >= 0 else clean.find(phrase)
+        cursor = max(cursor, at + len(phrase))
+        has_month = bool(_MONTH_WORD.search(phrase))
+        if not any(c.isdigit() for c in phrase) or not (has_month or _WRITTEN.search(phrase)):
+            continue  # "in January", a bare number, a time: not a written day
+        if re.fullmatch(r"\W*\d{4}\W*", phrase):
+            continue
+        day = when.date() if _YEAR.search(phrase) else _nearest(when, base)
+        out.append(_Found(at, at + len(phrase), day))
+    return out
+
+
+_DAY_NAME = re.compile(
+    rf"\b(?:{_WEEKDAY}|{_MONTH}|today|tonight|tomorrow|сегодня|завтра|послезавтра)\b"
+    r"|\b\d{1,2}(?:st|nd|rd|th|-?го|-?е)?\b",
+    _I,
+)
+
+
+def day_names(text: str) -> frozenset[str]:
+    """The words naming a day in `text` ("friday", "пятниц", "18"), as stems, to tell whether
+    two sentences put something on the same day."""
+    return frozenset(stem(m.group(0).casefold()) for m in _DAY_NAME.finditer(_rewrite(text)))
 
 
 def resolve_dates(text: str, sent_at: datetime, cues: LanguageCues) -> tuple[date, ...]:
     """The days `text` names, in order of mention, without repeats."""
     language = _LANGUAGES.get(cues.language, "en")
-    clean = normalise(text)
-    for pattern, replacement in _REWRITES:
-        clean = pattern.sub(replacement, clean)
+    clean = _rewrite(text)
     base = sent_at.replace(tzinfo=None)  # the sender's wall clock: "tomorrow" is theirs
-    numeric = _day_month(clean, base.date())
-    clean = _DAY_MONTH.sub(" ", clean)
-    found: dict[str, list[tuple[str, datetime]]] = {}
-    for prefer in ("future", "past"):
-        settings = {
-            "RELATIVE_BASE": base,
-            "PREFER_DATES_FROM": prefer,
-            "RETURN_AS_TIMEZONE_AWARE": False,
-        }
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            found[prefer] = _search()(clean, languages=[language], settings=settings) or []
-    days = list(numeric)
-    past_of = dict(found["past"])
-    for phrase, future in found["future"]:
-        if not _names_a_day(phrase):
-            relative = _RELATIVE_DAY.search(phrase)
-            if relative is None:
-                continue
-            # "yesterday after three months": the day word alone is the date.
-            day = _relative_day(relative.group(0), base, language)
-            if day is not None:
-                days.append(day)
+    today = base.date()
+    found: list[_Found] = []
+    # Blank what names no day, keeping positions (a space for each character).
+    clean = _NOT_A_DAY.sub(lambda m: " " * len(m.group(0)), clean)
+    for match in _DAY_MONTH.finditer(clean):
+        day, month, year = match.groups()
+        full_year = today.year if year is None else int(year) + (2000 if len(year) == 2 else 0)
+        try:
+            found.append(_Found(match.start(), match.end(), date(full_year, int(month), int(day))))
+        except ValueError:
             continue
-        past = past_of.get(phrase, future)
-        if any(c.isdigit() for c in phrase):
-            # An absolute date without a year: the occurrence nearest to when it was said.
-            nearest = min((future, past), key=lambda d: abs((d - base).total_seconds()))
-            days.append(nearest.date())
+    clean = _DAY_MONTH.sub(lambda m: " " * len(m.group(0)), clean)
+    if _WRITTEN.search(clean):
+        found += _written(clean, base, language)
+    taken = [(f.start, f.end) for f in found]
+
+    def free(start: int, end: int) -> bool:
+        # A weekday beside a written date ("Monday, 18 May") is that date's.
+        return all(end < s - 2 or start > e + 2 for s, e in taken)
+
+    for match in _RELATIVE_DAY.finditer(clean):
+        if not free(match.start(), match.end()):
             continue
-        clause = _clause(clean, phrase)
-        in_past = bool(cues.past.search(clause))
-        days.append((past if in_past else future).date())
-    return tuple(dict.fromkeys(days))
+        offset = _RELATIVE[re.sub(r"\s+", " ", match.group(0).casefold())]
+        found.append(_Found(match.start(), match.end(), today + timedelta(days=offset)))
+    for match in _COUNTED.finditer(clean):
+        ahead = match.group("ahead") or match.group("ahead_from") or match.group("ru_ahead")
+        ago = match.group("ago") or match.group("ru_ago")
+        offset = _count(ahead) if ahead else -_count(ago or "0")
+        found.append(_Found(match.start(), match.end(), today + timedelta(days=offset)))
+    for match in _WEEKDAY_PHRASE.finditer(clean):
+        if not free(match.start(), match.end()):
+            continue
+        weekday = _weekday_index(match.group("day"))
+        modifier = match.group("mod")
+        if modifier:
+            after = bool(_AFTER_MODIFIER.match(modifier)) and "past" not in modifier.casefold()
+        elif _future_target(clean, match.start()):
+            after = True
+        else:
+            after = not _in_past(_clause(clean, match.start(), match.end()), cues)
+        day = _after(today, weekday) if after else _before(today, weekday)
+        found.append(_Found(match.start(), match.end(), day))
+    for match in _DAY_OF_MONTH.finditer(clean):
+        number = int(match.group("en") or match.group("ru"))
+        following = _next_word(clean, match.end())
+        if following == "числа" or match.group(0).casefold().endswith("го"):
+            pass  # "18-го" names a day whatever follows it
+        elif _MONTH_WORD.match(following) or following == "of":
+            continue  # a written date: dateparser's
+        elif following and not following.isdigit() and following not in FUNCTION_WORDS:
+            continue  # "the 3rd floor", "18-е место"
+        if not 1 <= number <= 31 or not free(match.start(), match.end()):
+            continue
+        before = clean[max(0, match.start() - 12) : match.start()]
+        if _MONTH_WORD.search(before):
+            continue  # "June the 5th"
+        past = not _future_target(clean, match.start()) and _in_past(
+            _clause(clean, match.start(), match.end()), cues
+        )
+        day = _month_day(today, number, past=past)
+        if day is not None:
+            found.append(_Found(match.start(), match.end(), day))
+    found.sort(key=lambda f: f.start)
+    return tuple(dict.fromkeys(f.day for f in found))

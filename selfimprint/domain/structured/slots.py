@@ -1,9 +1,13 @@
-"""Claims about a slot (job, home, relationship, plans) and when two of them contradict.
+"""Claims about a slot (job, home, relationship, plans, habits) and when two of them contradict.
 
 A claim says that the slot holds a value ("I work at Initech": job = initech) or that a value no
 longer holds ("I quit Initech", "I am not working there anymore": job ends, value initech or
 any). Spec §6: a new claim that ends or replaces an older one contradicts it; the tensions log
 records it and the older memory loses weight (domain.ingestion does both).
+
+Habits and preferences are claims too: a clause does the habit ("I drink again", "теперь ем
+мясо") or not ("I don't drink", "I'm vegetarian", "бросила курить"); a newer claim of the other
+polarity that says the habit changed contradicts the older one.
 """
 
 from __future__ import annotations
@@ -13,12 +17,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from selfimprint.domain.structured.cues import LanguageCues, normalise
+from selfimprint.domain.structured.dates import day_names
+from selfimprint.domain.structured.morphology import is_verb
 from selfimprint.domain.structured.slots_model import Slot
-from selfimprint.domain.terms import read
+from selfimprint.domain.terms import read, stem
 
 _CLAUSES = re.compile(r"[,;.!?]+|\s(?:but|and|а|но|и)\s", re.IGNORECASE)
 # "there" / "там": the value the older claim names, whatever it is.
 _ANY = frozenset({"there", "там"})
+# The value of a claim of a new partner left unnamed: equal to no name.
+_UNNAMED = frozenset({"\x00unnamed"})
 
 
 @dataclass(frozen=True)
@@ -27,12 +35,46 @@ class Claim:
     holds: bool
     value: frozenset[str]  # content stems of the value; empty = any value
     change: bool  # the message says the slot changed ("now", "moved", "теперь")
+    named: bool = False  # the value is a name ("Initech"), not a common noun ("the café")
 
 
-def _value(raw: str | None) -> frozenset[str]:
+def _value(raw: str | None) -> tuple[frozenset[str], bool]:
     if not raw or raw.casefold() in _ANY:
-        return frozenset()
-    return read(raw).stems
+        return frozenset(), False
+    return read(raw).stems, raw[:1].isupper()
+
+
+def _negations(clause: str, cues: LanguageCues) -> int:
+    """Negations of a clause, less those of idioms that negate nothing ("can't wait")."""
+    return read(clause).negations - len(cues.not_negations.findall(clause))
+
+
+def _habits(clean: str, cues: LanguageCues) -> list[Claim]:
+    """Habit claims, clause by clause: done unless negated, ended or said without ("not vegan
+    anymore" negates a "without": done)."""
+    found: list[Claim] = []
+    for clause in _CLAUSES.split(clean):
+        for habit in cues.habits:
+            without = bool(habit.without.search(clause))
+            if not without and not habit.does.search(clause):
+                continue
+            negative = len(cues.habit_negative.findall(clause)) + without
+            negative -= len(cues.not_negations.findall(clause))
+            found.append(
+                Claim(
+                    Slot.HABIT,
+                    negative % 2 == 0,
+                    frozenset({habit.name}),
+                    bool(cues.habit_change.search(clause)),
+                )
+            )
+    return found
+
+
+def _clause_of(text: str, at: int) -> str:
+    starts = [m.end() for m in _CLAUSES.finditer(text, 0, at)]
+    end = _CLAUSES.search(text, at)
+    return text[starts[-1] if starts else 0 : end.start() if end else len(text)]
 
 
 def claims(text: str, cues: LanguageCues) -> tuple[Claim, ...]:
@@ -42,33 +84,55 @@ def claims(text: str, cues: LanguageCues) -> tuple[Claim, ...]:
     found: list[Claim] = []
     for slot, slot_cues in cues.slots.items():
         change = bool(slot_cues.change.search(clean))
-        ended = [m for p in slot_cues.ends if (m := p.search(clean))]
+        ended = [m for p in slot_cues.ends for m in p.finditer(clean)]
         if ended:
             for match in ended:
-                raw = match.groupdict().get("value")
-                found.append(Claim(slot, False, _value(raw), change))
+                value, named = _value(match.groupdict().get("value"))
+                if slot is Slot.PLAN and not value:
+                    # "the Japan trip isn't happening": the plan is what the clause names.
+                    value = read(_clause_of(clean, match.start())).stems
+                found.append(Claim(slot, False, value, change, named))
             continue
+        held: list[Claim] = []
+        for now in slot_cues.now:
+            for match in now.finditer(clean):
+                value, named = _value(match.groupdict().get("value"))
+                held.append(Claim(slot, True, value, True, named))
         for pattern in slot_cues.holds:
             for match in pattern.finditer(clean):
-                raw = match.groupdict().get("value")
-                found.append(Claim(slot, True, _value(raw), change))
+                value, named = _value(match.groupdict().get("value"))
+                held.append(Claim(slot, True, value, change, named))
+        if not any(c.value for c in held) and any(p.search(clean) for p in slot_cues.other):
+            held.append(Claim(slot, True, _UNNAMED, True, True))
+        found += held
+    found += _habits(clean, cues)
     return tuple(dict.fromkeys(found))
 
 
-def contradicts(new: Claim, old: Claim) -> bool:
-    """Whether the newer claim makes the older one no longer true."""
+def contradicts(new: Claim, old: Claim, older_stems: frozenset[str] = frozenset()) -> bool:
+    """Whether the newer claim makes the older one no longer true; `older_stems` are the content
+    stems of the whole older memory (a value may stand anywhere in it)."""
     if new.slot is not old.slot:
         return False
-    shared = bool(new.value & old.value)
+    if new.slot is Slot.HABIT:
+        # "I drink again" after "I don't drink": the same habit, the other way, said to change.
+        return new.value == old.value and new.holds != old.holds and new.change
+    shared = bool(new.value & (old.value | older_stems))
     if new.slot is Slot.PLAN:
         # A plan dropped (or taken up again) about the same thing.
         return new.holds != old.holds and shared
     if not new.holds and old.holds:
-        return shared or not new.value or not old.value
+        # An end of that value, or of any: unsaid, or a common noun ("quit the café"); not of
+        # another named one ("left Globex" says nothing of Initech).
+        return shared or not new.value or not new.named or not old.value
     if new.holds and old.holds:
-        # Another employer, place or partner replaces the old one when the message says so
-        # (two jobs at once are possible; "now" / "moved" / "теперь" is a change).
-        return bool(new.value and old.value) and not shared and new.change
+        if not (new.value and old.value) or shared:
+            return False
+        if new.value == _UNNAMED and new.slot is Slot.HOME and old.named:
+            return False  # "my own flat" may well be in the city an older memory names
+        # Another partner, or home, replaces the old one; another employer when the message
+        # says so (two jobs at once are possible; "now" / "moved" / "теперь" is a change).
+        return new.change or new.slot is Slot.RELATIONSHIP
     if new.holds and not old.holds:
         # A partner after "I'm single"; or back where an older claim said it ended ("I'm back
         # at Initech"): only the same value.
@@ -84,13 +148,19 @@ def changes(text: str, older: str, cues: LanguageCues, min_shared: float) -> boo
 
     The two share content words (at least `min_shared` of the older memory's), and the newer
     says the change: a strong marker ("anymore", "cancelled", "больше не"), or a weak one ("now",
-    "again", "теперь") with the negation flipped ("I drink again" after "I don't drink").
+    "again", "теперь") with the negation flipped ("I drink again" after "I don't drink"). A
+    change of one part ("not on the night rota anymore", "больше не работаю по выходным") leaves
+    the rest of the older memory true.
     """
     clean = normalise(text)
     old = read(older)
+    old_negations = _negations(normalise(older), cues)
+    scoped_before = bool(cues.scope.search(normalise(older)))
     for clause in _CLAUSES.split(clean):
         strong = bool(cues.change_strong.search(clause))
         if not strong and not cues.change_weak.search(clause):
+            continue
+        if cues.scope.search(clause) and not scoped_before:
             continue
         # The subject must be shared in the clause that says the change: "not on the night
         # rota anymore, only day shifts at St. Mary's" did not change the job at St. Mary's.
@@ -98,8 +168,64 @@ def changes(text: str, older: str, cues: LanguageCues, min_shared: float) -> boo
         shared = len(new.stems & old.stems)
         if not old.stems or shared < max(1.0, min_shared * len(old.stems)):
             continue
-        if strong or (new.negations % 2) != (old.negations % 2):
+        if strong or (_negations(clause, cues) % 2) != (old_negations % 2):
             return True
+        # "the dentist is now on Friday" after "a dentist appointment on Thursday": the same
+        # thing on another day.
+        days, days_before = day_names(clause), day_names(older)
+        moved = days and days_before and not days & days_before and (new.stems & old.stems) - days
+        if moved and not cues.another.search(clause):
+            return True
+    return False
+
+
+# A negated plan restates it: at most this many content words the older memory lacks ("not
+# flying business class to Japan" negates the class, not the trip); when it is for ("this
+# year", cues' `plan_when`) is no new word.
+_PLAN_NEW_WORDS = 1
+_NEGATED = re.compile(r"\b(?:not|never|no|не|n't)\s+(\w+)", re.IGNORECASE)
+
+
+def _negates_an_act(clause: str, cues: LanguageCues, known: frozenset[str]) -> bool:
+    """Whether a negation in the clause denies the act: Russian "не" stands right before what
+    it denies ("не поеду" the trip, "поеду не одна" only the company, "не на поезде" the way);
+    English negates the verb unless a preposition or an article follows ("not with ..."), and
+    "no" the noun after it: the plan's own ("no gym tonight"), or another ("no time to
+    prepare for the interview" leaves the interview)."""
+    for match in _NEGATED.finditer(clause.replace("n't", " n't")):
+        negation, word = match.group(0).split()[0].casefold(), match.group(1)
+        if cues.language == "ru":
+            if is_verb(word):
+                return True
+        elif negation == "no":
+            if stem(word.casefold()) in known:
+                return True
+        elif not cues.negation_detail.fullmatch(word):
+            return True
+    return False
+
+
+def _plan_negated(text: str, older: str, plans: list[Claim], cues: LanguageCues) -> bool:
+    """A plan negated in a clause that names it: "в магистратуру не иду" after "хочу поступить
+    в магистратуру", "not selling it" after "thinking of selling my car"; unless another clause
+    says it the other way ("в Турцию не летим, а едем на машине": the trip stays)."""
+    known = read(older).stems
+    clauses = [cues.plan_when.sub(" ", c) for c in _CLAUSES.split(normalise(text))]
+    negated = [_negations(c, cues) % 2 == 1 and _negates_an_act(c, cues, known) for c in clauses]
+    for index, clause in enumerate(clauses):
+        if not negated[index]:
+            continue
+        stems = read(clause).stems
+        if not any(stems & plan.value for plan in plans) or len(stems - known) > _PLAN_NEW_WORDS:
+            continue
+        restated = any(
+            not negated[other]
+            and read(clauses[other]).stems & known
+            and any(c.slot is Slot.PLAN and c.holds for c in claims(clauses[other], cues))
+            for other in range(len(clauses))
+            if other != index
+        )
+        return not restated
     return False
 
 
@@ -110,16 +236,20 @@ def contradicted(
     *,
     min_shared: float = 0.2,
 ) -> tuple[str, ...]:
-    """Ids of the older (id, content) memories `text` contradicts: by a slot claim, or by a
-    change of the state they describe (`changes`)."""
+    """Ids of the older (id, content) memories `text` contradicts: by a slot claim, by a plan it
+    negates, or by a change of the state they describe (`changes`)."""
     if cues.hedge.search(normalise(text)):
         return ()
     mine = claims(text, cues)
     hits: list[str] = []
     for memory_id, content in older:
         theirs = claims(content, cues)
-        if any(contradicts(new, old) for new in mine for old in theirs) or changes(
-            text, content, cues, min_shared
+        stems = read(content).stems
+        plans = [c for c in theirs if c.slot is Slot.PLAN and c.holds and c.value]
+        if (
+            any(contradicts(new, old, stems) for new in mine for old in theirs)
+            or (plans and _plan_negated(text, content, plans, cues))
+            or changes(text, content, cues, min_shared)
         ):
             hits.append(memory_id)
     return tuple(dict.fromkeys(hits))

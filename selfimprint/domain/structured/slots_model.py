@@ -10,3 +10,4 @@ class Slot(StrEnum):
     HOME = "home"
     RELATIONSHIP = "relationship"
     PLAN = "plan"
+    HABIT = "habit"  # a habit or preference ("I don't drink", "I'm vegetarian"): cues.habits

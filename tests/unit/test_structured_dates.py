@@ -1,0 +1,119 @@
+"""The structured extractor's date reader: which phrasings name one day, and which day, by the
+labelling rules of tests/data/extraction/README.md (weekdays: the first such day after the sent
+date for the future, the last one before it for the past)."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+
+import pytest
+
+from selfimprint.domain.structured.cues import cues
+from selfimprint.domain.structured.dates import resolve_dates
+
+pytestmark = pytest.mark.unit
+
+WEDNESDAY = datetime(2026, 5, 13, 10, 0)
+FRIDAY = datetime(2026, 5, 15, 20, 0)
+
+
+def _read(text: str, sent: datetime) -> list[str]:
+    language = "ru" if any("а" <= c.casefold() <= "я" for c in text) else "en"
+    return [d.isoformat() for d in resolve_dates(text, sent, cues(language))]
+
+
+@pytest.mark.parametrize(
+    ("text", "sent", "want"),
+    [
+        # Times of a day name that day.
+        ("last night was rough", WEDNESDAY, "2026-05-12"),
+        ("this morning I had a call with Raj", WEDNESDAY, "2026-05-13"),
+        ("tonight is the concert", WEDNESDAY, "2026-05-13"),
+        ("it happened yesterday afternoon", FRIDAY, "2026-05-14"),
+        ("прошлой ночью не спала", FRIDAY, "2026-05-14"),
+        ("сегодня утром звонила мама", FRIDAY, "2026-05-15"),
+        # Shorthand as people type it.
+        ("i have a test tmrw", WEDNESDAY, "2026-05-14"),
+        ("I'll call her next Wed", WEDNESDAY, "2026-05-20"),
+        ("I'll call her on Thurs", WEDNESDAY, "2026-05-14"),
+        ("в пт идём в бар", FRIDAY, "2026-05-22"),
+        # Counted days.
+        ("my flight is in three days", WEDNESDAY, "2026-05-16"),
+        ("3 days ago I started a new job", FRIDAY, "2026-05-12"),
+        ("через 3 дня экзамен", FRIDAY, "2026-05-18"),
+        ("три дня назад переехали", FRIDAY, "2026-05-12"),
+        ("the day after tomorrow I leave", WEDNESDAY, "2026-05-15"),
+        # Weekdays: sent on a Friday, "on Friday" is next week's, or last week's in the past.
+        ("party on Friday!", FRIDAY, "2026-05-22"),
+        ("last Friday was awful", FRIDAY, "2026-05-08"),
+        ("next Tuesday is the interview", WEDNESDAY, "2026-05-19"),
+        ("worked late on Tuesday", FRIDAY, "2026-05-12"),
+        ("She told me on Monday that she's pregnant", FRIDAY, "2026-05-11"),
+        ("в пятницу уволилась", FRIDAY, "2026-05-08"),
+        ("в прошлую пятницу была свадьба", FRIDAY, "2026-05-08"),
+        ("в воскресенье ездили к маме", FRIDAY, "2026-05-10"),
+        # "-ed" words that are no past tense; a dictionary tells Russian verbs from nouns.
+        ("I need to call the bank on Monday", FRIDAY, "2026-05-18"),
+        ("I'm so excited for Sunday", FRIDAY, "2026-05-17"),
+        ("в четверг дела", FRIDAY, "2026-05-21"),
+        # A target day is ahead whatever the tense.
+        ("I booked a table for Saturday", FRIDAY, "2026-05-16"),
+        ("к понедельнику надо сдать отчёт", FRIDAY, "2026-05-18"),
+        # Days of the month without the month: the next one, or the last one in the past.
+        ("the exam is on the 3rd", WEDNESDAY, "2026-06-03"),
+        ("pay the rent by the 20th", FRIDAY, "2026-05-20"),
+        ("the rent was due on the 1st", FRIDAY, "2026-05-01"),
+        ("перенесли на 20-е", FRIDAY, "2026-05-20"),
+        ("15-го созвон с заказчиком", WEDNESDAY, "2026-05-15"),
+        ("первого числа платить за квартиру", FRIDAY, "2026-06-01"),
+        # Written dates, with ordinal words.
+        ("surgery on Monday, 18 May", WEDNESDAY, "2026-05-18"),
+        ("on June the second we leave", FRIDAY, "2026-06-02"),
+        ("my birthday is on the twenty-first of May", FRIDAY, "2026-05-21"),
+        ("пятого июня свадьба", WEDNESDAY, "2026-06-05"),
+        ("двадцатого мая защита", FRIDAY, "2026-05-20"),
+    ],
+)
+def test_one_day(text: str, sent: datetime, want: str) -> None:
+    assert _read(text, sent) == [want]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I do yoga every Tuesday",
+        "I have therapy on Tuesdays",
+        "the Tuesday yoga class is great",
+        "the Friday meeting got cancelled",
+        "gym Mon to Fri",
+        "from Monday to Friday I'm away",
+        "по субботам хожу в бассейн",
+        "каждую среду у меня йога",
+        "с понедельника по пятницу работаю",
+        "last weekend we went hiking",
+        "see you next week",
+        "in January we moved",
+        "через две недели отпуск",
+        "I live on the 3rd floor",
+        "my 30th birthday party",
+        "I may go to the gym",
+        "we went to Sun Valley",
+        "на завтрак ела кашу",
+        "мне 34 года",
+    ],
+)
+def test_no_day(text: str) -> None:
+    assert _read(text, FRIDAY) == []
+
+
+def test_days_come_in_the_order_they_are_mentioned() -> None:
+    assert _read("Yesterday I booked the dentist for the 20th", WEDNESDAY) == [
+        "2026-05-12",
+        "2026-05-20",
+    ]
+
+
+def test_a_year_wraps() -> None:
+    sent = datetime(2026, 12, 30, 9, 0)
+    assert resolve_dates("the party is on the 2nd", sent, cues("en")) == (date(2027, 1, 2),)
+    assert resolve_dates("flying home on 3 January", sent, cues("en")) == (date(2027, 1, 3),)

@@ -1,0 +1,593 @@
+"""Contradictions the structured extractor reads between a new message and an older memory of
+the same slot (job, home, relationship, plans, habits), and the same-topic messages it must
+leave alone (tests/data/extraction/README.md, "Contradictions"). The pairs were written for
+these rules and are not in the labelled set."""
+
+from __future__ import annotations
+
+import pytest
+
+from selfimprint.domain.structured.cues import cues
+from selfimprint.domain.structured.slots import Claim, claims, contradicted, contradicts
+from selfimprint.domain.structured.slots_model import Slot
+
+pytestmark = pytest.mark.unit
+
+
+def _contradicts(language: str, older: str, newer: str) -> bool:
+    return contradicted(newer, [("old", older)], cues(language)) == ("old",)
+
+
+@pytest.mark.parametrize(
+    ("language", "older", "newer"),
+    [
+        ("en", "I work as a barista at Bean There.", "I finally quit the café, no more 6am shifts"),
+        ("en", "I work at Globex as a data analyst.", "I got let go from Globex on Monday"),
+        (
+            "en",
+            "I teach maths at a secondary school.",
+            "I'm not teaching anymore, I retrained as an electrician",
+        ),
+        ("en", "I work at Initech.", "Started at Hooli this week, new team is great"),
+        ("en", "I'm a nurse at St. Mary's.", "I'm retired now! no more night shifts ever"),
+        ("en", "I work remotely for Globex.", "got made redundant today, 20 of us"),
+        ("en", "I work for a startup called Nimbus.", "Nimbus shut down and I'm out of a job"),
+        ("en", "I work at Initech.", "handed in my notice at Initech, my last day was yesterday"),
+        ("en", "I live in Leeds.", "we're in Glasgow now, the move went fine"),
+        (
+            "en",
+            "I live with my parents in Kazan.",
+            "got my own place finally, no more living with mum and dad",
+        ),
+        ("en", "I rent a room in Camden.", "We bought a house in Croydon!"),
+        ("en", "I live in Austin.", "been living in Portland for two months now"),
+        ("en", "I'm dating Lina.", "Lina dumped me over text, can you believe it"),
+        ("en", "My boyfriend is Tom.", "Tom and I split last week"),
+        ("en", "I'm married to Daniel.", "Daniel moved out and we've filed for divorce"),
+        ("en", "I'm single.", "met someone amazing, we've been seeing each other for a month"),
+        ("en", "My girlfriend is Mia.", "I'm seeing someone new, her name's Ava"),
+        (
+            "en",
+            "I'm going to Anna's wedding in June.",
+            "not going to Anna's wedding after all, can't get the days off",
+        ),
+        ("en", "I have a dentist appointment on Thursday.", "the dentist rescheduled me to Monday"),
+        (
+            "en",
+            "I'm planning to run the Berlin marathon in September.",
+            "pulling out of the Berlin marathon, my knee won't cope",
+        ),
+        ("en", "We're flying to Japan in April.", "Japan is off, we're doing Portugal instead"),
+        ("en", "I'll start therapy in May.", "decided against therapy for now"),
+        ("en", "I'm vegetarian.", "I started eating meat again, mostly chicken"),
+        ("en", "I smoke about a pack a day.", "I quit smoking last month and feel great"),
+        ("en", "I don't drink coffee.", "I've started drinking coffee, two cups a day"),
+        ("en", "I run every morning before work.", "haven't run in months, my knee is shot"),
+        ("en", "I go to the gym five times a week.", "cancelled my gym membership, too expensive"),
+        ("en", "I'm vegan.", "not vegan anymore, cheese won"),
+        (
+            "ru",
+            "Я работаю в Сбере.",
+            "написала заявление по собственному, в пятницу последний день",
+        ),
+        ("ru", "Я работаю курьером.", "больше не курьерю, устроилась в магазин"),
+        ("ru", "Я работаю в Яндексе.", "меня сократили вместе со всем отделом"),
+        ("ru", "Я работаю в Озоне.", "теперь я в Авито, перешёл на прошлой неделе"),
+        ("ru", "Я учительница в школе.", "ушла из школы, теперь репетиторствую"),
+        ("ru", "Я живу в Казани.", "мы уже месяц как живём в Сочи, обустраиваемся"),
+        ("ru", "Я живу в Москве.", "Переехали в Казань к родителям мужа"),
+        ("ru", "Живу с соседкой на Васильевском.", "съехала от соседки, теперь живу одна"),
+        ("ru", "Встречаюсь с Пашей.", "Паша ушёл к другой"),
+        ("ru", "Я замужем за Игорем.", "подала на развод, больше не могу"),
+        ("ru", "Я одна.", "у меня появилась девушка, её зовут Вера"),
+        ("ru", "Моя девушка — Лена.", "мы с Леной расстались"),
+        ("ru", "В апреле лечу в Турцию.", "Турция отменяется, денег нет"),
+        ("ru", "Собираюсь на концерт в субботу.", "концерт перенесли на осень"),
+        ("ru", "Хочу поступить в магистратуру.", "в магистратуру не иду, остаюсь на работе"),
+        ("ru", "Летом едем на море.", "на море в этом году не едем, ремонт"),
+        ("ru", "Планирую купить машину.", "передумал покупать машину"),
+        ("ru", "Я вегетарианка.", "снова ем мясо, врач посоветовал"),
+        ("ru", "Я курю.", "бросила курить месяц назад"),
+        ("ru", "Я не пью кофе.", "теперь пью кофе каждое утро"),
+        ("ru", "Бегаю по утрам.", "перестала бегать, колени болят"),
+        ("ru", "Я хожу в спортзал три раза в неделю.", "забросила спортзал, времени нет"),
+        (
+            "en",
+            "I work at Initech as a backend developer.",
+            "Today was my last day at Initech, feels weird",
+        ),
+        ("en", "I work at a law firm downtown.", "I resigned this morning, no plan B yet"),
+        (
+            "en",
+            "I'm a teacher at Lincoln High.",
+            "I've left teaching for good, joined a startup as a PM",
+        ),
+        ("en", "I work for Globex.", "I'm now at Initrode, started Monday"),
+        ("en", "I work as a cashier at Tesco.", "got sacked from Tesco lol"),
+        ("en", "I live in Madrid.", "we finally relocated to Valencia last month"),
+        ("en", "I live in London.", "Living in Bristol now, way cheaper"),
+        (
+            "en",
+            "I rent a flat in Leeds with two roommates.",
+            "moved out of Leeds, back at my parents' place",
+        ),
+        ("en", "I'm dating Sam.", "Sam and I broke up last night"),
+        ("en", "I'm married to Claire.", "Claire and I are getting divorced"),
+        ("en", "I'm single and not looking.", "I've got a boyfriend!! his name is Leo"),
+        ("en", "My partner is Jess.", "Jess left me for her coworker"),
+        (
+            "en",
+            "I'm going to the Coldplay concert on Saturday.",
+            "sold my Coldplay tickets, not going anymore",
+        ),
+        (
+            "en",
+            "I'm planning a trip to Iceland in March.",
+            "Iceland trip got cancelled, the airline went bust",
+        ),
+        (
+            "en",
+            "I have a job interview with Spotify on Thursday.",
+            "Spotify moved my interview to next week",
+        ),
+        ("en", "I'm going to learn Spanish this year.", "gave up on Spanish, too busy"),
+        ("en", "I don't eat meat.", "I eat meat again, my doctor insisted"),
+        ("en", "I smoke when I'm stressed.", "I haven't smoked in six months!"),
+        ("en", "I drink a lot of coffee.", "cut out coffee completely, sleeping better"),
+        ("en", "I go running every evening.", "I stopped running after the knee surgery"),
+        ("ru", "Я работаю в Тинькофф.", "сегодня мой последний день в Тинькофф"),
+        ("ru", "Я работаю бухгалтером.", "ушла с работы, буду искать что-то новое"),
+        ("ru", "Я работаю в Сбере.", "я теперь работаю в ВТБ"),
+        ("ru", "Я живу в Питере.", "мы теперь живём в Калининграде"),
+        ("ru", "Я живу в Москве.", "уехали из Москвы насовсем"),
+        ("ru", "Встречаюсь с Олегом.", "Олег меня бросил"),
+        ("ru", "Я женат на Маше.", "мы с Машей развелись"),
+        ("ru", "В субботу идём на свадьбу к Лене.", "на свадьбу к Лене не идём, заболел ребёнок"),
+        ("ru", "Собираюсь в июле в Грузию.", "Грузия отпадает, не дали отпуск"),
+        ("ru", "Я не курю.", "опять начал курить, нервы"),
+        ("ru", "Я вегетарианец.", "больше не вегетарианец"),
+        ("ru", "Пью кофе каждое утро.", "отказалась от кофе, пью цикорий"),
+        ("en", "I work at Acme Corp.", "Acme let me go after 6 years"),
+        (
+            "en",
+            "I'm a software engineer at Stripe.",
+            "I got an offer from Google and accepted it, starting in two weeks at Google",
+        ),
+        ("en", "I work nights at a warehouse.", "I quit the warehouse job"),
+        ("en", "I live in Toronto.", "We've moved to Vancouver!"),
+        ("en", "I live in a flat in Glasgow.", "just bought a house in Edinburgh, moving in now"),
+        ("en", "I'm engaged to Marco.", "Marco called off the engagement"),
+        ("en", "I'm in a relationship with Priya.", "Priya and I aren't together anymore"),
+        ("en", "I'm single.", "I'm seeing a guy from my climbing gym"),
+        ("en", "I'm flying to Lisbon on Friday.", "Lisbon trip is cancelled, storm warning"),
+        (
+            "en",
+            "I'm going to apply for a master's.",
+            "decided not to apply for the master's after all",
+        ),
+        ("en", "We're having a barbecue on Sunday.", "the barbecue is postponed because of rain"),
+        ("en", "I'm vegan.", "I eat eggs and cheese now, vegan was too hard"),
+        ("en", "I don't drink alcohol.", "started drinking wine with dinner again"),
+        ("en", "I run 5k every morning.", "I don't run anymore since the injury"),
+        ("en", "I hate tea.", "I'm drinking green tea daily now"),
+        ("ru", "Я работаю в Ростелекоме.", "уволилась из Ростелекома в прошлом месяце"),
+        ("ru", "Я работаю в банке.", "с понедельника я безработная"),
+        ("ru", "Я работаю дизайнером в агентстве.", "ушла из агентства во фриланс"),
+        ("ru", "Я живу в Новосибирске.", "Перебрались в Томск, тут спокойнее"),
+        ("ru", "Я живу в общежитии.", "съехала из общежития, сняла квартиру"),
+        ("ru", "Я встречаюсь с Денисом.", "Денис и я больше не вместе"),
+        ("ru", "Я замужем.", "развелась в прошлом году"),
+        ("ru", "Летом поеду в Италию.", "в Италию не поеду, нет визы"),
+        ("ru", "Хочу записаться на курсы английского.", "передумала насчёт курсов английского"),
+        ("ru", "В пятницу у нас корпоратив.", "корпоратив отменили"),
+        ("ru", "Я не ем мясо.", "теперь ем мясо, по совету врача"),
+        ("ru", "Я курю электронки.", "бросил курить, месяц держусь"),
+        ("en", "I work at Initech.", "I'm freelancing now, no more office politics"),
+        ("en", "I work at a bank.", "took a job at a bakery, way less stress"),
+        ("en", "I work for Globex.", "my new employer is way more relaxed than Globex"),
+        ("en", "I'm a lawyer at a big firm.", "I'm not a lawyer anymore, I teach yoga full time"),
+        ("en", "I live in Chicago.", "I'm back in my hometown, Dayton, for good"),
+        ("en", "I live in Austin.", "our new place in Dallas is huge"),
+        ("en", "I'm dating Ravi.", "Ravi and I called it quits"),
+        ("en", "My boyfriend is Ollie.", "Ollie ended it last night"),
+        ("en", "I'm flying to Japan in April.", "not flying to Japan after all, work got crazy"),
+        (
+            "en",
+            "We're going to Greece in August.",
+            "we're staying home this summer instead of Greece",
+        ),
+        ("en", "I drink every weekend.", "I've been sober for a year now"),
+        (
+            "en",
+            "I'm vegetarian.",
+            "had a burger for the first time in years and now I eat meat again",
+        ),
+        ("en", "I hate running.", "I've started running three times a week and I love it"),
+        ("ru", "Я работаю в Сбере.", "теперь я фрилансер, сама себе начальник"),
+        ("ru", "Я работаю учителем.", "нашла новую работу в банке, теперь работаю в банке"),
+        ("ru", "Я работаю в Магните.", "меня взяли в Пятёрочку, выхожу в понедельник"),
+        ("ru", "Я живу в Самаре.", "вернулась в родной Саратов"),
+        ("ru", "Живу в Москве.", "мы теперь живём в Подмосковье"),
+        ("ru", "Встречаюсь с Ильёй.", "у нас с Ильёй всё кончено"),
+        ("ru", "Я замужем за Артёмом.", "Артём ушёл от меня"),
+        ("ru", "Летом едем в Турцию.", "Турция накрылась, никуда не едем"),
+        ("ru", "Собираюсь на марафон в сентябре.", "решила не бежать марафон"),
+        ("ru", "Я пью каждые выходные.", "уже год не пью"),
+        ("ru", "Я не ем сладкое.", "опять ем сладкое каждый день"),
+        ("en", "I work as a chef at Rosa's.", "Rosa's closed down last month so I'm unemployed"),
+        ("en", "I live in Bristol.", "we moved up north to Newcastle in the spring"),
+        ("en", "I live with my parents.", "I've moved into my own flat!"),
+        ("en", "I'm dating Kim.", "Kim broke up with me"),
+        ("en", "I'm married to Joe.", "Joe and I separated in May"),
+        ("en", "I'm single.", "I'm dating someone from work now"),
+        (
+            "en",
+            "I'm running a half marathon in October.",
+            "I'm not running the half in October anymore, injured",
+        ),
+        (
+            "en",
+            "We're getting a puppy next month.",
+            "we decided against the puppy, the landlord said no",
+        ),
+        ("en", "I quit smoking.", "I'm smoking again, stressful month"),
+        ("en", "I don't eat sugar.", "I eat chocolate every day now, whoops"),
+        ("ru", "Я работаю в Газпроме.", "ушёл из Газпрома, теперь в Роснефти"),
+        ("ru", "Я работаю официанткой.", "больше не официантка, теперь администратор"),
+        ("ru", "Я живу в Уфе.", "Мы переехали в Казань в марте"),
+        ("ru", "Я живу в общаге.", "теперь снимаю квартиру с подругой"),
+        ("ru", "Встречаюсь с Никитой.", "Никита меня бросил по смс"),
+        ("ru", "Я холост.", "женился в субботу!"),
+        ("ru", "В мае летим в Египет.", "Египет отменили, летим в Турцию"),
+        ("ru", "Собираюсь сдать на права летом.", "передумала сдавать на права"),
+        ("ru", "Я бросил курить.", "снова курю, сорвался"),
+        ("ru", "Я веганка.", "ем сыр теперь, веганство не моё"),
+        (
+            "en",
+            "I'm going to Anna's wedding in June.",
+            "I'm not going to Anna's wedding because my boss needs me that week",
+        ),
+        (
+            "en",
+            "I'm thinking of selling my car.",
+            "not selling the car after all, my brother talked me out of it",
+        ),
+        (
+            "en",
+            "I'm planning to run the Berlin marathon in September.",
+            "not running Berlin this year, my knee needs surgery",
+        ),
+        (
+            "en",
+            "We're flying to Japan in April.",
+            "we're not doing Japan in April, money's too tight",
+        ),
+        (
+            "en",
+            "I'm going to take the job offer from Globex.",
+            "not taking the Globex offer, the salary was a joke",
+        ),
+        ("en", "I'm going to the gym tonight.", "no gym for me tonight, totally wiped"),
+        ("en", "I want to adopt a cat.", "not adopting a cat, my landlord said no pets"),
+        (
+            "en",
+            "I'm going to visit my parents at Easter.",
+            "not visiting my parents at Easter, flights are insane",
+        ),
+        (
+            "ru",
+            "Хочу поступить в магистратуру.",
+            "в магистратуру поступать не буду, нашла хорошую работу",
+        ),
+        ("ru", "Собираюсь продать машину.", "машину продавать не стал, брат отговорил"),
+        ("ru", "В субботу идём на концерт.", "на концерт не идём, у дочки температура"),
+        (
+            "ru",
+            "На Новый год едем к родителям.",
+            "к родителям на Новый год не едем, билеты очень дорогие",
+        ),
+        (
+            "en",
+            "I'm going to Anna's wedding in June.",
+            "can't go to Anna's wedding anymore, I'll be abroad",
+        ),
+        (
+            "en",
+            "We're flying to Japan in April.",
+            "we won't be going to Japan, the flights doubled",
+        ),
+        ("en", "We're flying to Japan in April.", "the Japan trip isn't happening"),
+        (
+            "en",
+            "I'm planning to run the Berlin marathon in September.",
+            "I'm skipping the Berlin marathon this year",
+        ),
+        (
+            "en",
+            "I have a dentist appointment on Thursday.",
+            "the dentist cancelled on me, have to rebook",
+        ),
+        (
+            "en",
+            "I'm going to the concert on Friday.",
+            "gave my concert ticket away, can't make Friday",
+        ),
+        (
+            "en",
+            "I'm starting a pottery class next month.",
+            "the pottery class got scrapped, not enough people",
+        ),
+        ("en", "I work at Initech.", "I start at Globex on Monday, handed in my notice at Initech"),
+        ("en", "I work as a nurse.", "I left nursing last year, I'm in admin now"),
+        ("en", "I'm engaged to Tom.", "the engagement is off"),
+        ("en", "I'm dating Lina.", "Lina is my ex now"),
+        ("en", "I don't drink coffee.", "I'm on three coffees a day now"),
+        ("en", "I'm vegetarian.", "I'm back on meat"),
+        ("ru", "Летом поеду в Италию.", "с Италией не получится, отпуск не дали"),
+        ("ru", "В субботу идём на свадьбу к Лене.", "свадьбу Лены перенесли на осень"),
+        ("ru", "Собираюсь на марафон в сентябре.", "марафон пропущу, колено болит"),
+        ("ru", "В четверг иду к стоматологу.", "стоматолог отменил приём"),
+        ("ru", "Я работаю в Сбере.", "со следующей недели работаю в Альфе"),
+        ("ru", "Я работаю медсестрой.", "ушла из медицины, теперь в продажах"),
+        ("ru", "Встречаюсь с Антоном.", "Антон теперь мой бывший"),
+        ("ru", "Я не пью кофе.", "подсела на кофе, три чашки в день"),
+        ("ru", "Я вегетарианка.", "вернулась к мясу"),
+        ("en", "I work at a hotel in town.", "I finally left the hotel, I'm working at a gym now"),
+        ("en", "I'm a barista at Blue Door.", "quit Blue Door yesterday, done with coffee jobs"),
+        ("en", "I work as an accountant.", "I retrained and I'm a nurse now"),
+        ("en", "I live in Phoenix.", "we've lived in Tucson since March"),
+        ("en", "I live in Oslo.", "relocating to Bergen was the best decision"),
+        ("en", "I'm with Max.", "Max and I are over"),
+        ("en", "I'm single.", "my girlfriend Ana says hi"),
+        ("en", "I'm going skiing in Austria in February.", "Austria's off, we're broke"),
+        ("en", "I'll finish my thesis by June.", "I've dropped my thesis, I'm leaving the PhD"),
+        ("en", "I have a doctor's appointment on Tuesday.", "rescheduled the doctor to next month"),
+        ("en", "I don't smoke.", "started smoking again during exams"),
+        ("en", "I drink coffee every morning.", "no more coffee for me, it was wrecking my sleep"),
+        ("ru", "Я работаю в салоне красоты.", "ушла из салона, открываю свой"),
+        ("ru", "Я программист в Яндексе.", "теперь я программист в Озоне"),
+        ("ru", "Я живу в Перми.", "Уже полгода живу в Екатеринбурге"),
+        ("ru", "Живу с мужем в Туле.", "мы с мужем разошлись, я у мамы"),
+        ("ru", "Встречаюсь с Кириллом.", "Кирилл теперь встречается с другой"),
+        ("ru", "В августе едем на Байкал.", "Байкал отменился, едем в Крым"),
+        (
+            "ru",
+            "Хочу купить квартиру в этом году.",
+            "с покупкой квартиры решили подождать до следующего года",
+        ),
+        ("ru", "Я курю.", "не курю уже месяц"),
+        ("ru", "Я не ем мясо.", "снова ем курицу"),
+        ("en", "I work for Umbrella Inc.", "Umbrella laid me off on Friday"),
+        ("en", "I live in Denver.", "we've been living in Boulder for a year now"),
+        ("en", "I'm married to Sofia.", "Sofia and I are divorced now"),
+        ("en", "I'm single.", "I have a girlfriend, Mei, we met at work"),
+        (
+            "en",
+            "We're driving to Scotland on Saturday.",
+            "Scotland's cancelled, the car broke down",
+        ),
+        ("en", "I'm going to quit sugar.", "decided not to quit sugar, life's too short"),
+        ("en", "I'm a vegetarian.", "I'm eating fish again"),
+        ("ru", "Я работаю в библиотеке.", "уволилась из библиотеки, иду в книжный"),
+        ("ru", "Я живу в Воронеже.", "Теперь живём в Липецке"),
+        ("ru", "Я замужем за Пашей.", "с Пашей мы разводимся"),
+        ("ru", "В субботу едем на дачу.", "дача отменяется, льёт дождь"),
+        ("ru", "Операция у меня 12-го.", "операцию перенесли на 20-е"),
+        ("ru", "Я не пью.", "снова выпиваю по выходным"),
+    ],
+)
+def test_contradiction(language: str, older: str, newer: str) -> None:
+    assert _contradicts(language, older, newer)
+
+
+@pytest.mark.parametrize(
+    ("language", "older", "newer"),
+    [
+        ("en", "I work at Initech.", "Initech is sending me to a conference in Lisbon next month"),
+        ("en", "I work at Initech.", "got promoted to team lead at Initech!"),
+        ("en", "I live in Leeds.", "we moved to a bigger flat across town"),
+        ("en", "I'm dating Lina.", "Lina's moving in with me next week"),
+        (
+            "en",
+            "I'm planning to run the Berlin marathon in September.",
+            "bought new running shoes for the marathon",
+        ),
+        ("en", "I run every morning before work.", "didn't run this morning, it was pouring"),
+        (
+            "en",
+            "I don't drink alcohol.",
+            "had a mocktail at the party, didn't miss the booze at all",
+        ),
+        ("en", "I work as a nurse at St. Mary's.", "I'm not working this weekend, finally a break"),
+        ("en", "My girlfriend is Mia.", "Mia's not speaking to me today after our fight"),
+        ("en", "I live in Berlin.", "I'm in Paris for work until Friday"),
+        ("en", "I'm flying to Japan in April.", "can't wait for Japan, only three weeks left"),
+        ("en", "I'm vegetarian.", "found a great new vegetarian place near work"),
+        ("ru", "Я работаю в Яндексе.", "в Яндексе сегодня корпоратив"),
+        ("ru", "Живу в Москве.", "в Москве опять пробки, два часа ехала"),
+        ("ru", "Встречаюсь с Аней.", "Аня сегодня познакомила меня с родителями"),
+        ("ru", "В апреле лечу в Турцию.", "купила купальник для поездки в Турцию"),
+        ("ru", "Я не пью алкоголь.", "на свадьбе друга тоже не пила, все удивлялись"),
+        (
+            "ru",
+            "Работаю менеджером в Сбере.",
+            "больше не работаю по выходным, договорилась с начальником",
+        ),
+        ("ru", "Я курю.", "пытаюсь курить поменьше"),
+        ("ru", "Я живу в Казани.", "на выходных была в Москве у сестры"),
+        ("ru", "Собираюсь на концерт в субботу.", "уже купила билеты на концерт"),
+        ("ru", "Бегаю по утрам.", "сегодня не бегала, проспала"),
+        ("en", "I work at Initech.", "Initech's new office is so far from my place"),
+        ("en", "I live in Madrid.", "my sister lives in Valencia now"),
+        ("en", "I'm dating Sam.", "Sam is away in Rome this week, I miss him"),
+        (
+            "en",
+            "I'm going to the Coldplay concert on Saturday.",
+            "what should I wear to the Coldplay concert?",
+        ),
+        ("en", "I don't eat meat.", "my brother cooked steak and I just had the salad"),
+        ("en", "I smoke when I'm stressed.", "work is stressful again, smoked three today"),
+        ("en", "I work as a nurse.", "I don't work on Sundays anymore, new schedule"),
+        ("en", "I live in London.", "went to Paris for the weekend, back in London now"),
+        ("ru", "Я работаю в Тинькофф.", "в Тинькофф сегодня был тимбилдинг"),
+        ("ru", "Я живу в Питере.", "в Питере опять дождь"),
+        ("ru", "Встречаюсь с Олегом.", "Олег сегодня не звонил, странно"),
+        ("ru", "Собираюсь в июле в Грузию.", "уже взяла билеты в Грузию"),
+        ("ru", "Я не курю.", "коллеги курят, а я нет"),
+        ("ru", "Я вегетарианец.", "нашёл новое вегетарианское кафе"),
+        ("ru", "Я работаю в Сбере.", "в Сбере теперь нельзя работать из дома"),
+        ("ru", "Я живу в Москве.", "на майские ездили в Казань"),
+        ("en", "I work at Acme Corp.", "Acme is hiring, should I refer my friend?"),
+        ("en", "I live in Toronto.", "Toronto winters are brutal this year"),
+        ("en", "I'm engaged to Marco.", "Marco's parents are visiting next week"),
+        ("en", "I'm flying to Lisbon on Friday.", "packing for Lisbon, so excited"),
+        ("en", "I'm vegan.", "made vegan lasagna for my friends tonight"),
+        ("en", "I don't drink alcohol.", "I don't drink, so I'm the designated driver again"),
+        ("en", "I run 5k every morning.", "ran 8k this morning instead of 5"),
+        ("en", "I work at Acme Corp.", "not working today, public holiday"),
+        ("ru", "Я работаю в Ростелекоме.", "в Ростелекоме дали премию"),
+        ("ru", "Я живу в Новосибирске.", "в Новосибирске минус тридцать"),
+        ("ru", "Я встречаюсь с Денисом.", "Денис подарил мне цветы"),
+        ("ru", "Летом поеду в Италию.", "учу итальянский к поездке"),
+        ("ru", "Я не ем мясо.", "на ужин была рыба, мясо я не ем"),
+        ("ru", "Я курю электронки.", "курю меньше, чем раньше"),
+        ("ru", "В пятницу у нас корпоратив.", "не знаю, что надеть на корпоратив"),
+        ("en", "I work at Initech.", "Initech just announced layoffs, I'm safe for now"),
+        ("en", "I live in Chicago.", "flying back to Chicago tonight after the conference"),
+        ("en", "I'm dating Ravi.", "Ravi forgot our anniversary, I'm upset"),
+        (
+            "en",
+            "I'm flying to Japan in April.",
+            "I'm not flying business class to Japan, too pricey",
+        ),
+        ("en", "I drink every weekend.", "didn't drink this weekend, was sick"),
+        ("en", "I'm vegetarian.", "vegetarian for five years now and never felt better"),
+        ("ru", "Я работаю в Сбере.", "в Сбере теперь новый начальник отдела"),
+        ("ru", "Я живу в Самаре.", "в Самаре открыли новое метро"),
+        ("ru", "Встречаюсь с Ильёй.", "Илья уехал в командировку на неделю"),
+        ("ru", "Летом едем в Турцию.", "в Турцию не летим, а едем на машине"),
+        ("ru", "Я пью каждые выходные.", "в эти выходные не пил, болел"),
+        ("ru", "Я не ем сладкое.", "сладкое не ем уже полгода"),
+        ("en", "I work at Deloitte.", "Deloitte is moving our team to a new floor"),
+        ("en", "I live in Bristol.", "Bristol is so expensive these days"),
+        ("en", "I'm dating Kim.", "Kim and I are going to Rome next month"),
+        (
+            "en",
+            "I'm going to the Berlin conference next week.",
+            "booked my hotel for the Berlin conference",
+        ),
+        ("en", "I quit smoking.", "three months smoke-free today!"),
+        ("ru", "Я работаю в Газпроме.", "в Газпроме повысили зарплату"),
+        ("ru", "Я живу в Уфе.", "в Уфе сегодня первый снег"),
+        ("ru", "Встречаюсь с Никитой.", "Никита познакомил меня с мамой"),
+        ("ru", "В мае летим в Египет.", "купили путёвку в Египет"),
+        ("ru", "Я бросил курить.", "уже полгода не курю"),
+        (
+            "en",
+            "We're flying to Japan in April.",
+            "we're not flying through Dubai to Japan, there's a direct flight",
+        ),
+        ("en", "I'm going to Anna's wedding in June.", "I'm not bringing a date to Anna's wedding"),
+        (
+            "en",
+            "I'm going to visit my parents at Easter.",
+            "not telling my parents about the new job when I visit at Easter",
+        ),
+        ("en", "I want to adopt a cat.", "not sure what to name the cat I'm adopting"),
+        ("ru", "Летом поеду в Италию.", "в Италию поеду не одна, а с сестрой"),
+        (
+            "ru",
+            "В субботу идём на концерт.",
+            "на концерт не поедем на машине, там негде парковаться",
+        ),
+        ("ru", "Планирую сделать ремонт на кухне.", "ремонт на кухне делаю не сам, нашёл бригаду"),
+        ("ru", "На Новый год едем к родителям.", "к родителям едем не на поезде, а на машине"),
+        ("en", "I'm going to Anna's wedding in June.", "bought a dress for Anna's wedding"),
+        ("en", "I work at Initech.", "my Initech laptop died today"),
+        ("en", "I live in Leeds.", "Leeds is gorgeous in the autumn"),
+        ("en", "I'm dating Lina.", "Lina made me dinner, so sweet"),
+        ("ru", "Летом поеду в Италию.", "учу итальянский, чтобы не теряться в поездке"),
+        ("ru", "Я работаю в Сбере.", "в Сбере опять переезд офиса"),
+        ("ru", "Встречаюсь с Антоном.", "Антон не отвечает весь день"),
+        ("ru", "Я не пью кофе.", "на работе все пьют кофе, а я чай"),
+        ("en", "I work at a hotel in town.", "the hotel is so busy this week"),
+        ("en", "I live in Phoenix.", "Phoenix in August is unbearable"),
+        ("en", "I'm with Max.", "Max is cooking tonight"),
+        (
+            "en",
+            "I'm going skiing in Austria in February.",
+            "renting skis for Austria is cheaper than flying with mine",
+        ),
+        ("en", "I drink coffee every morning.", "skipped my coffee this morning, running late"),
+        ("ru", "Я работаю в салоне красоты.", "в салоне сегодня было много клиентов"),
+        ("ru", "Я живу в Перми.", "в Перми снова снег"),
+        ("ru", "Встречаюсь с Кириллом.", "Кирилл купил билеты в кино"),
+        ("ru", "В августе едем на Байкал.", "собираю вещи на Байкал"),
+        ("ru", "Я не ем мясо.", "мясо не ем, но рыбу иногда"),
+        ("en", "I work for Umbrella Inc.", "Umbrella Inc is doing a hiring freeze"),
+        ("en", "I'm married to Sofia.", "Sofia's birthday is on Sunday"),
+        (
+            "en",
+            "We're driving to Scotland on Saturday.",
+            "we're driving to Scotland via the Lake District",
+        ),
+        ("ru", "Я работаю в библиотеке.", "в библиотеке сегодня выставка"),
+        ("ru", "Я живу в Воронеже.", "в Воронеже открыли новый парк"),
+    ],
+)
+def test_same_topic_without_contradiction(language: str, older: str, newer: str) -> None:
+    assert not _contradicts(language, older, newer)
+
+
+def _habit(text: str, language: str = "en") -> list[tuple[bool, bool]]:
+    """(does it, says it changed) of each habit claim."""
+    return [(c.holds, c.change) for c in claims(text, cues(language)) if c.slot is Slot.HABIT]
+
+
+def test_habit_polarity() -> None:
+    assert _habit("I'm vegetarian") == [(False, False)]
+    assert _habit("not vegan anymore") == [(True, True), (True, True)]  # meat and dairy
+    assert _habit("I drink again now") == [(True, True)]
+    assert _habit("I don't drink coffee") == [(False, False)]  # coffee, not alcohol
+    assert _habit("бросила курить", "ru") == [(False, True)]
+    assert _habit("снова ем мясо", "ru") == [(True, True)]
+
+
+def test_a_habit_flip_needs_a_change() -> None:
+    was = Claim(Slot.HABIT, True, frozenset({"running"}), False)
+    assert not contradicts(Claim(Slot.HABIT, False, frozenset({"running"}), False), was)
+    assert contradicts(Claim(Slot.HABIT, False, frozenset({"running"}), True), was)
+
+
+def test_a_common_noun_ends_any_job_a_name_only_its_own() -> None:
+    en = cues("en")
+    (quit_cafe,) = [c for c in claims("I quit the café", en) if c.slot is Slot.JOB]
+    (quit_globex,) = [c for c in claims("I quit Globex", en) if c.slot is Slot.JOB]
+    (initech,) = [c for c in claims("I work at Initech", en) if c.slot is Slot.JOB]
+    assert contradicts(quit_cafe, initech)
+    assert not contradicts(quit_globex, initech)
+
+
+def test_an_unnamed_new_home_replaces_an_arrangement_not_a_city() -> None:
+    assert _contradicts("en", "I live with my parents.", "finally got my own place")
+    assert not _contradicts("en", "I live in Leeds.", "finally got my own place")
+
+
+def test_the_same_thing_on_another_day_is_a_move_one_more_is_not() -> None:
+    older = "I have a dentist appointment on Thursday."
+    assert _contradicts("en", older, "the dentist is now on Friday")
+    assert not _contradicts("en", older, "now I also have a dentist checkup on Monday")
+    assert not _contradicts("en", older, "the dentist is on Thursday at 3 now")
+
+
+def test_a_negated_detail_leaves_the_plan() -> None:
+    assert _contradicts("ru", "Летом поеду в Италию.", "в Италию не поеду, нет визы")
+    assert not _contradicts("ru", "Летом поеду в Италию.", "в Италию поеду не одна")
+    assert not _contradicts("ru", "Летом едем в Турцию.", "в Турцию не летим, а едем на машине")
+    interview = "I have a job interview at Globex on March 18."
+    assert not _contradicts("en", interview, "I have no time to prepare for the Globex interview")
+    assert _contradicts("en", "I'm going to the gym tonight.", "no gym for me tonight")
+
+
+def test_a_hedged_message_contradicts_nothing() -> None:
+    assert not _contradicts("en", "I live in Austin.", "maybe we'll move to Denver next year")
