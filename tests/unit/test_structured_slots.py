@@ -591,3 +591,9 @@ def test_a_negated_detail_leaves_the_plan() -> None:
 
 def test_a_hedged_message_contradicts_nothing() -> None:
     assert not _contradicts("en", "I live in Austin.", "maybe we'll move to Denver next year")
+
+
+def test_freelancing_is_a_job_of_its_own() -> None:
+    assert _contradicts("en", "I work at Initech.", "I'm freelancing now")
+    assert _contradicts("en", "I work as a freelance designer.", "I now work at Globex")
+    assert _contradicts("ru", "Я фрилансер.", "теперь работаю в Сбере")
