@@ -23,6 +23,7 @@ from typing import Annotated, Self
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from selfimprint.domain.models import (
+    MAX_EVIDENCE_IDS,
     AwareDatetime,
     Belief,
     EvidenceKind,
@@ -118,6 +119,9 @@ class Evidence(_Value):
     at: AwareDatetime
 
 
+_STREAM_FIELDS = ("observed_for", "observed_against", "self_report_for", "self_report_against")
+
+
 class EvidenceStreams(_Value):
     """Evidence ids per stream and direction, kept apart so neither stream silently wins.
 
@@ -141,6 +145,11 @@ class EvidenceStreams(_Value):
             )
         )
 
+    @classmethod
+    def of(cls, belief: Belief) -> EvidenceStreams:
+        """The streams a stored belief carries."""
+        return cls(**{f: getattr(belief, f) for f in _STREAM_FIELDS})
+
     def recorded(self, evidence: Evidence) -> EvidenceStreams:
         if self.contains(evidence.id):
             return self
@@ -151,7 +160,9 @@ class EvidenceStreams(_Value):
             (EvidenceStream.SELF_REPORT, False): "self_report_against",
         }[(evidence.stream, evidence.supports)]
         ids: tuple[str, ...] = getattr(self, field)
-        return self.model_copy(update={field: (*ids, evidence.id)})
+        # A belief keeps the newest MAX_EVIDENCE_IDS per list: older evidence still moved its
+        # confidence, only its id (the replay guard) is forgotten.
+        return self.model_copy(update={field: (*ids, evidence.id)[-MAX_EVIDENCE_IDS:]})
 
     def observed_balance(self) -> int:
         return len(self.observed_for) - len(self.observed_against)
@@ -214,6 +225,18 @@ def record_evidence(
         counted=True,
         diverging=updated_streams.diverge(),
     )
+
+
+def update_belief(
+    belief: Belief, evidence: Evidence, config: BeliefConfig = DEFAULT_BELIEF
+) -> EvidenceOutcome:
+    """`record_evidence` on the streams the belief carries, written back into it: what every
+    production caller stores."""
+    outcome = record_evidence(belief, EvidenceStreams.of(belief), evidence, config)
+    if not outcome.counted:
+        return outcome
+    stored = outcome.belief.model_copy(update=outcome.streams.model_dump())
+    return outcome.model_copy(update={"belief": stored})
 
 
 # --- review cadence -----------------------------------------------------------------------------

@@ -19,6 +19,8 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validat
 MAX_CONTENT_CHARS = 2_000
 MAX_ID_CHARS = 128
 MAX_SOURCES = 1_000
+# Evidence ids kept per belief stream and direction (domain.belief); the oldest drop out first.
+MAX_EVIDENCE_IDS = 32
 MAX_MODEL_NAME_CHARS = 200
 
 _ID_PATTERN = r"^[A-Za-z0-9_.:\-]+$"
@@ -122,6 +124,9 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
 
 
+EvidenceIds = Annotated[tuple[MemoryId, ...], Field(max_length=MAX_EVIDENCE_IDS)]
+
+
 class Belief(_Strict):
     """Belief metadata carried by every node (the epistemic-memory article)."""
 
@@ -134,6 +139,12 @@ class Belief(_Strict):
     # When `confidence` was last set; dormancy decay (domain.belief) runs from here, the way node
     # decay runs from `weight_at`. None: the latest of first_seen / confirmed_at / challenged_at.
     confidence_at: AwareDatetime | None = None
+    # The evidence that moved `confidence`, by stream and direction (article, component 6), as
+    # message or memory ids, newest last: counts derive from them and a replay is a no-op.
+    observed_for: EvidenceIds = ()
+    observed_against: EvidenceIds = ()
+    self_report_for: EvidenceIds = ()
+    self_report_against: EvidenceIds = ()
 
     def evidence_anchor(self) -> datetime:
         """The moment the stored confidence refers to."""

@@ -21,8 +21,9 @@ from selfimprint.domain.belief import (
     half_life,
     record_evidence,
     select_for_review,
+    update_belief,
 )
-from selfimprint.domain.models import Belief, EvidenceKind, Permanence
+from selfimprint.domain.models import MAX_EVIDENCE_IDS, Belief, EvidenceKind, Permanence
 
 pytestmark = pytest.mark.unit
 
@@ -259,3 +260,27 @@ def test_review_selection_is_disjoint_and_splits_high_from_low(
             confidences[i] for i in selection.lowest
         )
     assert select_for_review(dict(reversed(list(confidences.items())))) == selection
+
+
+# Evidence stored on the belief ---------------------------------------------------------------
+
+
+def test_update_belief_stores_its_evidence_and_a_replay_changes_nothing() -> None:
+    first = update_belief(belief(0.5), evidence("m1", OBSERVED, at=T0 + DAY))
+    assert first.counted and first.belief.observed_for == ("m1",)
+    assert first.belief.confirmed_at == T0 + DAY and first.belief.confidence > 0.5
+    again = update_belief(first.belief, evidence("m1", OBSERVED, at=T0 + 2 * DAY))
+    assert not again.counted and again.belief == first.belief
+    against = update_belief(first.belief, evidence("m2", SELF_REPORT, supports=False))
+    assert against.belief.self_report_against == ("m2",)
+    assert against.belief.observed_for == ("m1",)
+    assert against.belief.challenged_at is not None
+
+
+def test_a_belief_keeps_only_the_newest_evidence_ids() -> None:
+    current = belief(0.5)
+    for i in range(MAX_EVIDENCE_IDS + 5):
+        current = update_belief(current, evidence(f"m{i}", OBSERVED, at=T0 + i * DAY)).belief
+    assert len(current.observed_for) == MAX_EVIDENCE_IDS
+    assert current.observed_for[-1] == f"m{MAX_EVIDENCE_IDS + 4}"
+    assert "m0" not in current.observed_for

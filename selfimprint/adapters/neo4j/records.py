@@ -132,7 +132,7 @@ _NODE_SCALARS = (
 )  # fmt: skip
 _BELIEF_FIELDS = (
     "confidence", "permanence", "first_seen", "confirmed_at", "challenged_at", "evidence_kind",
-    "confidence_at",
+    "confidence_at", "observed_for", "observed_against", "self_report_for", "self_report_against",
 )  # fmt: skip
 _HYPOTHESIS_FIELDS = (
     "status", "supporting", "contradicting", "reinforcements", "created_at", "deadline",
@@ -215,7 +215,8 @@ def node_from_record(raw: Mapping[str, Any]) -> Node:
     vector = next((values[f] for f in _VECTOR_FIELDS if values.get(f) is not None), None)
     data = {f: values.get(f) for f in _NODE_SCALARS}
     data["sources"] = tuple(values.get("sources") or ())
-    data["belief"] = {f: values.get(f) for f in _BELIEF_FIELDS}
+    # A property never written (evidence lists on memories stored before they existed) is absent.
+    data["belief"] = {f: values[f] for f in _BELIEF_FIELDS if values.get(f) is not None}
     data["embedding"] = tuple(vector) if vector is not None else None
     if vector is None:
         data["embedding_model"] = None
