@@ -16,6 +16,7 @@ import httpx
 from pydantic import BaseModel
 
 from selfimprint.domain.messages import Message
+from selfimprint.domain.portrait import PortraitEntry, parse_portrait
 from selfimprint.domain.users import UserProfile
 
 
@@ -86,6 +87,10 @@ class SelfImprintClient:
     async def portrait(self, user_id: str) -> str:
         """What the system believes about the user, as the Markdown the user is shown."""
         return _checked(await self._http.get(f"/v1/users/{user_id}/portrait")).text
+
+    async def portrait_entries(self, user_id: str) -> tuple[PortraitEntry, ...]:
+        """The portrait's beliefs, parsed: title, content, confidence and dates per entry."""
+        return parse_portrait(await self.portrait(user_id))
 
     async def put_user(self, user_id: str, profile: UserProfile) -> dict[str, Any]:
         result: dict[str, Any] = await self.request(

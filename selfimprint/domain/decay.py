@@ -281,11 +281,6 @@ def node_effective_weight(
     )
 
 
-def is_removable(weight: float, config: DecayConfig = DEFAULT_DECAY) -> bool:
-    """Spec §3.3: a node whose (effective) weight fell below the threshold leaves the graph."""
-    return weight < config.removal_threshold
-
-
 def expires_at(
     weight: float,
     weight_at: datetime,

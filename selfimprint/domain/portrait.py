@@ -187,9 +187,13 @@ def render_portrait(
 def parse_portrait(
     text: str, config: PortraitConfig = DEFAULT_PORTRAIT
 ) -> tuple[PortraitEntry, ...]:
-    """Every block of a rendered portrait; a heading line starts a block."""
+    """Every belief block of a rendered portrait; a heading line starts a block. The tensions
+    log the API appends after the blocks (a top-level `# ` heading, or its own heading) ends
+    them: it is read by eye, not parsed."""
     blocks: list[list[str]] = []
     for line in text.replace("\r\n", "\n").split("\n"):
+        if line.startswith("# ") or line == TENSIONS_HEADING:
+            break
         if line.startswith(HEADING):
             blocks.append([line])
         elif blocks:

@@ -386,13 +386,3 @@ def next_sleep_at(
         reason=f"{row.depth.value} {kind.value} pass at {_local(at, tz)} for "
         f"{state.plan.value}/{level.value}: {why} [{tz.key}]",
     )
-
-
-def sleep_due(
-    state: ScheduleState, now: datetime, tz: ZoneInfo, policy: SleepPolicy = DEFAULT_SLEEP_POLICY
-) -> NextSleep | None:
-    """The pass to run now, or None when none is due."""
-    planned = next_sleep_at(state, now, tz, policy)
-    if planned.at is None or planned.at > _utc(now):
-        return None
-    return planned

@@ -22,7 +22,6 @@ from selfimprint.domain.decay import (
     effective_weight,
     expires_at,
     is_expired,
-    is_removable,
     is_significant_event,
     node_coefficient,
     node_effective_weight,
@@ -143,9 +142,12 @@ def test_a_negative_emotional_note_halves_each_day() -> None:
     assert node_effective_weight(note, T0 + days(3)) == pytest.approx(0.125)
 
 
-def test_removal_threshold_is_strict() -> None:
-    assert is_removable(0.0499)
-    assert not is_removable(0.05)
+def test_a_node_expires_when_its_weight_reaches_the_removal_threshold() -> None:
+    # The sweeper prunes by `expires_at` in Cypher; this is the instant the weight hits 0.05.
+    moment = expires_at(1.0, T0, 0.5)
+    assert moment is not None
+    periods = (moment - T0) / DEFAULT_DECAY.decay_period
+    assert 0.5**periods == pytest.approx(DEFAULT_DECAY.removal_threshold)
 
 
 # expires_at vs the "time from 1.0 to removal" column of spec §3.3 ------------------------------

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta, timezone
 
+import httpx
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from selfimprint.client import SelfImprintClient
 from selfimprint.domain.models import Belief, Permanence, Tension, TensionStatus
 from selfimprint.domain.portrait import (
     PortraitConfig,
@@ -206,3 +208,22 @@ def test_a_resolved_tension_shows_its_status_and_an_empty_log_says_so() -> None:
     )
     assert "status:resolved" in render_tensions([resolved], {})
     assert render_tensions([], {}) == "## Tensions\n(none recorded)"
+
+
+async def test_the_sdk_reads_the_beliefs_of_the_portrait_the_api_serves() -> None:
+    # The API appends the tensions log after the belief blocks (api/routes/memories.py).
+    tension = Tension(id="t", node_a="a", node_b="b", detected_at=T0)
+    served = (
+        render_portrait([ARTICLE_ENTRY])
+        + "\n\n# Tensions\n\n"
+        + render_tensions([tension], {"a": "I work at Initech", "b": "I quit Initech"})
+    )
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        assert request.url.path == "/v1/users/u1/portrait"
+        return httpx.Response(200, text=served)
+
+    client = SelfImprintClient("http://api", "key")
+    client._http = httpx.AsyncClient(base_url="http://api", transport=httpx.MockTransport(answer))
+    async with client:
+        assert await client.portrait_entries("u1") == (ARTICLE_ENTRY,)

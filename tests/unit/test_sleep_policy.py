@@ -29,7 +29,6 @@ from selfimprint.domain.sleep_policy import (
     local_instant,
     next_sleep_at,
     operations_for,
-    sleep_due,
 )
 
 pytestmark = pytest.mark.unit
@@ -295,11 +294,12 @@ def test_inactive_users_are_off_and_overdue_passes_are_due() -> None:
     messages = [START, START + timedelta(days=8)]
     off = next_sleep_at(state(Plan.PAID, messages), START + timedelta(days=38), MOSCOW)
     assert off.at is None and off.kind is None and off.reason.startswith("off:")
-    assert sleep_due(state(Plan.PAID, messages), START + timedelta(days=39), MOSCOW) is None
+    assert next_sleep_at(state(Plan.PAID, messages), START + timedelta(days=39), MOSCOW).at is None
     late = START + timedelta(days=12)  # still light; the weekly pass was due on day 7
-    due = sleep_due(state(Plan.PAID, messages), late, MOSCOW)
-    assert due is not None and due.at is not None and due.at < late and "overdue" in due.reason
-    assert sleep_due(state(Plan.PAID, messages), START + timedelta(days=2), MOSCOW) is None
+    due = next_sleep_at(state(Plan.PAID, messages), late, MOSCOW)
+    assert due.at is not None and due.at < late and "overdue" in due.reason
+    early = next_sleep_at(state(Plan.PAID, messages), START + timedelta(days=2), MOSCOW)
+    assert early.at is not None and early.at > START + timedelta(days=2)
 
 
 # --- properties -------------------------------------------------------------------------------
