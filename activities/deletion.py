@@ -16,6 +16,7 @@ from selfimprint.adapters.graph_archive import GraphArchive
 from selfimprint.adapters.neo4j import Neo4jGraphStore
 from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
 from selfimprint.adapters.neo4j.message_log import MessageLogs
+from selfimprint.domain.monthly_summary import summary_schedule_id
 from selfimprint.domain.users import UserScope
 from selfimprint.logging import get_logger
 from selfimprint.ports import DataKeyStore
@@ -128,7 +129,21 @@ class DeletionActivities:
         store = self._graph.for_user(data.tenant_id, data.user_id)
         memories = await with_heartbeats(store.delete_graph())
         await with_heartbeats(store.delete_sleep_results())
+        await with_heartbeats(store.delete_summaries())  # they quote memories too
         return memories
+
+    @activity.defn(name="deletion.delete_summary_schedule")
+    async def delete_summary_schedule(self, data: DeleteUserPartInput) -> bool:
+        """Delete the user's monthly summary schedule; False when there was none."""
+        handle = self._client.get_schedule_handle(summary_schedule_id(data.tenant_id, data.user_id))
+        try:
+            await handle.delete()
+        except RPCError as exc:
+            if exc.status is RPCStatusCode.NOT_FOUND:
+                return False
+            raise
+        log.info("deletion.summary_schedule_deleted", user_id=data.user_id)
+        return True
 
     @activity.defn(name="deletion.delete_messages")
     async def delete_messages(self, data: DeleteUserPartInput) -> int:

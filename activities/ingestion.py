@@ -258,6 +258,7 @@ class IngestionActivities:
                     tally=r.result.tally,
                     source_ids=r.added_sources,
                     expected_weight_at=r.expected_weight_at,
+                    belief=r.node.belief,
                 )
             )
         await store.upsert((), plan.edges)

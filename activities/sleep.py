@@ -15,6 +15,7 @@ deterministic): the pre-check then runs the pass, hypothesis formation proposes 
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Protocol, TypeVar
@@ -55,8 +56,9 @@ from selfimprint.domain.sleep_planning import Proposal as PlannedProposal
 from selfimprint.domain.sleep_policy import SleepOperation
 from selfimprint.domain.sleep_writes import SleepRunRecord, SleepStatus, SleepWrites
 from selfimprint.domain.smart_skip import SkipFeatures, skip_features
+from selfimprint.domain.stance import DEFAULT_STANCE, StanceConfig
 from selfimprint.logging import get_logger
-from selfimprint.ports import LLM, GraphSnapshot
+from selfimprint.ports import LLM, Embedder, GraphSnapshot
 from selfimprint.prompts.hypotheses import (
     HypothesesAnswer,
     PrecheckAnswer,
@@ -166,6 +168,10 @@ class ProposeInput(BaseModel):
 class Proposal(BaseModel):
     statement: str
     evidence: list[str]
+    # The statement embedded on the model side, as ingestion embeds memories (the passage
+    # side, so the two compare); None from a worker without an embedder.
+    embedding: list[float] | None = None
+    embedding_model: str | None = None
 
 
 class ProposeOutput(BaseModel):
@@ -216,6 +222,7 @@ class CheckOutput(BaseModel):
     outcomes: dict[str, int]
     anchored: int
     applied: bool
+    evidence: int = 0  # later memories counted for or against a hypothesis
 
 
 def _bad_data(exc: Exception) -> ApplicationError:
@@ -243,12 +250,14 @@ class SleepActivities:
         triggers: TriggerConfig = DEFAULT_TRIGGERS,
         formation: HypothesisFormationConfig = DEFAULT_FORMATION,
         hypotheses: HypothesisPolicy = DEFAULT_POLICY,
+        stance: StanceConfig = DEFAULT_STANCE,
     ) -> None:
         self._graphs = graphs
         self._patterns = patterns  # operations 1-4 (Settings.sleep_tuning_file)
         self._triggers = triggers  # operations 5-6
         self._formation = formation  # operation 3 and the hypothesis check
         self._hypotheses = hypotheses  # the hypothesis lifecycle (spec §3.5.2)
+        self._stance = stance  # how a later memory bears on a hypothesis (domain/stance.py)
 
     def _graph(self, scope: SleepScope) -> SleepGraph:
         return self._graphs.for_user(scope.tenant_id, scope.user_id)
@@ -364,7 +373,15 @@ class SleepActivities:
     @activity.defn(name="sleep.store_hypotheses")
     async def store_hypotheses(self, data: StoreHypothesesInput) -> StoreHypothesesOutput:
         scope = data.scope
-        proposals = [PlannedProposal(p.statement, tuple(p.evidence)) for p in data.proposals]
+        proposals = [
+            PlannedProposal(
+                p.statement,
+                tuple(p.evidence),
+                tuple(p.embedding) if p.embedding else None,
+                p.embedding_model,
+            )
+            for p in data.proposals
+        ]
 
         async def plan(graph: GraphSnapshot) -> tuple[SleepWrites, tuple[int, int, int]]:
             timeline = await self._graph(scope).decay_clock()
@@ -444,10 +461,13 @@ class SleepActivities:
 
     @activity.defn(name="sleep.check_hypotheses")
     async def check_hypotheses(self, data: OperationInput) -> CheckOutput:
-        """The §3.5.2 lifecycle check and the §5 reality anchor, for every active hypothesis."""
+        """The §3.5.2 lifecycle check and the §5 reality anchor, for every active hypothesis;
+        later memories are its evidence (silent consistency, `later_evidence`)."""
         scope = data.scope
 
-        async def plan(graph: GraphSnapshot) -> tuple[SleepWrites, tuple[dict[str, int], int]]:
+        async def plan(
+            graph: GraphSnapshot,
+        ) -> tuple[SleepWrites, tuple[dict[str, int], int, int]]:
             checks = plan_hypothesis_checks(
                 graph.nodes,
                 graph.hypotheses,
@@ -455,18 +475,28 @@ class SleepActivities:
                 self._patterns,
                 self._formation,
                 self._hypotheses,
+                edges=graph.edges,
+                stance_config=self._stance,
             )
-            return checks.writes, (checks.outcomes, checks.anchored)
+            return checks.writes, (checks.outcomes, checks.anchored, checks.evidence)
 
-        (outcomes, anchored), applied = await self._operate(scope, "hypothesis_lifecycle", plan)
-        return CheckOutput(outcomes=outcomes, anchored=anchored, applied=applied)
+        (outcomes, anchored, evidence), applied = await self._operate(
+            scope, "hypothesis_lifecycle", plan
+        )
+        log.info(
+            "sleep.hypotheses_checked", run_id=scope.run_id, evidence=evidence, outcomes=outcomes
+        )
+        return CheckOutput(outcomes=outcomes, anchored=anchored, applied=applied, evidence=evidence)
 
 
 class SleepModelActivities:
     """Model side of the sleep phase (gpu queue)."""
 
-    def __init__(self, llm: LLM) -> None:
+    def __init__(self, llm: LLM, embedder: Embedder | None = None) -> None:
         self._llm = llm
+        # Embeds the proposed statements here, where memories are embedded (the gpu worker):
+        # the cpu workers hold no model.
+        self._embedder = embedder
 
     @activity.defn(name="sleep.precheck")
     async def precheck(self, data: PrecheckInput) -> PrecheckOutput:
@@ -499,4 +529,14 @@ class SleepModelActivities:
                 context.memory_ids[i - 1] for i in h.evidence if 1 <= i <= len(context.memory_ids)
             ]
             proposals.append(Proposal(statement=h.statement.strip(), evidence=ids))
-        return ProposeOutput(proposals=[p for p in proposals if p.statement])
+        proposals = [p for p in proposals if p.statement]
+        embedder = self._embedder
+        if embedder is not None and proposals:
+            rows = await asyncio.to_thread(
+                embedder.embed_passages, [p.statement for p in proposals]
+            )
+            proposals = [
+                p.model_copy(update={"embedding": list(row), "embedding_model": embedder.model_id})
+                for p, row in zip(proposals, rows, strict=True)
+            ]
+        return ProposeOutput(proposals=proposals)

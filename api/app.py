@@ -18,7 +18,11 @@ from api.limits import BodySizeLimit
 from api.metrics import RequestMetrics
 from api.notifier import LifecycleNotifier
 from api.resources import Resources
+from api.routes import collective as collective_routes
 from api.routes import context, erasure, memories, messages, users
+from api.routes import reviews as review_routes
+from api.routes import summaries as summary_routes
+from api.routes import tensions as tension_routes
 from selfimprint.config import Settings
 from selfimprint.logging import get_logger
 from selfimprint.telemetry.asgi import RequestTracing
@@ -69,7 +73,11 @@ def create_app(
     app.include_router(messages.router)
     app.include_router(context.router)
     app.include_router(memories.router)
+    app.include_router(review_routes.router)
+    app.include_router(tension_routes.router)
+    app.include_router(summary_routes.router)
     app.include_router(erasure.router)
+    app.include_router(collective_routes.router)
 
     @app.get("/healthz", tags=["operations"])
     async def healthz() -> dict[str, str]:

@@ -20,6 +20,7 @@ from selfimprint.adapters.graph_archive import GraphArchive, build_archive
 from selfimprint.adapters.llm import OpenAICompatibleLLM, build_llm
 from selfimprint.adapters.neo4j import Neo4jGraphStore, open_driver
 from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
+from selfimprint.adapters.neo4j.collective import Neo4jCollective
 from selfimprint.adapters.neo4j.message_log import Neo4jMessageLog
 from selfimprint.adapters.temporal import connect
 from selfimprint.config import Settings
@@ -75,6 +76,10 @@ class Resources:
 
     def messages(self, scope: UserScope) -> Neo4jMessageLog:
         return Neo4jMessageLog(self.driver, self.settings.neo4j_database, scope)
+
+    def collective(self) -> Neo4jCollective:
+        """CollectiveImprint's patterns (per tenant, no user data: service.collective)."""
+        return Neo4jCollective(self.driver, self.settings.neo4j_database)
 
     async def temporal(self) -> Client:
         """The shared client. While Temporal is unreachable, a failed connect is remembered

@@ -123,6 +123,8 @@ class StackConfig:
     extraction: Literal["verbatim", "structured", "llm"]
     long_messages: Literal["split", "clip"] | None = None  # Settings.verbatim_long_messages
     lexical: bool = True  # lexical relevance in retrieval (Settings.retrieval_lexical_pool > 0)
+    # Overrides of the retrieval score (DomainTuning "scoring", via Settings.tuning_file).
+    scoring: tuple[tuple[str, float], ...] = ()
 
 
 CONFIGS = {
@@ -132,6 +134,11 @@ CONFIGS = {
     "verbatim-split-dense": StackConfig("verbatim-split-dense", "verbatim", "split", False),
     # Typed memories without a large model (domain.structured, the CPU default).
     "structured": StackConfig("structured", "structured"),
+    # The same without the belief-confidence factor of the score (scoring.confidence_weight 0),
+    # to measure what confidence does to recall beside `structured`.
+    "structured-no-confidence": StackConfig(
+        "structured-no-confidence", "structured", scoring=(("confidence_weight", 0.0),)
+    ),
     "llm": StackConfig("llm", "llm"),
 }
 DEFAULT_CONFIGS = "verbatim-split"
@@ -170,7 +177,9 @@ def describe_llm(args: argparse.Namespace, config: StackConfig) -> str:
     if config.extraction == "structured":
         return (
             "none (extraction=structured: typed memories, dates, people, causes and "
-            "contradictions from the user's words; e5 classifier head)"
+            "contradictions from the user's words; e5 classifier head"
+            + "".join(f"; scoring {k}={v}" for k, v in config.scoring)
+            + ")"
         )
     if args.llm == "local":
         return "SmolLM2-135M-Instruct (GGUF, llama.cpp via xllamacpp, CPU)"
@@ -189,6 +198,8 @@ def stack_settings(
         fields["verbatim_long_messages"] = config.long_messages
     if not config.lexical:
         fields["retrieval_lexical_pool"] = 0
+    if config.scoring:
+        fields["tuning_file"] = scoring_tuning_file(data_dir, config)
     if args.embedder_model_path:
         fields["embedder_model_path"] = Path(args.embedder_model_path)
     if args.embedder_device:
@@ -202,6 +213,16 @@ def stack_settings(
         fields["data_dir"] = data_dir
         fields.update(isolated_port_settings())
     return Settings(**fields)
+
+
+def scoring_tuning_file(data_dir: Path | None, config: StackConfig) -> Path:
+    """A DomainTuning file with the configuration's scoring overrides (in the stack's data
+    folder, or a temporary one for --api-url, where the running stack must have read it)."""
+    folder = data_dir or Path(tempfile.mkdtemp(prefix=f"bench-locomo-{config.name}-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "tuning.json"
+    path.write_text(json.dumps({"scoring": dict(config.scoring)}), "utf-8")
+    return path
 
 
 def check_settings_fields(configs: Sequence[StackConfig]) -> None:

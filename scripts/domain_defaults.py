@@ -25,6 +25,7 @@ from pydantic import BaseModel
 
 from selfimprint.domain.belief import BeliefConfig
 from selfimprint.domain.collective import CollectiveConfig
+from selfimprint.domain.collective_patterns import CollectivePatternConfig
 from selfimprint.domain.compaction.config import CompactionConfig
 from selfimprint.domain.compaction.entropy import EntropyConfig
 from selfimprint.domain.context import ContextConfig
@@ -36,14 +37,17 @@ from selfimprint.domain.inference_policy import InferencePolicyConfig
 from selfimprint.domain.ingestion.config import IngestionConfig
 from selfimprint.domain.language import LanguageConfig
 from selfimprint.domain.lifecycle_timings import LifecycleTimings
+from selfimprint.domain.monthly_summary import SummaryConfig
 from selfimprint.domain.patterns import PatternConfig
 from selfimprint.domain.portrait import PortraitConfig
 from selfimprint.domain.restatement import RestatementConfig
 from selfimprint.domain.scheduled_triggers import TriggerConfig
 from selfimprint.domain.scoring import ScoringConfig
+from selfimprint.domain.session_review import ReviewConfig
 from selfimprint.domain.sleep_planning import HypothesisFormationConfig
 from selfimprint.domain.sleep_policy import SleepPolicy
 from selfimprint.domain.smart_skip import SmartSkipPolicy
+from selfimprint.domain.stance import StanceConfig
 from selfimprint.domain.structured.extractor import StructuredConfig
 from selfimprint.domain.synx_layout import PartitionPolicy
 from selfimprint.domain.verbatim_extraction import VerbatimConfig
@@ -53,7 +57,8 @@ MODELS: list[type[BaseModel]] = [
     InferencePolicyConfig, CompactionConfig, EntropyConfig, CollectiveConfig, PortraitConfig,
     CorrectionConfig, PatternConfig, TriggerConfig, IngestionConfig, ContextConfig,
     VerbatimConfig, StructuredConfig, RestatementConfig, GroundingConfig, LanguageConfig,
-    LifecycleTimings, PartitionPolicy, HypothesisFormationConfig,
+    LifecycleTimings, PartitionPolicy, HypothesisFormationConfig, StanceConfig, ReviewConfig,
+    SummaryConfig, CollectivePatternConfig,
 ]  # fmt: skip
 DOC = Path(__file__).resolve().parents[1] / "docs" / "domain-defaults.md"
 

@@ -8,7 +8,7 @@ async with SelfImprintClient("http://127.0.0.1:8000", api_key) as si:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from types import TracebackType
 from typing import Any, Literal
 
@@ -53,17 +53,28 @@ class Context(BaseModel):
     memories: list[UsedMemory]
     collective_hints: list[str]
     open_loop_questions: list[str]
+    # The session review (every 10th session): {id, session, items: [{memory_id, content,
+    # confidence, side}]}; answer it with `answer_review`.
+    review: dict[str, Any] | None = None
     tier: str = "hot"
     rehydrating: bool = False
     timings_ms: dict[str, float]
 
 
 class SelfImprintClient:
-    def __init__(self, base_url: str, api_key: str, *, timeout_s: float = 30.0) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str,
+        *,
+        timeout_s: float = 30.0,
+        transport: httpx.AsyncBaseTransport | None = None,  # tests: the app in process (ASGI)
+    ) -> None:
         self._http = httpx.AsyncClient(
             base_url=base_url.rstrip("/"),
             headers={"Authorization": f"Bearer {api_key}"},
             timeout=timeout_s,
+            transport=transport,
         )
 
     async def __aenter__(self) -> SelfImprintClient:
@@ -137,6 +148,45 @@ class SelfImprintClient:
         )
         return result
 
+    async def delete_memory(self, user_id: str, memory_id: str) -> None:
+        """Delete this one memory (and its edges, tensions, derived results); 204, also again."""
+        await self.request("DELETE", f"/v1/users/{user_id}/memories/{memory_id}")
+
+    async def tensions(self, user_id: str, status: str | None = None) -> list[dict[str, Any]]:
+        """The user's tensions (`status`: unresolved | resolved | None for all), oldest first."""
+        params = {"status": status} if status else {}
+        result: dict[str, Any] = await self.request(
+            "GET", f"/v1/users/{user_id}/tensions", params=params
+        )
+        tensions: list[dict[str, Any]] = result["tensions"]
+        return tensions
+
+    async def resolve_tension(
+        self, user_id: str, tension_id: str, keep: Literal["a", "b", "both"], note: str = ""
+    ) -> dict[str, Any]:
+        """Keep side a (newer), b (older) or both; the side not kept is marked wrong."""
+        result: dict[str, Any] = await self.request(
+            "POST",
+            f"/v1/users/{user_id}/tensions/{tension_id}/resolve",
+            json={"keep": keep, "note": note},
+        )
+        return result
+
+    async def answer_review(
+        self,
+        user_id: str,
+        review_id: str,
+        answers: Mapping[str, Literal["confirm", "wrong"]],
+    ) -> dict[str, Any]:
+        """The user's verdict on beliefs of a session review (memory id -> confirm | wrong); the
+        review then leaves the context. Sending the same answers again is a no-op."""
+        result: dict[str, Any] = await self.request(
+            "POST",
+            f"/v1/users/{user_id}/reviews/{review_id}",
+            json={"answers": [{"memory_id": m, "verdict": v} for m, v in answers.items()]},
+        )
+        return result
+
     async def forget(self, user_id: str, topic: str, *, dry_run: bool = True) -> dict[str, Any]:
         result: dict[str, Any] = await self.request(
             "POST", f"/v1/users/{user_id}/forget", json={"topic": topic, "dry_run": dry_run}
@@ -147,6 +197,19 @@ class SelfImprintClient:
         result: dict[str, Any] = await self.request("GET", f"/v1/users/{user_id}/export")
         return result
 
+    async def summaries(self, user_id: str, *, limit: int = 12) -> list[dict[str, Any]]:
+        """Monthly summaries, newest first (each `{"summary": ..., "seen_at": ...}`)."""
+        result: dict[str, Any] = await self.request(
+            "GET", f"/v1/users/{user_id}/summaries", params={"limit": limit}
+        )
+        found: list[dict[str, Any]] = result["summaries"]
+        return found
+
+    async def summary(self, user_id: str, month: str) -> dict[str, Any]:
+        """One month's summary (YYYY-MM); ApiError `summary_not_found` if there is none."""
+        result: dict[str, Any] = await self.request("GET", f"/v1/users/{user_id}/summaries/{month}")
+        return result
+
     async def delete_user(self, user_id: str) -> dict[str, Any]:
         result: dict[str, Any] = await self.request("DELETE", f"/v1/users/{user_id}")
         return result
@@ -155,6 +218,23 @@ class SelfImprintClient:
         """The user said the assistant no longer understands them (counted once per id)."""
         result: dict[str, Any] = await self.request(
             "POST", f"/v1/users/{user_id}/feedback", json={"id": feedback_id}
+        )
+        return result
+
+    async def context_feedback(
+        self, user_id: str, feedback_id: str, message: str, *, memories_used: int
+    ) -> dict[str, Any]:
+        """The context served for `message` did not help (CollectiveImprint, spec §3.7);
+        `memories_used` is `len(memories)` of that context's response."""
+        result: dict[str, Any] = await self.request(
+            "POST",
+            f"/v1/users/{user_id}/context-feedback",
+            json={
+                "id": feedback_id,
+                "message": message,
+                "helpful": False,
+                "memories_used": memories_used,
+            },
         )
         return result
 

@@ -236,6 +236,21 @@ class Settings(BaseSettings):
         description="Larger archived graphs are not read on the context path (decode time).",
     )
 
+    # --- CollectiveImprint (spec §3.7) ---------------------------------------------------------
+    collective_k_floor: int = Field(
+        10,
+        ge=1,
+        description="CollectiveImprint: the floor of k = max(floor, 0.1% of active users) "
+        "distinct users a pattern needs before its hint is served (spec §3.7: 10).",
+    )
+    collective_pseudonym_key: SecretStr = Field(
+        SecretStr("dev-only-collective-pseudonym-key-set-me-in-production"),
+        min_length=32,
+        description="Secret (32+ bytes) keying the pseudonyms that count a pattern's distinct "
+        "users. The default is for the local stack only: set it in production. Changing it "
+        "restarts the count of every pattern not yet graduated.",
+    )
+
     # --- codec server (decrypted payloads in the Temporal UI) ---------------------------------
     codec_port: int = Field(8088, ge=1, le=65535, description="Codec server port.")
     codec_token: SecretStr | None = Field(

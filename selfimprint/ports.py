@@ -61,10 +61,12 @@ from typing import Annotated, Self  # noqa: E402
 from pydantic import ConfigDict, Field, model_validator  # noqa: E402
 
 from selfimprint.domain.compaction.plan import CompactionPlan  # noqa: E402
+from selfimprint.domain.context import PreparedQuestion  # noqa: E402
 from selfimprint.domain.decay import ActivityTimeline, ReinforcementTally  # noqa: E402
 from selfimprint.domain.ingestion.plan import Downweight as Downweight  # noqa: E402 - re-exported
 from selfimprint.domain.models import (  # noqa: E402
     AwareDatetime,
+    Belief,
     Content,
     Edge,
     EdgeType,
@@ -76,7 +78,10 @@ from selfimprint.domain.models import (  # noqa: E402
     Tension,
     TensionStatus,
 )
+from selfimprint.domain.monthly_summary import MonthlySummary  # noqa: E402
 from selfimprint.domain.scoring import DEFAULT_SCORING, ScoringConfig  # noqa: E402
+from selfimprint.domain.session_review import BeliefReview, ReviewVerdict  # noqa: E402
+from selfimprint.domain.tensions import TensionRecord, TensionResolution  # noqa: E402
 from selfimprint.domain.terms import MAX_TERMS  # noqa: E402
 
 MAX_BATCH_IDS = 10_000
@@ -181,6 +186,9 @@ class Reinforcement(_GraphValue):
     tally: ReinforcementTally
     source_ids: Annotated[tuple[MemoryId, ...], Field(max_length=MAX_BATCH_IDS)] = ()
     expected_weight_at: AwareDatetime | None = None
+    # The belief after the restatement's evidence (domain.permanence.with_evidence), written
+    # whole; None leaves the stored belief as it is.
+    belief: Belief | None = None
 
 
 class Contradiction(_GraphValue):
@@ -252,6 +260,26 @@ class CauseStep(_GraphValue):
     depth: int
 
 
+class StoredReview(_GraphValue):
+    """A session review as stored (issue 16): `answers` is None until the user answered."""
+
+    review: BeliefReview
+    status: str  # open | answered | superseded
+    answers: dict[str, ReviewVerdict] | None = None
+
+
+class ContextPrompts(_GraphValue):
+    """What the context asks besides memories: the open session review with its memories (in
+    review order; gone ones left out), the sleep's prepared questions whose time has come, and
+    an unseen monthly summary."""
+
+    review: BeliefReview | None = None
+    review_nodes: tuple[Node, ...] = ()
+    questions: tuple[PreparedQuestion, ...] = ()
+    # The newest produced monthly summary not yet shown ("YYYY-MM"): the context announces it.
+    summary_month: str | None = None
+
+
 class UserGraphStore(Protocol):
     """One user's graph. Writes are idempotent: a retried call leaves the same graph."""
 
@@ -271,6 +299,12 @@ class UserGraphStore(Protocol):
     async def record_contradiction(self, contradiction: Contradiction) -> None: ...
 
     async def tensions(self, status: TensionStatus | None = None) -> list[Tension]: ...
+
+    async def tension_records(self, status: TensionStatus | None = None) -> list[TensionRecord]: ...
+
+    async def resolve_tension(
+        self, tension_id: str, resolution: TensionResolution, now: datetime
+    ) -> TensionRecord | None: ...
 
     async def upsert_hypotheses(self, records: Sequence[HypothesisRecord]) -> None: ...
 
@@ -300,7 +334,17 @@ class UserGraphStore(Protocol):
 
     async def forget_topic(self, topic: TopicSelector, *, dry_run: bool) -> ForgetReport: ...
 
+    async def delete_memory(self, memory_id: str) -> bool: ...
+
+    async def was_deleted(self, memory_id: str) -> bool: ...
+
     async def delete_graph(self) -> int: ...
+
+    # --- session reviews (issue 16) ---
+
+    async def context_prompts(
+        self, now: datetime, questions_since: datetime, question_limit: int
+    ) -> ContextPrompts: ...
 
 
 class GraphStore(Protocol):
@@ -426,3 +470,45 @@ class ObjectStore(Protocol):
     def copy(self, source_key: str, target_key: str, *, storage_class: str) -> StoredObject:
         """Server-side copy, keeping the metadata, into `storage_class`."""
         ...
+
+
+# --- CollectiveImprint (spec §3.7) -----------------------------------------------------------
+# Shared per tenant, never per user: patterns are keyed by enumerated features and counted by
+# keyed pseudonyms (domain.collective_patterns, domain.collective); no user id or text is stored.
+
+
+@dataclass(frozen=True)
+class PatternTally:
+    """A pattern's state after a contribution: its distinct pseudonyms (empty once graduated)."""
+
+    contributors: tuple[str, ...]
+    graduated: bool
+
+
+class CollectiveStore(Protocol):
+    async def contribute(self, tenant: str, pattern_key: str, pseudonym: str) -> PatternTally:
+        """Count `pseudonym` once for the pattern (idempotent); a graduated pattern is kept."""
+        ...
+
+    async def graduate(self, tenant: str, pattern_key: str, k: int) -> None:
+        """Mark the pattern active and drop its pseudonyms (only the count is kept)."""
+        ...
+
+    async def graduated(self, tenant: str, pattern_keys: Sequence[str]) -> frozenset[str]:
+        """Which of these patterns have graduated (one indexed lookup)."""
+        ...
+
+    async def active_users(self, tenant: str, since: datetime) -> int:
+        """The tenant's users with activity since `since` (the k formula's population)."""
+        ...
+
+
+# --- monthly summaries (spec §3.5, §4; issue 16) --------------------------------------------------
+# One `:MonthlySummary` per (tenant, user) and month, written by the monthly schedule's workflow;
+# `seen_at` is when the API last handed it out (the context tells the assistant about an unseen
+# one). `selfimprint.adapters.neo4j.summaries` implements the store.
+
+
+class StoredSummary(_GraphValue):
+    summary: MonthlySummary
+    seen_at: AwareDatetime | None = None

@@ -9,16 +9,20 @@ from temporalio.client import Client
 
 from activities.compaction import CompactionActivities
 from activities.ingestion import IngestionActivities
+from activities.reviews import ReviewActivities
 from activities.sleep import SleepActivities
+from activities.summaries import SummaryActivities
 from selfimprint.adapters.crypto import FileDataKeyStore, load_kek
 from selfimprint.adapters.graph_archive import build_archive
 from selfimprint.adapters.neo4j import Neo4jGraphStore, open_driver
+from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
 from selfimprint.adapters.neo4j.message_log import MessageLogs
 from selfimprint.config import Settings
 from workers.backlog import watch_backlog
 from workers.runner import Registrations, run_worker
 from workers.storage import deletion_registrations, forget_registrations, tier_registrations
 from workflows.compaction import CompactionWorkflow
+from workflows.monthly_summary import MonthlySummaryWorkflow
 from workflows.probe import StackProbeWorkflow
 from workflows.sleep_phase import SleepPhaseWorkflow
 from workflows.user_lifecycle import UserLifecycleWorkflow
@@ -32,12 +36,19 @@ async def build(settings: Settings, client: Client) -> Registrations:
     logs = MessageLogs(driver, settings.neo4j_database)
     ingestion = IngestionActivities(graph, logs, tuning.ingestion)
     sleep = SleepActivities(
-        graph, tuning.patterns, tuning.triggers, tuning.formation, tuning.hypotheses
+        graph,
+        tuning.patterns,
+        tuning.triggers,
+        tuning.formation,
+        tuning.hypotheses,
+        stance=tuning.stance,
     )
     # Storage tiers, erasure, forget, soft reset: one boto3 client and one key store.
     keys = FileDataKeyStore(settings.data_dir, load_kek(settings, os.environ))
     archive = build_archive(settings, dict(os.environ), keys=keys)
     compaction = CompactionActivities(graph, archive, tuning.compaction)
+    reviews = ReviewActivities(graph)
+    summaries = SummaryActivities(graph, Neo4jAccounts(driver, settings.neo4j_database))
     storage = [
         tier_registrations(settings, driver, archive),
         deletion_registrations(settings, driver, client, archive, keys),
@@ -49,6 +60,7 @@ async def build(settings: Settings, client: Client) -> Registrations:
             UserLifecycleWorkflow,
             SleepPhaseWorkflow,
             CompactionWorkflow,
+            MonthlySummaryWorkflow,
             *(w for ws, _ in storage for w in ws),
         ],
         [
@@ -69,6 +81,8 @@ async def build(settings: Settings, client: Client) -> Registrations:
             compaction.compact,
             compaction.plan_soft_reset,
             compaction.apply_soft_reset,
+            reviews.open_session_review,
+            summaries.produce_monthly,
             *(a for _, acts in storage for a in acts),
         ],
     )

@@ -28,7 +28,7 @@ def model_activities(
     """Every activity of the gpu task queue (the scenario tests register the same list with a
     scripted LLM)."""
     probe = ProbeActivities(embedder)
-    sleep = SleepModelActivities(sleep_llm)
+    sleep = SleepModelActivities(sleep_llm, embedder)
     forget = ForgetEmbeddingActivities(embedder)
     return [
         probe.embed,

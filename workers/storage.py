@@ -68,6 +68,7 @@ def deletion_registrations(
         acts.delete_graph,
         acts.delete_messages,
         acts.delete_profile,
+        acts.delete_summary_schedule,
     ]
 
 

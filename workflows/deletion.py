@@ -84,6 +84,11 @@ class DeletionWorkflow:
             ),
             **STORAGE_SHORT,
         )
+        if workflow.patched("monthly-summary-schedule"):
+            # No monthly summary starts for a user being erased (its workflow would write).
+            await workflow.execute_activity_method(
+                DeletionActivities.delete_summary_schedule, user, **STORAGE_SHORT
+            )
         key_destroyed, objects, memories = await _shred(user)
         messages = await workflow.execute_activity_method(
             DeletionActivities.delete_messages,

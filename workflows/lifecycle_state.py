@@ -124,6 +124,15 @@ class ForgetRecord(BaseModel):
     last_replay_failed: str | None = None
 
 
+class ReviewRecord(BaseModel):
+    """The session review (epistemic-memory article, component 8): the last session one was
+    opened for, so each is opened once."""
+
+    last_session: int = 0
+    last_review_id: str | None = None  # None: that session had no belief to review
+    last_failed: str | None = None
+
+
 # Where each key of the flat state of earlier releases lives now. Histories of running
 # workflows (their start and continue-as-new inputs) and older workers' `state` answers carry
 # the flat shape. `activity` and `ingestion` were an ActivityLog and IngestionStats there.
@@ -180,6 +189,7 @@ class LifecycleState(BaseModel):
     sleep: SleepRecord = Field(default_factory=SleepRecord)
     compaction: CompactionRecord = Field(default_factory=CompactionRecord)
     forgets: ForgetRecord = Field(default_factory=ForgetRecord)
+    review: ReviewRecord = Field(default_factory=ReviewRecord)
     # Off only where the server has not registered the SelfImprint* attributes.
     publish_search_attributes: bool = True
     # Session gap, tier moves, compaction, reconcile: from Settings, refreshed by each signal.

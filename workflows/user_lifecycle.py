@@ -46,6 +46,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.forget import ForgetTopicWorkflow
     from workflows.ids import lifecycle_workflow_id
     from workflows.lifecycle_ingestion import IngestionSteps
+    from workflows.lifecycle_review import ReviewSteps
     from workflows.lifecycle_sleep import SleepSteps
     from workflows.lifecycle_state import (
         ContextRequested,
@@ -71,7 +72,7 @@ MAX_FEEDBACK_IDS = 100  # remembered per week; more feedback than this changes n
 
 
 @workflow.defn
-class UserLifecycleWorkflow(SleepSteps, IngestionSteps):
+class UserLifecycleWorkflow(SleepSteps, IngestionSteps, ReviewSteps):
     @workflow.init
     def __init__(self, data: LifecycleInput) -> None:
         self._state = data.state
@@ -80,6 +81,7 @@ class UserLifecycleWorkflow(SleepSteps, IngestionSteps):
         self._sleeping = False
         self._operation: str | None = None  # the graph operation running now, if any
         self._published: tuple[object, ...] | None = None
+        self._reviewing = None  # the session review running beside the loop (ReviewSteps)
 
     # --- signals -----------------------------------------------------------------------------
 
@@ -229,6 +231,7 @@ class UserLifecycleWorkflow(SleepSteps, IngestionSteps):
                 )
             loops += 1
             self._woken = False
+            self._start_review()
             now = workflow.now()
             if not await self._perform(next_step(self._situation(now), now)):
                 return
@@ -323,7 +326,7 @@ class UserLifecycleWorkflow(SleepSteps, IngestionSteps):
             state.forgets.last_replay_failed = f"{now:%Y-%m-%d %H:%M}: {err.cause}"[:300]
 
     def _should_continue_as_new(self, loops: int) -> bool:
-        if self._sleeping or self._state.ingestion.pending_message_ids:
+        if self._sleeping or self._state.ingestion.pending_message_ids or self._review_running():
             return False
         if self._continue_after is not None and loops >= self._continue_after:
             return True

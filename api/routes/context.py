@@ -6,6 +6,8 @@ and, within `context_archive_timeout_s`, answers from the encrypted archive read
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
 from typing import Annotated
 
 from fastapi import APIRouter, Request, Response
@@ -13,14 +15,17 @@ from pydantic import BaseModel, Field
 
 from api.auth import Caller
 from api.lifecycle import request_rehydration
+from api.resources import Resources
 from api.routes.common import UserId, resources_of, scope_of, unknown_user
+from api.routes.reviews import ReviewOut
 from api.timing import ServerTiming
 from selfimprint.domain.language import detect_language
 from selfimprint.domain.messages import MessageText
 from selfimprint.domain.models import NodeType
-from selfimprint.domain.users import Tier
+from selfimprint.domain.users import Tier, UserScope
 from selfimprint.logging import get_logger
 from selfimprint.service.archive_read import from_snapshot, read_archived
+from selfimprint.service.collective import collective_hints
 from selfimprint.service.read_path import ContextMode, Retrieve, build_context
 
 router = APIRouter(prefix="/v1/users", tags=["context"])
@@ -51,9 +56,25 @@ class ContextResponse(BaseModel):
     tokens: int
     memories: list[MemoryUsed]
     collective_hints: list[str] = Field(
-        default_factory=list, description="CollectiveImprint hints (none until it exists)."
+        default_factory=list,
+        description="CollectiveImprint operational hints (spec §3.7): fixed texts of patterns "
+        "that k distinct users of the tenant marked unhelpful and this request matches.",
     )
-    open_loop_questions: list[str]
+    open_loop_questions: list[str] = Field(
+        description="Questions about open loops in this context (in the user's language) and "
+        "the ones the sleep prepared whose time has come."
+    )
+    review: ReviewOut | None = Field(
+        None,
+        description="The session review (every 10th session): the surest and least sure "
+        "beliefs, also asked in `context`. Post the user's answers to its endpoint.",
+    )
+    monthly_summary: str | None = Field(
+        None,
+        description="A monthly summary (YYYY-MM) the user has not been shown: `context` asks the "
+        "assistant to offer it; GET /v1/users/{user_id}/summaries/{month} shows it (and marks it "
+        "seen).",
+    )
     tier: Tier = Field(description="Where the user's graph lives now.")
     rehydrating: bool = Field(
         False,
@@ -84,9 +105,15 @@ async def post_context(
             return _without_memories(body, tier, why_not)
         timeline = await resources.graph.for_user(scope.tenant_id, scope.user_id).decay_clock()
         retrieve = from_snapshot(snapshot, timeline)
-    outcome = await build_context(
-        resources, scope, body.message, body.budget_tokens, body.mode, retrieve
-    )
+    # CollectiveImprint is asked beside the user's graph (spec §3.4): one indexed lookup.
+    lookup = asyncio.create_task(_collective(resources, scope, body.message, timer))
+    try:
+        outcome = await build_context(
+            resources, scope, body.message, body.budget_tokens, body.mode, retrieve
+        )
+        hints = await lookup
+    finally:
+        lookup.cancel()  # a no-op once done; stops the lookup when the context failed
     ctx = outcome.context
     for part, ms in outcome.timings_ms.items():
         timer.add(part, ms)
@@ -103,11 +130,25 @@ async def post_context(
             )
             for m in ctx.memories_used
         ],
+        collective_hints=hints(len(ctx.memories_used)),
         open_loop_questions=list(ctx.open_loop_questions),
+        review=ReviewOut.of(ctx.review) if ctx.review else None,
+        monthly_summary=ctx.summary_month,
         tier=tier,
         rehydrating=tier is not Tier.HOT,
         timings_ms={k: round(v, 2) for k, v in outcome.timings_ms.items()},
     )
+
+
+async def _collective(
+    resources: Resources, scope: UserScope, message: str, timer: ServerTiming
+) -> Callable[[int], list[str]]:
+    with timer("collective"):
+        try:
+            return await collective_hints(resources, scope, message, detect_language(message))
+        except Exception as exc:  # a failed lookup costs the hints, not the context
+            log.warning("context.collective_failed", error=str(exc)[:200])
+            return lambda _served: []
 
 
 def _without_memories(body: ContextRequest, tier: Tier, why: str) -> ContextResponse:

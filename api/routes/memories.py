@@ -1,5 +1,5 @@
 """What the system believes about a user, for the user (through the app): browse, see why a
-memory exists, correct it, pin it, mark it wrong, read the portrait ("mirror")."""
+memory exists, correct it, pin it, mark it wrong, delete it, read the portrait ("mirror")."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Request
-from fastapi.responses import PlainTextResponse
+from fastapi.responses import PlainTextResponse, Response
 from pydantic import BaseModel, Field
 
 from api.auth import Caller
@@ -28,6 +28,7 @@ from selfimprint.domain.models import (
     Valence,
 )
 from selfimprint.domain.portrait import PortraitEntry, render_portrait, render_tensions
+from selfimprint.domain.users import Tier
 
 router = APIRouter(prefix="/v1/users", tags=["memories"])
 
@@ -46,6 +47,12 @@ class MemoryOut(BaseModel):
     confidence: float = Field(description="Effective (dormancy-decayed) confidence now.")
     permanence: Permanence
     evidence_kind: EvidenceKind
+    confirmed_at: datetime | None = Field(
+        None, description="Last time behaviour was consistent with it (epistemic article)."
+    )
+    challenged_at: datetime | None = Field(
+        None, description="Last time something contradicted it (epistemic article)."
+    )
     is_inference: bool
     is_pinned: bool
     created_at: datetime
@@ -76,6 +83,8 @@ class MemoryOut(BaseModel):
             confidence=round(effective_confidence(node.belief, now), 4),
             permanence=node.belief.permanence,
             evidence_kind=node.belief.evidence_kind,
+            confirmed_at=node.belief.confirmed_at,
+            challenged_at=node.belief.challenged_at,
             is_inference=node.is_inference,
             is_pinned=node.is_pinned,
             created_at=node.created_at,
@@ -240,6 +249,28 @@ async def patch_memory(
     return MemoryOut.of(fixed, status, now, timeline)
 
 
+@router.delete("/{user_id}/memories/{memory_id}", status_code=204, response_class=Response)
+async def delete_memory(
+    user_id: UserId, memory_id: MemoryId, who: Caller, request: Request
+) -> Response:
+    """Delete this one memory: the memory, its edges, the tensions that name it, its place in
+    hypotheses' evidence, and the sleep results (triggers, questions, patterns) citing it. Its
+    id stays deleted: a retried extraction of its messages does not bring it back (a later
+    restatement is a new memory). A repeated DELETE answers 204 again."""
+    resources = resources_of(request)
+    scope = scope_of(who, user_id)
+    await known_user(resources, scope)
+    store = resources.graph.for_user(scope.tenant_id, scope.user_id)
+    if await store.delete_memory(memory_id) or await store.was_deleted(memory_id):
+        return Response(status_code=204)
+    if await resources.accounts.get_tier(scope) not in (None, Tier.HOT):
+        # The graph is in S3: rehydrate it (any context request does) and delete then.
+        raise ApiError(
+            409, "graph_archived", "the user's memory is archived; request context and retry"
+        )
+    raise ApiError(404, "unknown_memory", f"memory {memory_id!r} does not exist")
+
+
 def _title(node: Node) -> str:
     words = " ".join(node.content.split())
     short = words if len(words) <= 60 else words[:57].rsplit(" ", 1)[0] + "…"
@@ -269,6 +300,9 @@ async def portrait(user_id: UserId, who: Caller, request: Request) -> str:
     ]
     tensions = await store.tensions()
     contents = {n.id: n.content for n, _ in rows}
+    # A side the user marked wrong (resolving the tension) is out of `rows`: show its words.
+    unseen = sorted({i for t in tensions for i in (t.node_a, t.node_b)} - contents.keys())
+    contents |= {n.id: n.content for n in await store.get_nodes(unseen)}
     body = render_portrait(entries)
     if tensions:
         body += "\n\n# Tensions\n\n" + render_tensions(tensions, contents, tz=profile.zone)

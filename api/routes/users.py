@@ -11,6 +11,7 @@ from api.lifecycle import signal_feedback, signal_profile
 from api.routes.common import UserId, known_user, resources_of, scope_of
 from selfimprint.domain.users import UserProfile
 from selfimprint.logging import get_logger
+from selfimprint.service import summaries
 from workflows.lifecycle_state import FeedbackReceived, ProfileChanged
 
 router = APIRouter(prefix="/v1/users", tags=["users"])
@@ -34,6 +35,10 @@ async def put_user(user_id: UserId, profile: UserProfile, who: Caller, request: 
         await signal_profile(resources, scope, ProfileChanged(profile=profile))
     except Exception as exc:  # the profile is stored; the workflow reads it when it starts
         log.warning("lifecycle.signal_failed", user_id=user_id, error=str(exc))
+    try:  # the monthly summary's schedule (spec §4); every PUT makes sure it exists
+        await summaries.ensure_schedule(await resources.temporal(), resources.settings, scope)
+    except Exception as exc:  # Temporal down: the profile is stored, a later PUT creates it
+        log.warning("summary.schedule_failed", user_id=user_id, error=str(exc))
     return UserOut(user_id=user_id, profile=profile, created=not existed)
 
 

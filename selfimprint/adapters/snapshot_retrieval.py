@@ -5,7 +5,8 @@ Same rules as the Neo4j read path (adapters/neo4j/retrieval.py): active memories
 expired, hypotheses active or confirmed), of the query's embedding model; a pool of the nearest
 (exact cosine) and the best before similarity, the `limit` best of it by the §3.4 score, then
 their one-hop neighbourhood. Scheduled priority windows are sleep results kept
-in Neo4j, not in the snapshot, so nothing is marked prioritised here.
+in Neo4j, not in the snapshot, so nothing is marked prioritised here. The belief-confidence
+factor of the score comes with each memory's belief (`Candidate.from_node`), as in Cypher.
 """
 
 from __future__ import annotations

@@ -52,6 +52,12 @@ class BeliefConfig(BaseModel):
     self_report_step: Step = 0.1
     # Self-report alone can lift confidence only this far; beyond it, behaviour must earn it.
     self_report_ceiling: Unit = 0.6
+    # Not in the article (it names `stable` traits and their ~2-year half-life, not how a belief
+    # earns the class): project choice, see domain.permanence. A belief is stable once this many
+    # observations support it over at least this span with no challenge inside the span: three
+    # sessions two months apart is a pattern, not a mood.
+    stable_min_confirmations: Annotated[int, Field(ge=1)] = 3
+    stable_min_span: timedelta = timedelta(days=60)
     # Article, component 8: every 10 sessions, present the 3 highest and 3 lowest.
     review_every_sessions: Annotated[int, Field(ge=1)] = 10
     review_highest: Annotated[int, Field(ge=0)] = 3

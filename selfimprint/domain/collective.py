@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import math
-from collections import defaultdict
 from collections.abc import Iterable
 from decimal import Decimal
 from typing import Annotated
@@ -33,13 +32,6 @@ class CollectiveConfig(_Frozen):
     # configured share: in floats 7% of 100 users is 7.000000000000001, which rounds up to 8.
     k_floor: Annotated[int, Field(ge=1)] = 10
     active_user_share: Annotated[Decimal, Field(gt=0, le=1)] = Decimal("0.001")
-
-
-class PatternObservation(_Frozen):
-    """One user's contribution to a candidate pattern, already stripped of content (§3.7)."""
-
-    pattern_key: PatternKey
-    pseudonym: Pseudonym
 
 
 class GateDecision(_Frozen):
@@ -76,20 +68,6 @@ def gate(
     )
 
 
-def evaluate_candidates(
-    observations: Iterable[PatternObservation],
-    active_users: int,
-    config: CollectiveConfig | None = None,
-) -> tuple[GateDecision, ...]:
-    """Gate every pattern in a batch of observations, in pattern-key order."""
-    contributors: dict[str, set[str]] = defaultdict(set)
-    for observation in observations:
-        contributors[observation.pattern_key].add(observation.pseudonym)
-    return tuple(
-        gate(key, users, active_users, config) for key, users in sorted(contributors.items())
-    )
-
-
 def pseudonymize(tenant: str, user_id: str, key: bytes) -> str:
     """A stable pseudonym: HMAC-SHA256 over (tenant, user) under a secret the caller holds.
 
@@ -104,3 +82,11 @@ def pseudonymize(tenant: str, user_id: str, key: bytes) -> str:
         len(part).to_bytes(4, "big") + part for part in (tenant.encode(), user_id.encode())
     )
     return hmac.new(key, message, hashlib.sha256).hexdigest()
+
+
+def pattern_pseudonym(tenant: str, user_id: str, pattern_key: str, secret: bytes) -> str:
+    """The pseudonym a user contributes to one pattern: `pseudonymize` under a key derived per
+    pattern, so the shared layer cannot link one user's contributions across patterns (a set
+    of patterns per pseudonym would be a profile of its own)."""
+    derived = hmac.new(secret, b"collective-pattern:" + pattern_key.encode(), hashlib.sha256)
+    return pseudonymize(tenant, user_id, derived.digest())

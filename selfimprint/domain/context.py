@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Annotated, Final, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from selfimprint.domain.decay import ActivityTimeline, is_expired
 from selfimprint.domain.models import Edge, EdgeType, MemoryId, Node, NodeType
 from selfimprint.domain.scoring import ScoredMemory
+from selfimprint.domain.session_review import ReviewPrompt, ReviewSide
 
 
 class _Value(BaseModel):
@@ -106,6 +107,14 @@ class _Template(NamedTuple):
     followed_by: str
     tentative_marker: str
     question: str  # format string with {topic}
+    # The session review (epistemic-memory article, component 8): a heading telling the main
+    # model to ask, then the question itself, put to the user in their language.
+    review: str
+    review_question: str
+    review_sure: str
+    review_unsure: str
+    # The monthly summary (spec §3.5, "pushed, not only pulled"): format string with {month}.
+    summary_ready: str
 
 
 _TEMPLATES: Final[Mapping[str, _Template]] = {
@@ -123,6 +132,14 @@ _TEMPLATES: Final[Mapping[str, _Template]] = {
         followed_by="after",
         tentative_marker="(tentative)",
         question="Any news on this: {topic}?",
+        review="Ask the user first",
+        review_question="Before we go on: am I right about you here?",
+        review_sure="sure",
+        review_unsure="unsure",
+        summary_ready=(
+            "A summary of what you remember about the user for {month} is ready: offer to "
+            "show it; they can correct or delete any entry."
+        ),
     ),
     "ru": _Template(
         instruction=(
@@ -138,6 +155,14 @@ _TEMPLATES: Final[Mapping[str, _Template]] = {
         followed_by="после",
         tentative_marker="(предположение)",
         question="Есть новости по этому поводу: {topic}?",
+        review="Сначала спроси пользователя",
+        review_question="Прежде чем продолжим: я верно о вас думаю?",
+        review_sure="уверен",
+        review_unsure="не уверен",
+        summary_ready=(
+            "Готова сводка того, что ты помнишь о пользователе за {month}: предложи её "
+            "показать; любую запись можно исправить или удалить."
+        ),
     ),
     "uk": _Template(
         instruction=(
@@ -153,6 +178,14 @@ _TEMPLATES: Final[Mapping[str, _Template]] = {
         followed_by="після",
         tentative_marker="(припущення)",
         question="Є новини щодо цього: {topic}?",
+        review="Спершу запитай користувача",
+        review_question="Перш ніж продовжимо: я правильно про вас думаю?",
+        review_sure="впевнений",
+        review_unsure="не впевнений",
+        summary_ready=(
+            "Готовий підсумок того, що ти пам'ятаєш про користувача за {month}: запропонуй "
+            "його показати; будь-який запис можна виправити або видалити."
+        ),
     ),
 }
 FALLBACK_LANGUAGE: Final = "en"
@@ -181,6 +214,14 @@ class ContextConfig(_Value):
     max_question_chars: Annotated[int, Field(ge=20)] = 160
     # Project choice: how the budget counts tokens without a tokenizer (see TokenEstimate).
     token_estimate: TokenEstimate = DEFAULT_TOKEN_ESTIMATE
+    # Project choice: a review line per belief, short enough for six of them in 400 tokens.
+    max_review_item_chars: Annotated[int, Field(ge=20)] = 90
+    # Spec §3.5.1 ("candidate questions", prepared each sleep): a question is served while the
+    # sleeps keep preparing it; one no sleep re-prepared for this long is stale (project choice:
+    # a week covers a light pass every day and a user away for a few days).
+    prepared_question_max_age: timedelta = timedelta(days=7)
+    # Project choice: as many prepared questions as a sleep prepares (TriggerConfig.max_questions).
+    max_prepared_questions: Annotated[int, Field(ge=0)] = 5
 
 
 DEFAULT_CONTEXT = ContextConfig()
@@ -194,8 +235,18 @@ class UsedMemory(_Value):
     sources: tuple[MemoryId, ...]
 
 
+class PreparedQuestion(_Value):
+    """A question the sleep prepared for an open loop or an upcoming event (spec §3.5.1,
+    operation 6), whose time has come (the store's filter)."""
+
+    id: MemoryId
+    question: str
+    node_id: MemoryId
+
+
 class AssembledContext(_Value):
-    """The context for the main model. `text` is empty when not even one memory fits."""
+    """The context for the main model. `text` is empty when neither a memory nor the review
+    fits."""
 
     text: str
     memories_used: tuple[UsedMemory, ...]
@@ -205,6 +256,12 @@ class AssembledContext(_Value):
     # The language of the fixed text: `language`, or English when no template exists for it.
     template_language: str
     language_fallback: bool
+    # The open session review, whether or not its block fitted the text; `closing_text` is what
+    # closes `text`: the review's question and the monthly summary's notice ("" when neither
+    # is due or they did not fit).
+    review: ReviewPrompt | None = None
+    closing_text: str = ""
+    summary_month: str | None = None
 
 
 # --- assembly ----------------------------------------------------------------------------------
@@ -361,6 +418,40 @@ def _question(node: Node, template: _Template, limit: int) -> str:
     return question[: limit - 2].rstrip() + "…?"
 
 
+def _shortened(text: str, limit: int) -> str:
+    flat = _one_line(text)
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+def _review_block(review: ReviewPrompt, template: _Template, config: ContextConfig) -> str:
+    """The review as a question for the user, most confident beliefs first."""
+    lines = [f"{template.review}:", template.review_question]
+    for item in review.items:
+        how = template.review_sure if item.side is ReviewSide.HIGHEST else template.review_unsure
+        lines.append(f"- {_shortened(item.content, config.max_review_item_chars)} ({how})")
+    return "\n".join(lines)
+
+
+def _prepared_questions(
+    prepared: Sequence[PreparedQuestion],
+    open_loops: Sequence[Node],
+    asked: Sequence[str],
+    config: ContextConfig,
+) -> tuple[str, ...]:
+    """Prepared questions the context does not already ask: not about an open loop it holds
+    (that one is asked in the user's language), not the same text twice."""
+    covered = {n.id for n in open_loops}
+    seen = set(asked)
+    kept = []
+    for question in prepared[: config.max_prepared_questions]:
+        text = _shortened(question.question, config.max_question_chars)
+        if question.node_id in covered or text in seen:
+            continue
+        seen.add(text)
+        kept.append(text)
+    return tuple(kept)
+
+
 def assemble_context(
     ranked: Sequence[ScoredMemory],
     nodes: Sequence[Node],
@@ -372,6 +463,9 @@ def assemble_context(
     budget_tokens: int | None = None,
     timeline: ActivityTimeline | None = None,
     config: ContextConfig = DEFAULT_CONTEXT,
+    review: ReviewPrompt | None = None,
+    prepared: Sequence[PreparedQuestion] = (),
+    summary_month: str | None = None,
 ) -> AssembledContext:
     """Assemble the extractive context (spec §3.4) within `budget_tokens` (config default 400).
 
@@ -380,20 +474,32 @@ def assemble_context(
     - `neighbours`, `edges`: the one-hop expansion (`RetrievalResult.neighbours` / `.edges`).
     - `language`: of the user's latest message (`language.detect_language`).
     - `timeline`: the user's decay clock (expiry is read on it, spec §3.8.1).
+    - `review`: the open session review; its block closes the text and is placed first, so
+      memories fill what budget it leaves (the review is the article's enforcement mechanism).
+    - `prepared`: the sleep's questions whose time has come, joined to `open_loop_questions`.
+    - `summary_month`: a monthly summary the user has not seen yet ("YYYY-MM"): a notice after
+      the review tells the main model to offer it.
     """
     budget = config.budget_tokens if budget_tokens is None else budget_tokens
     used_language = template_language(language)
     template = _TEMPLATES[used_language]
     estimate = config.token_estimate
     pool = _pool(ranked, nodes, neighbours, edges, now, config, timeline)
+    asked = _review_block(review, template, config) if review else ""
+    notice = template.summary_ready.format(month=summary_month) if summary_month else ""
+    closing = "\n".join(p for p in (asked, notice) if p)
+    if closing and count_tokens(f"{template.instruction}\n{closing}", estimate) > budget:
+        closing = ""  # not even alone: the response's `review` field still carries it
     chosen: list[tuple[float, Node]] = []
-    text, open_loops = "", []
+    text = f"{template.instruction}\n{closing}" if closing else ""
+    open_loops: list[Node] = []
     for entry in pool:
         trial = [*chosen, entry]
         body, trial_loops = _render([node for _, node in trial], edges, template)
-        trial_text = f"{template.instruction}\n{body}"
+        trial_text = "\n".join(p for p in (template.instruction, body, closing) if p)
         if count_tokens(trial_text, estimate) <= budget:
             chosen, text, open_loops = trial, trial_text, trial_loops
+    questions = tuple(_question(node, template, config.max_question_chars) for node in open_loops)
     return AssembledContext(
         text=text,
         memories_used=tuple(
@@ -406,13 +512,15 @@ def assemble_context(
             )
             for score, node in chosen
         ),
-        open_loop_questions=tuple(
-            _question(node, template, config.max_question_chars) for node in open_loops
-        ),
+        open_loop_questions=questions
+        + _prepared_questions(prepared, open_loops, questions, config),
         tokens=count_tokens(text, estimate),
         language=language,
         template_language=used_language,
         language_fallback=used_language != language,
+        review=review,
+        closing_text=closing,
+        summary_month=summary_month,
     )
 
 
@@ -429,7 +537,9 @@ def prose_context(
     body = prose.strip()
     if not body or not extractive.text:
         return None
-    text = f"{instruction_line(extractive.template_language)}\n{body}"
+    # The review is asked in prose mode too: its block closes the text as in the extractive one.
+    parts = (instruction_line(extractive.template_language), body, extractive.closing_text)
+    text = "\n".join(p for p in parts if p)
     tokens = count_tokens(text, config.token_estimate)
     if tokens > budget:
         return None

@@ -190,6 +190,40 @@ def _quoted(content: str, limit: int = 120) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
+# The questions the context serves as they are (spec §3.5.1: prepared for the next session), so
+# each is written in the language of the memory it asks about; others fall back to English.
+_RU_MONTHS_GENITIVE = (
+    "января февраля марта апреля мая июня июля августа сентября октября ноября декабря".split()
+)
+_UK_MONTHS_GENITIVE = (
+    "січня лютого березня квітня травня червня липня серпня вересня жовтня листопада грудня"
+).split()
+
+
+def _loop_question(content: str) -> str:
+    quoted = _quoted(content)
+    match detect_language(content):
+        case "ru":
+            return f"Раньше пользователь упоминал: «{quoted}». Это уже решилось?"
+        case "uk":
+            return f"Раніше користувач згадував: «{quoted}». Це вже вирішилося?"
+        case _:
+            return f'Earlier the user mentioned: "{quoted}". Is it settled?'
+
+
+def _event_question(content: str, day: date) -> str:
+    quoted = _quoted(content)
+    match detect_language(content):
+        case "ru":
+            when = f"{day.day} {_RU_MONTHS_GENITIVE[day.month - 1]}"
+            return f"Скоро, {when}: «{quoted}». Как идёт подготовка?"
+        case "uk":
+            when = f"{day.day} {_UK_MONTHS_GENITIVE[day.month - 1]}"
+            return f"Незабаром, {when}: «{quoted}». Як іде підготовка?"
+        case _:
+            return f'Coming up on {day:%B %d}: "{quoted}". How is the preparation going?'
+
+
 def plan_open_loop_questions(
     user_id: str,
     nodes: Iterable[Node],
@@ -209,7 +243,7 @@ def plan_open_loop_questions(
     for loop in loops:
         questions[loop.id] = OpenLoopQuestion(
             id=f"olq-{_digest(user_id, loop.id)}",
-            question=f'Earlier the user mentioned: "{_quoted(loop.content)}". Is it settled?',
+            question=_loop_question(loop.content),
             node_id=loop.id,
             sources=loop.sources,
         )
@@ -219,8 +253,7 @@ def plan_open_loop_questions(
             continue
         questions[anchor] = OpenLoopQuestion(
             id=f"olq-{_digest(user_id, anchor)}",
-            question=f'Coming up on {trigger.event_date:%B %d}: "{_quoted(trigger.content)}". '
-            "How is the preparation going?",
+            question=_event_question(trigger.content, trigger.event_date),
             node_id=anchor,
             sources=trigger.sources,
         )

@@ -15,7 +15,13 @@
   score depend on which other memories the index happened to return, and adding a candidate
   could reorder the rest.
 - multiplier: `hypothesis_multiplier` for inferences (spec §3.5.1: hypotheses are down-weighted in
-  context assembly), 1.0 otherwise.
+  context assembly), 1.0 otherwise; times the confidence factor.
+- confidence factor (the epistemic-memory article: confidence is earned by evidence and fades
+  when dormant; not in §3.4): 1 + `confidence_weight` x (the memory's effective confidence now -
+  the effective confidence it would have now had no evidence ever touched it, `confidence_shift`).
+  Exactly 1.0 for a memory no evidence has moved and for hypotheses (they have their own
+  multiplier and lifecycle), so untouched memories rank exactly as without it; above 1 for a
+  confirmed memory, below 1 for a challenged one.
 
 The three weights must sum to 1, so every score lies in [0, 1].
 """
@@ -29,8 +35,17 @@ from typing import Annotated, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from selfimprint.domain.belief import DEFAULT_BELIEF, BeliefConfig, effective_confidence
 from selfimprint.domain.decay import ActivityTimeline, node_effective_weight
-from selfimprint.domain.models import AwareDatetime, MemoryId, Node, NodeType, Unit
+from selfimprint.domain.models import (
+    AwareDatetime,
+    Belief,
+    EvidenceKind,
+    MemoryId,
+    Node,
+    NodeType,
+    Unit,
+)
 
 NonNegative = Annotated[float, Field(ge=0.0)]
 _WEIGHT_SUM_TOLERANCE = 1e-9
@@ -51,6 +66,14 @@ class ScoringConfig(BaseModel):
     # similarity and half the lexical relevance when the query has words the user's memories
     # hold (an even split, not tuned on any benchmark; docs/decisions.md, issue 19).
     lexical_share: Unit = 0.5
+    # Not in the spec: project choice. How much the confidence shift (in [-1, 1]) moves a score:
+    # one supporting observation shifts a new memory's confidence by ~+0.1, so +5% at 0.5; at
+    # most ×0.5..×1.5. Measured on LoCoMo dev against 0 (BENCHMARKS.md); 0 turns it off.
+    confidence_weight: Unit = 0.5
+    # The confidence a new memory starts with, the factor's neutral point: ingestion's own
+    # defaults (IngestionConfig.observed_confidence / self_report_confidence).
+    observed_start_confidence: Unit = 0.6
+    self_report_start_confidence: Unit = 0.5
     # Spec §3.4: top-K with K = 20.
     top_k: Annotated[int, Field(ge=0)] = 20
     # Spec §3.5.1 marks a scheduled event's subgraph "high priority" without a number: project
@@ -86,6 +109,8 @@ class Candidate(_Value):
     is_hypothesis: bool = False
     # Inside an active scheduled-trigger window (an event coming up).
     prioritised: bool = False
+    # For the confidence factor; None (as for hypotheses) is neutral.
+    belief: Belief | None = None
 
     @classmethod
     def from_node(
@@ -97,14 +122,16 @@ class Candidate(_Value):
         prioritised: bool = False,
         lexical: float | None = None,
     ) -> Candidate:
+        is_hypothesis = node.is_inference or node.type is NodeType.HYPOTHESIS
         return cls(
             id=node.id,
             similarity=similarity,
             effective_weight=effective_weight,
             lexical=lexical,
             last_touched_at=node.last_reinforced_at or node.created_at,
-            is_hypothesis=node.is_inference or node.type is NodeType.HYPOTHESIS,
+            is_hypothesis=is_hypothesis,
             prioritised=prioritised,
+            belief=None if is_hypothesis else node.belief,
         )
 
 
@@ -115,6 +142,51 @@ class ScoredMemory(_Value):
     recency: Unit
     effective_weight: Unit
     lexical: Unit | None = None
+    confidence_factor: float = 1.0
+
+
+def _evidenced(belief: Belief) -> bool:
+    return bool(
+        belief.observed_for
+        or belief.observed_against
+        or belief.self_report_for
+        or belief.self_report_against
+    )
+
+
+def confidence_shift(
+    belief: Belief,
+    now: datetime,
+    config: ScoringConfig = DEFAULT_SCORING,
+    beliefs: BeliefConfig = DEFAULT_BELIEF,
+) -> float:
+    """Effective confidence now minus what an untouched twin (same kind, class and first
+    sighting, its starting confidence) would have now: what evidence has done to the memory.
+    0.0 exactly when no evidence is recorded on it."""
+    if not _evidenced(belief):
+        return 0.0
+    start = (
+        config.observed_start_confidence
+        if belief.evidence_kind is EvidenceKind.OBSERVED
+        else config.self_report_start_confidence
+    )
+    untouched = Belief(
+        confidence=start,
+        permanence=belief.permanence,
+        first_seen=belief.first_seen,
+        evidence_kind=belief.evidence_kind,
+    )
+    now_confidence = effective_confidence(belief, now, beliefs)
+    return now_confidence - effective_confidence(untouched, now, beliefs)
+
+
+def confidence_factor(
+    belief: Belief | None, now: datetime, config: ScoringConfig = DEFAULT_SCORING
+) -> float:
+    """The score's confidence factor (module docstring); in [0, 2] as the weight is in [0, 1]."""
+    if belief is None or config.confidence_weight == 0.0:
+        return 1.0
+    return 1.0 + config.confidence_weight * confidence_shift(belief, now, config)
 
 
 def relevance(candidate: Candidate, config: ScoringConfig = DEFAULT_SCORING) -> float:
@@ -145,14 +217,16 @@ def score(
         + (config.scheduled_priority_boost if candidate.prioritised else 0.0)
     )
     multiplier = config.hypothesis_multiplier if candidate.is_hypothesis else 1.0
+    trust = confidence_factor(candidate.belief, now, config)
     return ScoredMemory(
         id=candidate.id,
         # Float sums of weights that add to 1 can land a hair above 1.
-        score=min(raw * multiplier, 1.0),
+        score=min(raw * multiplier * trust, 1.0),
         similarity=candidate.similarity,
         recency=fresh,
         effective_weight=candidate.effective_weight,
         lexical=candidate.lexical,
+        confidence_factor=trust,
     )
 
 

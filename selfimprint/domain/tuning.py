@@ -32,6 +32,7 @@ from selfimprint.domain.scheduled_triggers import TriggerConfig
 from selfimprint.domain.scoring import ScoringConfig
 from selfimprint.domain.sleep_planning import HypothesisFormationConfig
 from selfimprint.domain.sleep_tuning import SleepTuning
+from selfimprint.domain.stance import StanceConfig
 from selfimprint.domain.structured.extractor import StructuredConfig
 from selfimprint.domain.verbatim_extraction import VerbatimConfig
 
@@ -52,6 +53,8 @@ class DomainTuning(BaseModel):
     triggers: TriggerConfig = Field(default_factory=TriggerConfig)
     formation: HypothesisFormationConfig = Field(default_factory=HypothesisFormationConfig)
     hypotheses: HypothesisPolicy = Field(default_factory=HypothesisPolicy)
+    # Which later memories count for or against a hypothesis (cpu worker's hypothesis check).
+    stance: StanceConfig = Field(default_factory=StanceConfig)
     # Weekly compaction, its entropy measures and the soft reset (cpu worker).
     compaction: CompactionConfig = Field(default_factory=CompactionConfig)
 

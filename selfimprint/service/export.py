@@ -16,6 +16,7 @@ from selfimprint.adapters.graph_archive import GraphArchive, merge_snapshots
 from selfimprint.adapters.neo4j import Neo4jGraphStore
 from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
 from selfimprint.domain.models import Node
+from selfimprint.domain.monthly_summary import MonthlySummary
 from selfimprint.domain.users import Tier, UserScope
 from selfimprint.ports import GraphSnapshot, ObjectNotFoundError
 
@@ -34,6 +35,11 @@ class MemoryExport(BaseModel):
     graph: GraphSnapshot
     # What soft resets took out of the active memory (spec §3.9), still held encrypted in S3.
     soft_reset_archives: tuple[GraphSnapshot, ...] = ()
+    # What the user was shown each month (spec §4), newest first; they quote memories.
+    monthly_summaries: tuple[MonthlySummary, ...] = ()
+
+
+MAX_EXPORTED_SUMMARIES = 1_200  # a century of months: all of them
 
 
 class UnknownUserError(LookupError):
@@ -94,6 +100,9 @@ async def export_user_memory(
         embeddings_included=include_embeddings,
         graph=snapshot,
         soft_reset_archives=tuple(resets),
+        monthly_summaries=tuple(
+            s.summary for s in await store.recent_summaries(MAX_EXPORTED_SUMMARIES)
+        ),
     )
 
 

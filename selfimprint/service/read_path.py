@@ -21,11 +21,19 @@ from selfimprint.domain.context import AssembledContext, assemble_context, prose
 from selfimprint.domain.decay import node_effective_weight
 from selfimprint.domain.language import detect_language
 from selfimprint.domain.scoring import Candidate, calibrated_similarity, rank
+from selfimprint.domain.session_review import review_prompt
 from selfimprint.domain.terms import search_terms
 from selfimprint.domain.tuning import DomainTuning
 from selfimprint.domain.users import UserScope
 from selfimprint.logging import get_logger
-from selfimprint.ports import LLM, Embedder, GraphStore, RetrievalQuery, RetrievalResult
+from selfimprint.ports import (
+    LLM,
+    ContextPrompts,
+    Embedder,
+    GraphStore,
+    RetrievalQuery,
+    RetrievalResult,
+)
 from selfimprint.prompts.context_summary import ProseSummary, context_summary_messages
 
 log = get_logger(__name__)
@@ -80,7 +88,84 @@ async def build_context(
     started = time.perf_counter()
     now = resources.clock()
     language = detect_language(message)
+    # The open session review and the prepared questions live in Neo4j with the hot graph: asked
+    # beside embedding and retrieval, so they add one round trip's latency only if it is slower.
+    prompts = (
+        asyncio.create_task(_prompts(resources, scope, now, timings)) if retrieve is None else None
+    )
+    try:
+        found = await _retrieve(resources, scope, message, now, timings, retrieve)
+        asked = await prompts if prompts is not None else ContextPrompts()
+    finally:
+        if prompts is not None and not prompts.done():
+            prompts.cancel()
 
+    mark = time.perf_counter()
+    nodes = [c.node for c in found.candidates]
+    floor = resources.embedder.similarity_floor
+    ranked = rank(
+        (
+            Candidate.from_node(
+                c.node,
+                similarity=calibrated_similarity(c.cosine, floor),
+                effective_weight=node_effective_weight(c.node, now, timeline=found.timeline),
+                prioritised=c.prioritised,
+                lexical=c.lexical,
+            )
+            for c in found.candidates
+        ),
+        now,
+        resources.tuning.scoring,
+    )
+    review = review_prompt(asked.review, asked.review_nodes, now) if asked.review else None
+    context = assemble_context(
+        ranked,
+        nodes,
+        found.neighbours,
+        found.edges,
+        language=language,
+        now=now,
+        budget_tokens=budget_tokens,
+        timeline=found.timeline,
+        config=resources.tuning.context,
+        review=review,
+        prepared=asked.questions,
+        summary_month=asked.summary_month,
+    )
+    timings["assemble"] = (time.perf_counter() - mark) * 1000
+
+    outcome = ContextOutcome(context=context, mode=ContextMode.FAST, timings_ms=timings)
+    if mode is ContextMode.PROSE:
+        await _try_prose(resources, outcome, message, budget_tokens)
+    timings["total"] = (time.perf_counter() - started) * 1000
+    return outcome
+
+
+async def _prompts(
+    resources: ReadResources, scope: UserScope, now: datetime, timings: dict[str, float]
+) -> ContextPrompts:
+    """The open review and the prepared questions; a failure costs them, not the context."""
+    config = resources.tuning.context
+    mark = time.perf_counter()
+    try:
+        return await resources.graph.for_user(scope.tenant_id, scope.user_id).context_prompts(
+            now, now - config.prepared_question_max_age, config.max_prepared_questions
+        )
+    except Exception as exc:  # the context is served without them, saying why in the log
+        log.warning("context.prompts_failed", error=str(exc)[:200])
+        return ContextPrompts()
+    finally:
+        timings["prompts"] = (time.perf_counter() - mark) * 1000
+
+
+async def _retrieve(
+    resources: ReadResources,
+    scope: UserScope,
+    message: str,
+    now: datetime,
+    timings: dict[str, float],
+    retrieve: Retrieve | None,
+) -> RetrievalResult:
     mark = time.perf_counter()
     vector = (await asyncio.to_thread(resources.embedder.embed_queries, [message]))[0]
     timings["embed"] = (time.perf_counter() - mark) * 1000
@@ -102,42 +187,7 @@ async def build_context(
         )
     )
     timings["retrieve"] = (time.perf_counter() - mark) * 1000
-
-    mark = time.perf_counter()
-    nodes = [c.node for c in found.candidates]
-    floor = resources.embedder.similarity_floor
-    ranked = rank(
-        (
-            Candidate.from_node(
-                c.node,
-                similarity=calibrated_similarity(c.cosine, floor),
-                effective_weight=node_effective_weight(c.node, now, timeline=found.timeline),
-                prioritised=c.prioritised,
-                lexical=c.lexical,
-            )
-            for c in found.candidates
-        ),
-        now,
-        resources.tuning.scoring,
-    )
-    context = assemble_context(
-        ranked,
-        nodes,
-        found.neighbours,
-        found.edges,
-        language=language,
-        now=now,
-        budget_tokens=budget_tokens,
-        timeline=found.timeline,
-        config=resources.tuning.context,
-    )
-    timings["assemble"] = (time.perf_counter() - mark) * 1000
-
-    outcome = ContextOutcome(context=context, mode=ContextMode.FAST, timings_ms=timings)
-    if mode is ContextMode.PROSE:
-        await _try_prose(resources, outcome, message, budget_tokens)
-    timings["total"] = (time.perf_counter() - started) * 1000
-    return outcome
+    return found
 
 
 async def _try_prose(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from temporalio.exceptions import ApplicationError
@@ -31,8 +31,12 @@ from selfimprint.adapters.neo4j.message_log import (
     UnknownUserError,
 )
 from selfimprint.config import Settings
+from selfimprint.domain.belief import Evidence, EvidenceStream
 from selfimprint.domain.messages import Message, Role
+from selfimprint.domain.models import Belief, Node, NodeType
+from selfimprint.domain.permanence import with_evidence
 from selfimprint.domain.users import UserProfile, UserScope
+from selfimprint.ports import Downweight
 
 pytestmark = pytest.mark.integration
 
@@ -91,6 +95,54 @@ async def test_near_duplicates_reinforce_and_distinct_memories_stay(
     ana = by_content["My sister Ana lives in Lisbon."]
     assert set(ana.sources) == {"m1", "m4"}  # the repeat joined the memory's evidence
     assert ana.last_reinforced_at is not None
+    # The restatement confirmed the belief, once although the activity ran twice.
+    assert ana.belief.observed_for == ("m4",)
+    assert ana.belief.confirmed_at == NOW
+    assert (
+        ana.belief.confidence
+        > by_content["I adopted a dog named Pixel last week."].belief.confidence
+    )
+
+
+async def test_a_challenged_belief_is_stored_whole_and_a_retry_writes_the_same(
+    graph_store: Neo4jGraphStore,
+) -> None:
+    scope = UserScope("tingest", f"u{uuid.uuid4().hex[:8]}")
+    store = graph_store.for_user(scope.tenant_id, scope.user_id)
+    seen = NOW - timedelta(days=30)
+    node = Node(
+        id="m-old",
+        user_id=scope.user_id,
+        type=NodeType.FACT,
+        content="Works at Initech.",
+        weight=0.8,
+        weight_at=seen,
+        created_at=seen,
+        belief=Belief(first_seen=seen),
+    )
+    await store.upsert([node])
+    challenged = with_evidence(
+        node, Evidence(id="m9", stream=EvidenceStream.OBSERVED, supports=False, at=NOW)
+    ).belief
+    change = Downweight(
+        node_id="m-old",
+        weight=0.4,
+        weight_at=NOW,
+        expires_at=None,
+        expected_weight_at=seen,
+        belief=challenged,
+    )
+    assert await store.downweight(change)
+    assert await store.downweight(change)  # the retry lands on the same values
+    (stored,) = await store.get_nodes(["m-old"])
+    assert stored.belief == challenged
+    assert stored.belief.challenged_at == NOW and stored.belief.observed_against == ("m9",)
+    assert stored.weight == 0.4
+    # A change without a belief leaves the stored one as it is.
+    plain = change.model_copy(update={"belief": None, "weight": 0.3})
+    assert await store.downweight(plain)
+    (again,) = await store.get_nodes(["m-old"])
+    assert again.belief == challenged and again.weight == 0.3
 
 
 async def test_a_user_being_erased_gets_no_more_messages(

@@ -15,14 +15,21 @@ from selfimprint.adapters.neo4j import Neo4jGraphStore
 from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
 from selfimprint.adapters.neo4j.search_terms import backfill_search_terms
 from selfimprint.config import Settings
+from selfimprint.domain.belief import Evidence, EvidenceStream, update_belief
 from selfimprint.domain.decay import (
     ActivityTimeline,
     coefficient_for,
     expires_at,
     node_effective_weight,
 )
-from selfimprint.domain.models import Belief, Node, NodeType, Valence
-from selfimprint.domain.scoring import Candidate, calibrated_similarity, prior, rank
+from selfimprint.domain.models import Belief, EvidenceKind, Node, NodeType, Permanence, Valence
+from selfimprint.domain.scoring import (
+    Candidate,
+    ScoringConfig,
+    calibrated_similarity,
+    prior,
+    rank,
+)
 from selfimprint.domain.terms import idf_weights, lexical_relevance, search_terms
 from selfimprint.domain.users import UserProfile, UserScope
 from selfimprint.ports import RetrievalQuery
@@ -128,6 +135,116 @@ async def test_the_best_memories_before_similarity_join_the_nearest(
         NOW,
     )
     assert {c.node.id for c in everything.candidates} == {b.id for b in best}
+
+
+def _with_evidence(nodes: list[Node]) -> list[Node]:
+    """Beliefs of every shape the confidence factor reads: confirmed (some stable, some
+    interpretive, some observed), challenged, untouched, at dates from first sight to now."""
+    rng = np.random.default_rng(5)
+    out = []
+    for i, n in enumerate(nodes):
+        belief = n.belief.model_copy(
+            update={
+                "permanence": (Permanence.STABLE, Permanence.DURABLE, Permanence.SITUATIONAL)[
+                    i % 3
+                ],
+                "evidence_kind": (
+                    EvidenceKind.SELF_REPORT,
+                    EvidenceKind.OBSERVED,
+                    EvidenceKind.INTERPRETATION,
+                )[i % 4 % 3],
+                "confidence": float(rng.uniform(0.3, 0.9)),
+            }
+        )
+        for k in range(i % 4):  # 0-3 pieces of evidence, support or challenge
+            at = n.created_at + (NOW - n.created_at) * float(rng.uniform(0, 1))
+            supports = bool(rng.uniform() < 0.6)
+            evidence = Evidence(
+                id=f"e{i}-{k}", stream=EvidenceStream.OBSERVED, supports=supports, at=at
+            )
+            belief = update_belief(belief, evidence).belief
+        out.append(n.model_copy(update={"belief": belief}))
+    return out
+
+
+async def test_the_confidence_factor_in_cypher_is_the_domains(
+    graph_store: Neo4jGraphStore, graph_driver: AsyncDriver, stack_settings: Settings
+) -> None:
+    scope = UserScope(f"t{uuid.uuid4().hex[:8]}", f"u{uuid.uuid4().hex[:8]}")
+    await Neo4jAccounts(graph_driver, stack_settings.neo4j_database).put_profile(
+        scope, UserProfile()
+    )
+    store = graph_store.for_user(scope.tenant_id, scope.user_id)
+    timeline = await store.record_activity([NOW - timedelta(days=d) for d in range(0, 80, 2)])
+    nodes = _with_evidence(_nodes(scope.user_id, 300, timeline))
+    await store.upsert(nodes)
+    alive = [n for n in nodes if not (n.expires_at and n.expires_at <= timeline.reading(NOW))]
+    query_vector = nodes[0].embedding
+    assert query_vector is not None
+    strong = ScoringConfig(confidence_weight=1.0)
+
+    # The best before similarity (`scoring.prior`), the factor included.
+    found = await store.retrieve(
+        RetrievalQuery(
+            embedding=query_vector,
+            embedding_model=MODEL,
+            now=NOW,
+            limit=21,
+            nearest_limit=1,
+            prior_limit=20,
+            scheduled_limit=0,
+            scoring=strong,
+        )
+    )
+
+    def by_prior(config: ScoringConfig) -> list[str]:
+        ordered = sorted(
+            alive, key=lambda n: (-prior(n, NOW, timeline=timeline, config=config), n.id)
+        )
+        return [n.id for n in ordered[:20]]
+
+    assert {c.node.id for c in found.candidates} == set(by_prior(strong)) | {"n0"}
+    # The test's teeth: without the factor the domain's pool would be another one.
+    assert set(by_prior(strong)) != set(by_prior(ScoringConfig(confidence_weight=0.0)))
+
+    # The whole ranking, every memory in the pool: the store's top 20 is the domain's.
+    floor = 0.78
+    everything = await store.retrieve(
+        RetrievalQuery(
+            embedding=query_vector,
+            embedding_model=MODEL,
+            now=NOW,
+            nearest_limit=1000,
+            prior_limit=1000,
+            similarity_floor=floor,
+            scoring=strong,
+        )
+    )
+    vector = np.asarray(query_vector)
+
+    def best(config: ScoringConfig) -> set[str]:
+        ranked = rank(
+            (
+                Candidate.from_node(
+                    n,
+                    similarity=calibrated_similarity(
+                        float(np.asarray(n.embedding) @ vector), floor
+                    ),
+                    effective_weight=node_effective_weight(n, NOW, timeline=timeline),
+                )
+                for n in alive
+            ),
+            NOW,
+            config,
+        )
+        return {r.id for r in ranked}
+
+    assert {c.node.id for c in everything.candidates} == best(strong)
+    assert best(strong) != best(ScoringConfig(confidence_weight=0.0))
+    # Stored and read back, the beliefs are what the domain scored.
+    by_id = {n.id: n for n in alive}
+    for c in everything.candidates:
+        assert c.node.belief == by_id[c.node.id].belief
 
 
 WORDS = ("kazan", "piano", "garden", "berlin", "sunrise", "violin", "marathon", "pottery")

@@ -89,6 +89,7 @@ class Harness:
             deletion.delete_graph,
             deletion.delete_messages,
             deletion.delete_profile,
+            deletion.delete_summary_schedule,
             forget.forget_place,
             forget.forget_derived,
             embed.embed_topic,

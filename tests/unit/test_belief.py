@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -23,7 +24,15 @@ from selfimprint.domain.belief import (
     select_for_review,
     update_belief,
 )
-from selfimprint.domain.models import MAX_EVIDENCE_IDS, Belief, EvidenceKind, Permanence
+from selfimprint.domain.models import (
+    MAX_EVIDENCE_IDS,
+    Belief,
+    EvidenceKind,
+    Node,
+    NodeType,
+    Permanence,
+)
+from selfimprint.domain.permanence import with_evidence
 
 pytestmark = pytest.mark.unit
 
@@ -284,3 +293,69 @@ def test_a_belief_keeps_only_the_newest_evidence_ids() -> None:
     assert len(current.observed_for) == MAX_EVIDENCE_IDS
     assert current.observed_for[-1] == f"m{MAX_EVIDENCE_IDS + 4}"
     assert "m0" not in current.observed_for
+
+
+# Confirmation anchors dormancy; stable permanence (domain.permanence) ----------------------------
+
+
+def test_a_confirmed_belief_fades_from_its_confirmation_not_from_first_sight() -> None:
+    old = belief(0.5)
+    confirmed = update_belief(old, evidence("m1", OBSERVED, at=T0 + 100 * DAY)).belief
+    assert confirmed.confirmed_at == T0 + 100 * DAY
+    later = T0 + 100 * DAY + timedelta(days=152)
+    # One durable half-life after the confirmation: half the confirmed confidence, whereas the
+    # unconfirmed belief has been dormant 252 days by then.
+    assert effective_confidence(confirmed, later) == pytest.approx(confirmed.confidence / 2)
+    assert effective_confidence(old, later) == pytest.approx(0.5 * 2 ** (-252 / 152))
+    assert effective_confidence(confirmed, later) > effective_confidence(old, later)
+
+
+def _node(permanence: Permanence = Permanence.DURABLE, node_type: str = "fact") -> Node:
+    return Node(
+        id="f1",
+        user_id="u1",
+        type=NodeType(node_type),
+        content="works at the harbour",
+        weight_at=T0,
+        created_at=T0,
+        belief=belief(0.5, permanence),
+    )
+
+
+def _confirmed(node: Node, days: Sequence[int]) -> Node:
+    for d in days:
+        node = with_evidence(node, evidence(f"m{d}", OBSERVED, at=T0 + d * DAY))
+    return node
+
+
+def test_three_confirmations_over_two_months_make_a_fact_stable() -> None:
+    assert _confirmed(_node(), [10, 30]).belief.permanence is Permanence.DURABLE
+    # Three observations, but the last only 50 days after first sight: not yet.
+    assert _confirmed(_node(), [10, 30, 50]).belief.permanence is Permanence.DURABLE
+    stable = _confirmed(_node(), [10, 30, 61])
+    assert stable.belief.permanence is Permanence.STABLE
+    assert half_life(stable.belief.permanence) == timedelta(days=730)
+
+
+def test_moods_and_events_never_become_stable() -> None:
+    mood = _node(Permanence.SITUATIONAL, "fact")
+    assert _confirmed(mood, [10, 30, 61]).belief.permanence is Permanence.SITUATIONAL
+    event = _node(node_type="event")
+    assert _confirmed(event, [10, 30, 61]).belief.permanence is Permanence.DURABLE
+
+
+def test_a_challenge_inside_the_window_keeps_a_fact_durable() -> None:
+    node = _confirmed(_node(), [10])
+    node = with_evidence(node, evidence("x1", OBSERVED, supports=False, at=T0 + 20 * DAY))
+    node = _confirmed(node, [30, 50, 70])
+    assert node.belief.permanence is Permanence.DURABLE  # challenged 50 days before day 70
+    assert _confirmed(node, [81]).belief.permanence is Permanence.STABLE  # 61 days after
+
+
+def test_a_challenged_stable_belief_falls_back_to_durable() -> None:
+    stable = _confirmed(_node(), [10, 30, 61])
+    challenged = with_evidence(stable, evidence("x1", OBSERVED, supports=False, at=T0 + 70 * DAY))
+    assert challenged.belief.permanence is Permanence.DURABLE
+    assert challenged.belief.challenged_at == T0 + 70 * DAY
+    # A replay of the same evidence is the same node.
+    assert with_evidence(challenged, evidence("x1", OBSERVED, supports=False)) is challenged

@@ -11,9 +11,7 @@ from hypothesis import strategies as st
 
 from selfimprint.domain.collective import (
     CollectiveConfig,
-    PatternObservation,
     anonymity_threshold,
-    evaluate_candidates,
     gate,
     pseudonymize,
 )
@@ -55,16 +53,6 @@ def test_one_user_repeating_a_pattern_counts_once() -> None:
     assert decision.distinct_contributors == 1
     assert decision.missing == 9
     assert not decision.graduated
-
-
-def test_batch_evaluation_groups_by_pattern() -> None:
-    observations = [PatternObservation(pattern_key="a", pseudonym=f"u{i}") for i in range(12)]
-    observations += [PatternObservation(pattern_key="b", pseudonym=f"u{i % 3}") for i in range(30)]
-    decisions = evaluate_candidates(observations, active_users=1_000)
-    assert [(d.pattern_key, d.distinct_contributors, d.graduated) for d in decisions] == [
-        ("a", 12, True),
-        ("b", 3, False),
-    ]
 
 
 def test_config_can_raise_the_floor_and_share() -> None:
@@ -120,12 +108,7 @@ def test_k_never_shrinks_as_the_deployment_grows(smaller: int, extra: int) -> No
     active_users=st.integers(0, 50_000),
     contributors=st.lists(st.integers(0, 80), max_size=120),
 )
-def test_batch_decisions_match_distinct_counts(active_users: int, contributors: list[int]) -> None:
-    observations = [PatternObservation(pattern_key="p", pseudonym=f"u{c}") for c in contributors]
-    decisions = evaluate_candidates(observations, active_users)
-    if not contributors:
-        assert decisions == ()
-        return
-    (decision,) = decisions
+def test_the_gate_counts_distinct_contributors(active_users: int, contributors: list[int]) -> None:
+    decision = gate("p", (f"u{c}" for c in contributors), active_users)
     assert decision.distinct_contributors == len(set(contributors))
     assert decision.graduated == (decision.distinct_contributors >= decision.k)

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from selfimprint.domain.context import (
     AssembledContext,
+    PreparedQuestion,
     assemble_context,
     count_tokens,
     instruction_line,
@@ -19,6 +20,7 @@ from selfimprint.domain.context import (
 )
 from selfimprint.domain.models import Belief, Edge, EdgeType, Node, NodeType, Valence
 from selfimprint.domain.scoring import ScoredMemory
+from selfimprint.domain.session_review import ReviewPrompt, ReviewPromptItem, ReviewSide
 
 pytestmark = pytest.mark.unit
 
@@ -276,3 +278,117 @@ def test_the_prose_budget_leaves_room_for_the_instruction() -> None:
     room = prose_budget("en", 400)
     assert 0 < room < 400
     assert count_tokens(f"{instruction_line('en')}\n" + "x" * (room * 4)) <= 400
+
+
+# --- the session review and prepared questions ----------------------------------------------
+
+
+def a_review(*contents: str) -> ReviewPrompt:
+    half = (len(contents) + 1) // 2
+    return ReviewPrompt(
+        id="review-10",
+        session=10,
+        items=tuple(
+            ReviewPromptItem(
+                memory_id=f"b{i}",
+                content=c,
+                confidence=0.8 if i < half else 0.2,
+                side=ReviewSide.HIGHEST if i < half else ReviewSide.LOWEST,
+            )
+            for i, c in enumerate(contents)
+        ),
+    )
+
+
+def test_the_review_is_asked_in_the_users_language_and_closes_the_text() -> None:
+    review = a_review("Ты живёшь в Казани.", "Ты не любишь кофе.")
+    context = assemble_context(
+        [scored("a", 0.9)],
+        [node("a", "Работает врачом.")],
+        [],
+        [],
+        language="ru",
+        now=NOW,
+        review=review,
+    )
+    assert context.text.endswith(
+        "Прежде чем продолжим: я верно о вас думаю?\n"
+        "- Ты живёшь в Казани. (уверен)\n- Ты не любишь кофе. (не уверен)"
+    )
+    assert "Работает врачом." in context.text
+    assert context.review == review and context.closing_text in context.text
+
+
+def test_the_review_is_kept_before_memories_within_the_budget() -> None:
+    review = a_review(*(f"Belief number {i} about the user's life." for i in range(6)))
+    memories = [(node(f"m{i}", f"Memory {i} " + "word " * 12), 1.0 - i / 100) for i in range(20)]
+    context = assemble_context(
+        [scored(n.id, s) for n, s in memories],
+        [n for n, _ in memories],
+        [],
+        [],
+        language="en",
+        now=NOW,
+        budget_tokens=250,
+        review=review,
+    )
+    assert context.closing_text and context.text.endswith(context.closing_text)
+    assert count_tokens(context.text) <= 250
+    assert 0 < len(context.memories_used) < 20  # the memories got what the review left
+
+
+def test_a_review_too_big_for_the_budget_stays_out_of_the_text_but_is_returned() -> None:
+    review = a_review(*(f"Belief number {i} " + "long " * 30 for i in range(6)))
+    context = assemble_context(
+        [], [], [], [], language="en", now=NOW, budget_tokens=50, review=review
+    )
+    assert context.text == "" and context.closing_text == "" and context.review == review
+
+
+def test_without_memories_the_review_alone_is_the_context() -> None:
+    context = assemble_context([], [], [], [], language="en", now=NOW, review=a_review("X."))
+    assert context.text == f"{instruction_line('en')}\n{context.closing_text}"
+
+
+def test_prepared_questions_join_the_context_without_repeating_its_open_loops() -> None:
+    loop = node("loop", "Waiting to hear back about the flat", type=NodeType.OPEN_LOOP)
+    prepared = [
+        PreparedQuestion(id="q1", question="Is the flat settled?", node_id="loop"),
+        PreparedQuestion(id="q2", question="How did the visa interview go?", node_id="visa"),
+        PreparedQuestion(id="q3", question="How did the visa interview go?", node_id="visa2"),
+    ]
+    context = assemble_context(
+        [scored("loop", 0.9)], [loop], [], [], language="en", now=NOW, prepared=prepared
+    )
+    assert context.open_loop_questions == (
+        "Any news on this: Waiting to hear back about the flat?",
+        "How did the visa interview go?",
+    )
+
+
+def test_prose_keeps_the_review() -> None:
+    extractive = assemble_context(
+        [scored("a", 0.9)],
+        [node("a", "Works as a nurse.")],
+        [],
+        [],
+        language="en",
+        now=NOW,
+        review=a_review("Lives in Leeds."),
+    )
+    prose = prose_context(extractive, "A nurse.")
+    assert prose is not None and prose.text.endswith(extractive.closing_text)
+
+
+def test_an_unseen_monthly_summary_is_announced_after_the_review_in_the_users_language() -> None:
+    ru = assemble_context(
+        [], [], [], [], language="ru", now=NOW, review=a_review("X."), summary_month="2026-11"
+    )
+    assert ru.closing_text.startswith("Сначала спроси пользователя:")  # the review first
+    assert ru.text.endswith(
+        "Готова сводка того, что ты помнишь о пользователе за 2026-11: "
+        "предложи её показать; любую запись можно исправить или удалить."
+    )
+    assert ru.summary_month == "2026-11"
+    plain = assemble_context([], [], [], [], language="en", now=NOW)
+    assert plain.closing_text == "" and plain.text == "" and plain.summary_month is None

@@ -337,6 +337,33 @@ def test_past_the_daily_limit_the_mention_is_ignored_but_flagged() -> None:
     assert reinforcement.node.sources == ("old-msg", "msg-1")
 
 
+def test_a_restatement_is_observed_evidence_that_confirms_the_memory() -> None:
+    existing = stored("m-old", content="Fact n1.")
+    result = plan(
+        extraction(memory("n1"), memory("n2", content="Fact n1!", source_message_ids=("msg-3",))),
+        nearest={"n1": [(existing, 0.95)], "n2": [(existing, 0.96)]},
+    )
+    (reinforcement,) = result.reinforcements
+    belief = reinforcement.node.belief
+    # One piece of evidence per batch: the newest restating message (msg-1, three minutes ago).
+    assert belief.observed_for == ("msg-1",)
+    assert belief.confirmed_at == belief.confidence_at == NOW - timedelta(minutes=3)
+    assert belief.confidence > existing.belief.confidence
+    assert belief.challenged_at is None
+
+
+def test_a_replayed_or_rate_limited_restatement_moves_no_confidence() -> None:
+    cited = stored("m-old", content="Fact n1.", sources=("old-msg", "msg-1"))
+    (replayed,) = plan(extraction(memory()), nearest={"n1": [(cited, 0.99)]}).reinforcements
+    assert replayed.node.belief == cited.belief
+    existing = stored("m-old", content="Fact n1.")
+    tally = ReinforcementTally(day=NOW.date(), applied=10)
+    (limited,) = plan(
+        extraction(memory()), nearest={"n1": [(existing, 0.99)]}, tallies={"m-old": tally}
+    ).reinforcements
+    assert limited.node.belief == existing.belief
+
+
 # --- edges ------------------------------------------------------------------------------------
 
 
@@ -417,6 +444,20 @@ def test_a_contradiction_is_an_edge_a_tension_and_a_weaker_old_memory() -> None:
     assert downweight.weight == pytest.approx(0.8 * 0.92**10 * 0.5)
     assert (downweight.weight_at, downweight.expected_weight_at) == (NOW, old.weight_at)
     assert not result.edges
+
+
+def test_a_contradicted_memory_is_challenged_by_the_newer_memorys_message() -> None:
+    old = stored("m-techcorp", content="Works at TechCorp.")
+    answer = extraction(memory(content="Works at DataInc.", contradicts_memory_ids=("m-techcorp",)))
+    (downweight,) = plan(answer, recent=[old]).downweights
+    assert downweight.belief is not None
+    assert downweight.belief.observed_against == ("msg-1",)
+    assert downweight.belief.challenged_at == NOW - timedelta(minutes=3)
+    assert downweight.belief.confidence < old.belief.confidence
+    # A retry of the batch sees the evidence already on the stored memory: nothing to apply
+    # again (a second down-weight would halve the memory twice).
+    again = old.model_copy(update={"belief": downweight.belief})
+    assert not plan(answer, recent=[again]).downweights
 
 
 def test_a_contradicts_edge_from_the_list_points_from_the_newer_memory() -> None:

@@ -10,12 +10,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from selfimprint.domain.belief import Evidence, EvidenceStream, update_belief
 from selfimprint.domain.models import Belief, Node, NodeType
 from selfimprint.domain.scoring import (
     DEFAULT_SCORING,
     Candidate,
     ScoringConfig,
     calibrated_similarity,
+    confidence_factor,
+    confidence_shift,
     rank,
     recency,
     score,
@@ -230,3 +233,72 @@ def test_an_upcoming_event_outranks_a_fresher_unrelated_memory() -> None:
         + DEFAULT_SCORING.scheduled_priority_boost
     )
     assert [s.id for s in rank([fresh, upcoming], NOW)] == ["interview", "lunch"]
+
+
+# --- the confidence factor ----------------------------------------------------------------------
+
+FIRST_SEEN = NOW - timedelta(days=90)
+OBSERVED = EvidenceStream.OBSERVED
+
+
+def fact(belief: Belief, id: str = "f-1") -> Node:
+    return Node(
+        id=id,
+        user_id="u-1",
+        type=NodeType.FACT,
+        content="Works at the harbour.",
+        weight_at=FIRST_SEEN,
+        created_at=FIRST_SEEN,
+        belief=belief,
+    )
+
+
+def scored(node: Node, config: ScoringConfig = DEFAULT_SCORING) -> float:
+    return score(Candidate.from_node(node, similarity=0.6, effective_weight=0.4), NOW, config).score
+
+
+UNTOUCHED = Belief(first_seen=FIRST_SEEN)
+CONFIRMED = update_belief(
+    UNTOUCHED, Evidence(id="m-2", stream=OBSERVED, supports=True, at=NOW)
+).belief
+CHALLENGED = update_belief(
+    UNTOUCHED, Evidence(id="m-3", stream=OBSERVED, supports=False, at=NOW)
+).belief
+
+
+def test_an_untouched_memory_scores_exactly_as_without_the_factor() -> None:
+    off = ScoringConfig(confidence_weight=0.0)
+    assert confidence_shift(UNTOUCHED, NOW) == 0.0
+    assert scored(fact(UNTOUCHED)) == scored(fact(UNTOUCHED), off)
+    # Even a long-dormant one: dormancy alone is not evidence.
+    old = Belief(first_seen=NOW - timedelta(days=900))
+    assert confidence_factor(old, NOW) == 1.0
+
+
+def test_confirmation_raises_and_challenge_lowers_the_score() -> None:
+    assert scored(fact(CONFIRMED)) > scored(fact(UNTOUCHED)) > scored(fact(CHALLENGED))
+    # Documented size: 1 + weight x (effective confidence - the untouched twin's).
+    twin = 0.5 * 2 ** (-90 / 152)
+    assert confidence_factor(CONFIRMED, NOW) == pytest.approx(
+        1.0 + 0.5 * (CONFIRMED.confidence - twin)
+    )
+    off = ScoringConfig(confidence_weight=0.0)
+    assert scored(fact(CONFIRMED), off) == scored(fact(UNTOUCHED), off)
+
+
+def test_a_confirmed_memory_outranks_an_equally_similar_untouched_one() -> None:
+    nodes = [fact(UNTOUCHED, "a-untouched"), fact(CONFIRMED, "b-confirmed")]
+    ranked = rank(
+        (Candidate.from_node(n, similarity=0.6, effective_weight=0.4) for n in nodes), NOW
+    )
+    assert [r.id for r in ranked] == ["b-confirmed", "a-untouched"]
+    assert ranked[0].confidence_factor > 1.0 == ranked[1].confidence_factor
+
+
+def test_hypotheses_keep_their_own_multiplier_only() -> None:
+    hypothesis = fact(CONFIRMED).model_copy(
+        update={"type": NodeType.HYPOTHESIS, "is_inference": True}
+    )
+    candidate = Candidate.from_node(hypothesis, similarity=0.6, effective_weight=0.4)
+    assert candidate.belief is None
+    assert score(candidate, NOW).confidence_factor == 1.0

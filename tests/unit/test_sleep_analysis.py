@@ -122,3 +122,21 @@ def test_simulation_paid_daily_user() -> None:
     assert result.full > 0 and result.light == 0
     silent = simulate_user(Plan.PAID, messages[:1], start, start + timedelta(days=60), TZ)
     assert silent.passes < 5  # sleep turns off after 30 silent days
+
+
+def test_prepared_questions_are_written_in_the_language_of_their_memory() -> None:
+    # The context serves them as they are, so a Russian open loop gets a Russian question.
+    ru_event = node("r", NodeType.EVENT, "Собеседование 28 марта, я волнуюсь", NOW, "m1")
+    ru_loop = node("l", NodeType.OPEN_LOOP, "Не знаю, переезжать ли в Казань", NOW, "m2")
+    en_loop = node("e", NodeType.OPEN_LOOP, "Not sure whether to move to Leeds", NOW, "m3")
+    (trigger,) = plan_triggers("u", [ru_event], [], NOW, TZ)
+    by_node = {
+        q.node_id: q.question
+        for q in plan_open_loop_questions("u", [ru_event, ru_loop, en_loop], [trigger], NOW)
+    }
+    assert by_node["l"].startswith("Раньше пользователь упоминал: «Не знаю, переезжать")
+    assert by_node["r"].startswith("Скоро, 28 марта: «Собеседование")
+    assert (
+        by_node["e"]
+        == 'Earlier the user mentioned: "Not sure whether to move to Leeds". Is it settled?'
+    )

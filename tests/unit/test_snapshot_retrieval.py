@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from selfimprint.adapters.snapshot_retrieval import retrieve_from_snapshot
+from selfimprint.domain.belief import Evidence, EvidenceStream, update_belief
 from selfimprint.domain.models import (
     Belief,
     Edge,
@@ -17,6 +18,7 @@ from selfimprint.domain.models import (
     Node,
     NodeType,
 )
+from selfimprint.domain.scoring import ScoringConfig
 from selfimprint.ports import GraphSnapshot, RetrievalQuery
 
 pytestmark = pytest.mark.unit
@@ -114,3 +116,22 @@ def test_a_memory_naming_the_querys_words_joins_and_wins() -> None:
     by_id = {c.node.id: c for c in found.candidates}
     assert by_id["named"].lexical == 1.0
     assert {c.lexical for c in found.candidates if c.node.id != "named"} == {0.0}
+
+
+def test_a_confirmed_memory_outranks_an_equally_similar_untouched_one() -> None:
+    """The confidence factor (scoring.confidence_factor), as the Neo4j statement applies it."""
+    seen = NOW - timedelta(days=30)
+    untouched = Belief(first_seen=seen)
+    confirmed = update_belief(
+        untouched, Evidence(id="m-9", stream=EvidenceStream.OBSERVED, supports=True, at=NOW)
+    ).belief
+    twins = (
+        node("a-untouched", (1.0, 0.0, 0.0), belief=untouched),
+        node("b-confirmed", (1.0, 0.0, 0.0), belief=confirmed),
+    )
+    snap = snapshot().model_copy(update={"nodes": twins})
+    found = retrieve_from_snapshot(snap, query(limit=1))
+    assert [c.node.id for c in found.candidates] == ["b-confirmed"]
+    off = query(limit=1).model_copy(update={"scoring": ScoringConfig(confidence_weight=0.0)})
+    # Without the factor the two tie and the id decides.
+    assert [c.node.id for c in retrieve_from_snapshot(snap, off).candidates] == ["a-untouched"]

@@ -29,6 +29,7 @@ from activities.ingestion import (
     MarkFailedInput,
     PendingInput,
 )
+from activities.reviews import ReviewInput, ReviewOutput
 from activities.sleep import SleepActivities, SleepModelActivities
 from activities.tiers import TierMoveInput, TierMoveOutcome
 from selfimprint.domain.compaction.plan import CompactionPlan
@@ -266,6 +267,23 @@ class SoftResetRecorder:
         )
 
 
+class ReviewRecorder:
+    """The session review activity without a graph: records the sessions it was asked for;
+    with `failures` set, fails that many attempts first (Temporal retries them)."""
+
+    def __init__(self) -> None:
+        self.sessions: list[int] = []
+        self.failures = 0
+
+    @activity.defn(name="reviews.open_session_review")
+    async def open_session_review(self, data: ReviewInput) -> ReviewOutput:
+        if self.failures > 0:
+            self.failures -= 1
+            raise RuntimeError("neo4j is down")
+        self.sessions.append(data.session)
+        return ReviewOutput(review_id=f"review-{data.session}", created=True)
+
+
 @dataclass
 class Harness:
     graphs: MemoryGraphs
@@ -274,6 +292,7 @@ class Harness:
     task_queue: str
     gpu_queue: str
     resets: SoftResetRecorder = field(default_factory=SoftResetRecorder)
+    reviews: ReviewRecorder = field(default_factory=ReviewRecorder)
 
 
 def workers(
@@ -311,6 +330,7 @@ def workers(
             compaction.compact,
             compaction.plan_soft_reset,
             h.resets.apply,
+            h.reviews.open_session_review,
         ],
     )
     gpu = Worker(

@@ -616,3 +616,38 @@ async def test_retold_messages_are_queued_but_are_not_user_activity(
         assert state.ingestion.stats.messages_received == 0
         assert state.activity.session_count == 0 and state.activity.last_active_at is None
         await handle.terminate("test over")
+
+
+async def _sessions(
+    env: WorkflowEnvironment, handle: WorkflowHandle[UserLifecycleWorkflow, None], count: int
+) -> None:
+    """`count` sessions of one message each, two hours apart (the gap is 30 minutes)."""
+    for n in range(count):
+        await handle.signal(
+            UserLifecycleWorkflow.messages_received,
+            MessagesReceived(message_ids=[f"s{n}"], last_sent_at=await env.get_current_time()),
+        )
+        await until(lambda: _idle(handle))
+        await env.sleep(timedelta(hours=2))
+
+
+async def test_the_tenth_session_opens_a_review_once(own_env: WorkflowEnvironment) -> None:
+    """Article component 8: on session 10 (not 9, not again on 11 or 12) the review activity
+    runs, after the session's message is extracted; a failing review is retried by Temporal
+    while the loop goes on."""
+    env = own_env
+    h = _harness()
+    h.reviews.failures = 2
+    cpu, gpu = workers(env.client, h)
+    async with cpu, gpu:
+        handle = await _started(env, h, f"review-{uuid.uuid4().hex[:6]}")
+        await _sessions(env, handle, 9)
+        assert h.reviews.sessions == []
+        await _sessions(env, handle, 3)
+        state = await handle.query(UserLifecycleWorkflow.state)
+        assert state.activity.session_count == 12
+        assert h.reviews.sessions == [10] and h.reviews.failures == 0
+        assert state.review.last_session == 10 and state.review.last_review_id == "review-10"
+        assert state.ingestion.stats.messages_received == 12
+        assert not state.ingestion.pending_message_ids
+        await handle.terminate("test over")

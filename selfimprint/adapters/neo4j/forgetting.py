@@ -30,13 +30,62 @@ DELETE t
 """
 
 
+# Hypotheses keep their evidence as memory ids: a deleted memory is no longer evidence.
+_STRIP_EVIDENCE = """
+MATCH (h:Memory:Hypothesis {scope: $scope})
+WHERE any(e IN coalesce(h.hypothesis_supporting, []) + coalesce(h.hypothesis_contradicting, [])
+          WHERE e IN $ids)
+SET h.hypothesis_supporting = [e IN coalesce(h.hypothesis_supporting, []) WHERE NOT e IN $ids],
+    h.hypothesis_contradicting = [e IN coalesce(h.hypothesis_contradicting, [])
+                                  WHERE NOT e IN $ids]
+"""
+
+
 async def delete_nodes(tx: AsyncManagedTransaction, scope: UserScope, ids: Sequence[str]) -> int:
     if not ids:
         return 0
     await tx.run(_DELETE_TENSIONS_OF, scope=scope.key, ids=list(ids))
+    await tx.run(_STRIP_EVIDENCE, scope=scope.key, ids=list(ids))
     result = await tx.run(_DELETE_NODES, scope=scope.key, ids=list(ids))
     record = await result.single(strict=True)
     return int(record["deleted"])
+
+
+# One memory the user deleted ("delete this one memory"): its id is remembered on the user's
+# profile, so that nothing re-creates it: node ids are derived from their messages, and a
+# retried extraction of the same messages would write the same id again (the store's upserts
+# skip remembered ids). Only ids (hashes, no content); erasure deletes them with the profile.
+_REMEMBER_DELETED = """
+MATCH (p:UserProfile {scope: $scope})
+SET p.deleted_memory_ids = coalesce(p.deleted_memory_ids, [])
+                           + [i IN $ids WHERE NOT i IN coalesce(p.deleted_memory_ids, [])]
+"""
+
+_DELETED_AMONG = """
+OPTIONAL MATCH (p:UserProfile {scope: $scope})
+RETURN [i IN $ids WHERE i IN coalesce(p.deleted_memory_ids, [])] AS deleted
+"""
+
+
+async def deleted_among(
+    tx: AsyncManagedTransaction, scope: UserScope, ids: Sequence[str]
+) -> set[str]:
+    """Those of `ids` that the user deleted one by one (`delete_memory`)."""
+    if not ids:
+        return set()
+    result = await tx.run(_DELETED_AMONG, scope=scope.key, ids=sorted(set(ids)))
+    return set((await result.single(strict=True))["deleted"])
+
+
+async def delete_memory(tx: AsyncManagedTransaction, scope: UserScope, memory_id: str) -> bool:
+    """Delete one memory with its edges, the tensions that name it, its place in hypotheses'
+    evidence and the sleep results that cite it; remember its id. False when the scope has no
+    such memory (deleted before, or never there): nothing is written."""
+    if not await delete_nodes(tx, scope, [memory_id]):
+        return False
+    await _derived(tx, scope, {memory_id}, None, delete=True)
+    await tx.run(_REMEMBER_DELETED, scope=scope.key, ids=[memory_id])
+    return True
 
 
 # A range seek on (scope, expires_at): rows read = expired nodes, whatever the graph's size.
@@ -114,9 +163,12 @@ CALL () {
   MATCH (x:ScheduledTrigger {scope: $scope}) RETURN x
   UNION
   MATCH (x:OpenLoopQuestion {scope: $scope}) RETURN x
+  UNION
+  MATCH (x:BeliefReview {scope: $scope}) RETURN x
 }
 WITH x
 WHERE (any(id IN coalesce(x.node_ids, []) WHERE id IN $ids)
+       OR any(id IN coalesce(x.memory_ids, []) WHERE id IN $ids)
        OR x.node_id IN $ids
        OR ($text IS NOT NULL AND any(field IN [x.key, x.description, x.content, x.question]
                                      WHERE toLower(field) CONTAINS toLower($text))))
@@ -168,7 +220,10 @@ CALL () {
 CALL () {
   MATCH (t:Tension {scope: $scope}) WITH t LIMIT $batch DELETE t RETURN count(*) AS tensions
 }
-RETURN memories, tensions
+CALL () {
+  MATCH (r:BeliefReview {scope: $scope}) WITH r LIMIT $batch DELETE r RETURN count(*) AS reviews
+}
+RETURN memories, tensions, reviews
 """
 
 
@@ -178,4 +233,5 @@ async def delete_graph_batch(
     """Bounded so a large graph never needs one huge transaction; repeat until (0, 0)."""
     result = await tx.run(_DELETE_GRAPH_BATCH, scope=scope.key, batch=batch)
     record = await result.single(strict=True)
-    return int(record["memories"]), int(record["tensions"])
+    # Session reviews (ids only) count with the tensions: the caller repeats until both are 0.
+    return int(record["memories"]), int(record["tensions"]) + int(record["reviews"])

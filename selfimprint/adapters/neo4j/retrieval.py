@@ -39,6 +39,7 @@ from selfimprint.adapters.neo4j.records import (
     vector_property,
 )
 from selfimprint.adapters.neo4j.search_terms import TERM_INDEX, term_queries
+from selfimprint.domain.belief import DEFAULT_BELIEF, BeliefConfig
 from selfimprint.domain.decay import DEFAULT_DECAY, DecayConfig
 from selfimprint.domain.models import Edge, Node
 from selfimprint.domain.scoring import DEFAULT_SCORING, ScoringConfig
@@ -80,15 +81,53 @@ _RECENCY = """2.0 ^ (-(CASE WHEN $now_ms > touched_ms THEN $now_ms - touched_ms 
   / $half_life_ms)"""
 _MULTIPLIER = "CASE WHEN n.is_inference OR n:Hypothesis THEN $hypothesis_multiplier ELSE 1.0 END"
 
+# The confidence factor (scoring.confidence_factor): 1.0 for hypotheses, for memories no
+# evidence has moved and with a weight of 0; else 1 + weight x (effective confidence - that of
+# an untouched twin), both dormancy-decayed on wall time (belief.effective_confidence) and
+# capped by evidence kind.
+_HALF_LIFE_MS = """CASE n.permanence WHEN 'stable' THEN $stable_half_life_ms
+  WHEN 'situational' THEN $situational_half_life_ms ELSE $durable_half_life_ms END"""
+_CAP = "CASE WHEN n.evidence_kind = 'interpretation' THEN $interpretation_cap ELSE 1.0 END"
+_ANCHOR = """coalesce(n.confidence_at,
+  reduce(a = n.first_seen, t IN [n.confirmed_at, n.challenged_at]
+    | CASE WHEN t IS NOT NULL AND t > a THEN t ELSE a END))"""
+_EVIDENCED = """size(coalesce(n.observed_for, [])) + size(coalesce(n.observed_against, []))
+  + size(coalesce(n.self_report_for, [])) + size(coalesce(n.self_report_against, [])) > 0"""
+
+
+def _confidence_now(confidence: str, since_ms: str) -> str:
+    """`confidence` decayed from `since_ms` to now, within the cap (`belief_half_ms`,
+    `belief_cap`: bound by `_scored`)."""
+    decayed = (
+        f"({confidence}) * 2.0 ^ (-(CASE WHEN $now_ms > {since_ms} THEN $now_ms - {since_ms} "
+        "ELSE 0 END) / belief_half_ms)"
+    )
+    return f"CASE WHEN {decayed} > belief_cap THEN belief_cap ELSE {decayed} END"
+
+
+_START = (
+    "CASE WHEN n.evidence_kind = 'observed' THEN $observed_start_confidence "
+    "ELSE $self_report_start_confidence END"
+)
+_CONFIDENCE_FACTOR = f"""CASE WHEN NOT evidenced THEN 1.0
+  ELSE 1.0 + $confidence_weight * (({_confidence_now("n.confidence", "anchor_ms")})
+    - ({_confidence_now(_START, "n.first_seen.epochMillis")})) END"""
+
 
 def _scored(carried: str, similarity: str, boost: str) -> str:
     """WITH clauses that add `total`: the §3.4 score of `n` given its calibrated `similarity`
-    expression and priority `boost` expression; `carried` are the variables kept."""
+    expression and priority `boost` expression, capped at 1 as `scoring.score` caps it (the
+    domain's ties at 1.0 go by id); `carried` are the variables kept."""
     return f"""
 WITH {carried}, coalesce(n.last_reinforced_at, n.created_at).epochMillis AS touched_ms,
-     {_EFFECTIVE_WEIGHT} AS eff
+     {_EFFECTIVE_WEIGHT} AS eff,
+     $confidence_weight > 0.0 AND NOT (n.is_inference OR n:Hypothesis) AND {_EVIDENCED}
+       AS evidenced,
+     {_ANCHOR}.epochMillis AS anchor_ms, {_HALF_LIFE_MS} AS belief_half_ms, {_CAP} AS belief_cap
 WITH {carried}, {_MULTIPLIER} * ($similarity_weight * ({similarity}) + $recency_weight * {_RECENCY}
-     + $weight_weight * CASE WHEN eff > 1.0 THEN 1.0 ELSE eff END + ({boost})) AS total
+     + $weight_weight * CASE WHEN eff > 1.0 THEN 1.0 ELSE eff END + ({boost}))
+     * {_CONFIDENCE_FACTOR} AS uncapped
+WITH {carried}, CASE WHEN uncapped > 1.0 THEN 1.0 ELSE uncapped END AS total
 """
 
 
@@ -224,8 +263,16 @@ def score_params(
     similarity_floor: float,
     scoring: ScoringConfig = DEFAULT_SCORING,
     decay: DecayConfig = DEFAULT_DECAY,
+    beliefs: BeliefConfig = DEFAULT_BELIEF,
 ) -> dict[str, float]:
     return {
+        "confidence_weight": scoring.confidence_weight,
+        "observed_start_confidence": scoring.observed_start_confidence,
+        "self_report_start_confidence": scoring.self_report_start_confidence,
+        "stable_half_life_ms": beliefs.stable_half_life / timedelta(milliseconds=1),
+        "durable_half_life_ms": beliefs.durable_half_life / timedelta(milliseconds=1),
+        "situational_half_life_ms": beliefs.situational_half_life / timedelta(milliseconds=1),
+        "interpretation_cap": beliefs.interpretation_cap,
         "similarity_floor": similarity_floor,
         "similarity_weight": scoring.similarity_weight,
         "lexical_share": scoring.lexical_share,

@@ -9,7 +9,7 @@ errors; the writes are idempotent, so those retries are safe.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import date, datetime, timedelta
 from typing import Any, TypeVar
 
@@ -23,20 +23,27 @@ from selfimprint.adapters.neo4j import (
     lookups,
     paths,
     retrieval,
+    reviews,
     sleep_results,
     snapshot,
+    summaries,
+    tensions,
     writes,
 )
 from selfimprint.adapters.neo4j.migrations import MigrationReport, migrate
 from selfimprint.domain.compaction.plan import CompactionPlan
 from selfimprint.domain.decay import ActivityTimeline, ReinforcementTally
 from selfimprint.domain.models import Edge, HypothesisStatus, Node, NodeType, Tension, TensionStatus
+from selfimprint.domain.monthly_summary import MonthlySummary
+from selfimprint.domain.session_review import BeliefReview, ReviewVerdict
 from selfimprint.domain.sleep_writes import SleepRunRecord, SleepWrites
+from selfimprint.domain.tensions import TensionRecord, TensionResolution
 from selfimprint.domain.users import UserScope
 from selfimprint.logging import get_logger
 from selfimprint.ports import (
     CauseStep,
     CompactionOutcome,
+    ContextPrompts,
     Contradiction,
     Downweight,
     ForgetReport,
@@ -45,6 +52,8 @@ from selfimprint.ports import (
     Reinforcement,
     RetrievalQuery,
     RetrievalResult,
+    StoredReview,
+    StoredSummary,
     TopicSelector,
 )
 from selfimprint.telemetry import tracing
@@ -171,8 +180,9 @@ class Neo4jUserGraph:
         indexed, size = await self._indexed_after(len(nodes))
 
         async def work(tx: AsyncManagedTransaction) -> None:
-            await writes.upsert_nodes(tx, self._scope, nodes, indexed=indexed)
-            await writes.upsert_edges(tx, self._scope, edges)
+            kept_nodes, kept_edges = await _without_deleted(tx, self._scope, nodes, edges)
+            await writes.upsert_nodes(tx, self._scope, kept_nodes, indexed=indexed)
+            await writes.upsert_edges(tx, self._scope, kept_edges)
 
         await self._write(work)
         self._log.debug("graph.upserted", nodes=len(nodes), edges=len(edges))
@@ -190,6 +200,9 @@ class Neo4jUserGraph:
 
     async def record_contradiction(self, contradiction: Contradiction) -> None:
         async def work(tx: AsyncManagedTransaction) -> None:
+            sides = (contradiction.tension.node_a, contradiction.tension.node_b)
+            if await forgetting.deleted_among(tx, self._scope, sides):
+                return  # a retried extraction naming a memory the user deleted
             await writes.upsert_edges(tx, self._scope, [contradiction.edge])
             await writes.upsert_tensions(tx, self._scope, [contradiction.tension])
 
@@ -255,6 +268,21 @@ class Neo4jUserGraph:
 
     async def tensions(self, status: TensionStatus | None = None) -> list[Tension]:
         return await self._read(lambda tx: lookups.tensions(tx, self._scope, status))
+
+    async def tension_records(self, status: TensionStatus | None = None) -> list[TensionRecord]:
+        """Tensions with how each was resolved through the API (oldest first)."""
+        return await self._read(lambda tx: tensions.list_tensions(tx, self._scope, status))
+
+    async def resolve_tension(
+        self, tension_id: str, resolution: TensionResolution, now: datetime
+    ) -> TensionRecord | None:
+        """Resolve one tension (domain.tensions); None when this user has no such tension."""
+        record = await self._write(
+            lambda tx: tensions.resolve_tension(tx, self._scope, tension_id, resolution, now)
+        )
+        if record is not None:
+            self._log.info("graph.tension_resolved", tension_id=tension_id)
+        return record
 
     async def hypotheses(self, statuses: Sequence[HypothesisStatus] = ()) -> list[HypothesisRecord]:
         return await self._read(lambda tx: lookups.hypotheses(tx, self._scope, statuses))
@@ -346,6 +374,20 @@ class Neo4jUserGraph:
 
         return await (self._read(work) if dry_run else self._write(work))
 
+    async def delete_memory(self, memory_id: str) -> bool:
+        """Delete one memory and what names it (`forgetting.delete_memory`); its id stays
+        deleted. False when there was no such memory."""
+        deleted = await self._write(lambda tx: forgetting.delete_memory(tx, self._scope, memory_id))
+        if deleted:
+            self._sizes.forget(self._scope)
+            self._log.info("graph.memory_deleted", memory_id=memory_id)
+        return deleted
+
+    async def was_deleted(self, memory_id: str) -> bool:
+        """Whether the user deleted this memory (`delete_memory`)."""
+        found = await self._read(lambda tx: forgetting.deleted_among(tx, self._scope, [memory_id]))
+        return memory_id in found
+
     async def delete_graph(self) -> int:
         """Delete every memory and tension of this user, in bounded batches; returns how many
         memories went. Safe to repeat after a crash."""
@@ -412,3 +454,77 @@ class Neo4jUserGraph:
             deleted += batch
             if batch == 0:
                 return deleted
+
+    # --- session reviews (issue 16) -----------------------------------------------------------
+
+    async def review_candidates(self, types: Sequence[NodeType]) -> list[Node]:
+        """Live, unpinned memories of these types: what a session review may ask about."""
+        return await self._read(lambda tx: reviews.candidates(tx, self._scope, types))
+
+    async def open_review(self, review: BeliefReview) -> bool:
+        """Store a session review (superseding an older open one); False when it exists."""
+        return await self._write(lambda tx: reviews.open_review(tx, self._scope, review))
+
+    async def review(self, review_id: str) -> StoredReview | None:
+        return await self._read(lambda tx: reviews.get_review(tx, self._scope, review_id))
+
+    async def record_review_answers(
+        self, review_id: str, answers: Mapping[str, ReviewVerdict], at: datetime
+    ) -> bool:
+        return await self._write(
+            lambda tx: reviews.record_answers(tx, self._scope, review_id, answers, at)
+        )
+
+    async def context_prompts(
+        self, now: datetime, questions_since: datetime, question_limit: int
+    ) -> ContextPrompts:
+        """The open review and the prepared open-loop questions due now, in one query."""
+        return await self._read(
+            lambda tx: reviews.context_prompts(
+                tx, self._scope, now, questions_since, question_limit
+            )
+        )
+
+    # --- monthly summaries (issue 16) ---------------------------------------------------------
+
+    async def put_summary(self, summary: MonthlySummary) -> None:
+        """Write the month's summary, replacing an earlier one of the same month."""
+        await self._write(lambda tx: summaries.upsert(tx, self._scope, summary))
+
+    async def summary(self, month: str) -> StoredSummary | None:
+        return await self._read(lambda tx: summaries.get(tx, self._scope, month))
+
+    async def recent_summaries(self, limit: int) -> list[StoredSummary]:
+        """Newest month first."""
+        return await self._read(lambda tx: summaries.newest(tx, self._scope, limit))
+
+    async def summarised_total(self, before_month: str) -> int | None:
+        """Memories held at the end of the latest summarised month before `before_month`."""
+        return await self._read(lambda tx: summaries.previous_total(tx, self._scope, before_month))
+
+    async def mark_summaries_seen(self, months: Sequence[str], at: datetime) -> int:
+        return await self._write(lambda tx: summaries.mark_seen(tx, self._scope, list(months), at))
+
+    async def delete_summaries(self) -> int:
+        """Delete this user's monthly summaries (user deletion), in bounded batches."""
+        deleted = 0
+        while True:
+            batch = await self._write(lambda tx: summaries.delete_batch(tx, self._scope, 1_000))
+            deleted += batch
+            if batch == 0:
+                return deleted
+
+
+async def _without_deleted(
+    tx: AsyncManagedTransaction, scope: UserScope, nodes: Sequence[Node], edges: Sequence[Edge]
+) -> tuple[Sequence[Node], Sequence[Edge]]:
+    """The nodes and edges minus any that is, or touches, a memory the user deleted: a retried
+    extraction of its messages derives the same id and must not bring it back."""
+    ids = [n.id for n in nodes] + [i for e in edges for i in (e.source_id, e.target_id)]
+    gone = await forgetting.deleted_among(tx, scope, ids)
+    if not gone:
+        return nodes, edges
+    return (
+        [n for n in nodes if n.id not in gone],
+        [e for e in edges if e.source_id not in gone and e.target_id not in gone],
+    )

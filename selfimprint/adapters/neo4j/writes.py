@@ -8,6 +8,8 @@ same graph as a single successful run.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from enum import Enum
+from typing import Any
 
 from neo4j import AsyncManagedTransaction
 
@@ -20,10 +22,11 @@ from selfimprint.adapters.neo4j.records import (
     hypothesis_row,
     node_row,
     set_times,
+    split_times,
     tension_row,
     utc,
 )
-from selfimprint.domain.models import Edge, Hypothesis, Node, NodeType, Tension
+from selfimprint.domain.models import Belief, Edge, Hypothesis, Node, NodeType, Tension
 from selfimprint.domain.users import UserScope
 from selfimprint.ports import Downweight, Reinforcement
 
@@ -157,23 +160,49 @@ async def upsert_edges(
         await tx.run(_UPSERT_EDGES, scope=scope.key, rows=Rows(edge_row(e) for e in chunk))
 
 
-_REINFORCE = """
-MATCH (n:Memory {scope: $scope, id: $id})
+# A belief is written whole (absolute values, its evidence ids included), so a retry writes
+# the same node: `$belief` is `belief_row`, empty maps when the change carries no belief.
+_SET_BELIEF = """SET n += $belief.props
+WITH n, $belief AS row
+""" + set_times("n")
+
+_REINFORCE = f"""
+MATCH (n:Memory {{scope: $scope, id: $id}})
 WITH n, n.weight_at = $weight_at AS already
 WHERE already OR $expected_weight_at IS NULL OR n.weight_at = $expected_weight_at
 SET n.weight = $weight, n.weight_at = $weight_at, n.last_reinforced_at = $last_reinforced_at,
     n.expires_at = $expires_at, n.reinforcement_day = $day,
     n.reinforcements_applied = $applied, n.reinforcements_ignored = $ignored,
     n.sources = n.sources + [s IN $source_ids WHERE NOT s IN n.sources]
+{_SET_BELIEF}
 RETURN count(n) AS written
 """
 
-_DOWNWEIGHT = """
-MATCH (n:Memory {scope: $scope, id: $id})
+_DOWNWEIGHT = f"""
+MATCH (n:Memory {{scope: $scope, id: $id}})
 WHERE n.weight_at = $weight_at OR n.weight_at = $expected_weight_at
 SET n.weight = $weight, n.weight_at = $weight_at, n.expires_at = $expires_at
+{_SET_BELIEF}
 RETURN count(n) AS written
 """
+
+
+def belief_row(belief: Belief | None) -> dict[str, dict[str, Any]]:
+    """The belief's stored properties (flat on the node, as `records.node_row` writes them):
+    plain values in `props` (a None clears), instants in `times`."""
+    if belief is None:
+        return {"props": {}, "times": {}}
+    props, times = split_times(
+        {
+            field: value.value if isinstance(value, Enum) else _plain(value)
+            for field, value in belief.model_dump().items()
+        }
+    )
+    return {"props": props, "times": times}
+
+
+def _plain(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple) else value
 
 
 async def downweight(tx: AsyncManagedTransaction, scope: UserScope, change: Downweight) -> bool:
@@ -186,6 +215,7 @@ async def downweight(tx: AsyncManagedTransaction, scope: UserScope, change: Down
         weight_at=utc(change.weight_at),
         expires_at=utc(change.expires_at),
         expected_weight_at=utc(change.expected_weight_at),
+        belief=belief_row(change.belief),
     )
     record = await result.single(strict=True)
     return bool(record["written"])
@@ -207,6 +237,7 @@ async def reinforce(tx: AsyncManagedTransaction, scope: UserScope, change: Reinf
         ignored=change.tally.ignored,
         source_ids=list(change.source_ids),
         expected_weight_at=utc(change.expected_weight_at),
+        belief=belief_row(change.belief),
     )
     record = await result.single(strict=True)
     return bool(record["written"])

@@ -1,14 +1,18 @@
 """What a contradiction writes (spec §6): a `contradicts` edge from the newer statement to the
 older one, an unresolved tension, and, when the older memory predates the batch and is not
-pinned, the loss of part of its effective weight."""
+pinned, the loss of part of its effective weight and a challenge to its belief: observed evidence
+against it (the user's own later statement), under the newer memory's message id, so
+`challenged_at` moves and its confidence drops (the epistemic-memory article, component 6)."""
 
 from __future__ import annotations
 
+from selfimprint.domain.belief import Evidence, EvidenceStream
 from selfimprint.domain.decay import expires_at, node_coefficient, node_effective_weight
 from selfimprint.domain.ingestion.draft import PlanDraft
 from selfimprint.domain.ingestion.identity import tension_id
 from selfimprint.domain.ingestion.plan import Downweight, PlannedContradiction
 from selfimprint.domain.models import Edge, EdgeType, Node, Tension
+from selfimprint.domain.permanence import with_evidence
 
 
 def _known_node(draft: PlanDraft, node_id: str) -> Node:
@@ -50,8 +54,25 @@ def plan_contradictions(
             and older.id not in draft.new_nodes
             and older.id not in downweights
         ):
-            downweights[older.id] = _downweight(draft, older)
+            challenged = with_evidence(older, _contradiction_evidence(draft, newer))
+            # The evidence already on the belief: an earlier attempt of this batch applied the
+            # down-weight, and applying it again would halve the memory twice.
+            if challenged is not older:
+                downweights[older.id] = _downweight(draft, challenged)
     return tuple(planned.values()), tuple(downweights.values())
+
+
+def _contradiction_evidence(draft: PlanDraft, newer: Node) -> Evidence:
+    """Observed evidence against, under the newest message the newer memory cites (its own id
+    when it cites none)."""
+    cited = [s for s in newer.sources if s in draft.sent_at] or list(newer.sources[-1:])
+    evidence_id = max(cited, key=lambda s: (draft.said_at([s]), s)) if cited else newer.id
+    return Evidence(
+        id=evidence_id,
+        stream=EvidenceStream.OBSERVED,
+        supports=False,
+        at=draft.said_at([evidence_id]),
+    )
 
 
 def _downweight(draft: PlanDraft, node: Node) -> Downweight:
@@ -70,4 +91,5 @@ def _downweight(draft: PlanDraft, node: Node) -> Downweight:
             config=draft.config.decay,
         ),
         expected_weight_at=node.weight_at,
+        belief=node.belief,
     )

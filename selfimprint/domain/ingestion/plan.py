@@ -10,7 +10,16 @@ from enum import StrEnum
 from pydantic import BaseModel, ConfigDict, Field
 
 from selfimprint.domain.decay import ReinforcementResult
-from selfimprint.domain.models import AwareDatetime, Edge, EdgeType, MemoryId, Node, Tension, Unit
+from selfimprint.domain.models import (
+    AwareDatetime,
+    Belief,
+    Edge,
+    EdgeType,
+    MemoryId,
+    Node,
+    Tension,
+    Unit,
+)
 
 
 class _Value(BaseModel):
@@ -59,13 +68,16 @@ class MemoryReinforcement(_Value):
 
 
 class Downweight(_Value):
-    """The older side of a contradiction loses weight (spec §6). Applied after reinforcements."""
+    """The older side of a contradiction loses weight (spec §6) and its belief is challenged
+    (`belief`: the whole belief after the evidence against; None leaves the stored one).
+    Applied after reinforcements."""
 
     node_id: MemoryId
     weight: Unit
     weight_at: AwareDatetime
     expires_at: AwareDatetime | None
     expected_weight_at: AwareDatetime
+    belief: Belief | None = None
 
 
 class PlannedContradiction(_Value):

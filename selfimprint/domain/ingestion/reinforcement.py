@@ -2,18 +2,25 @@
 §3.9, rate-limited per §6). Same type and valence, and the restatement test of
 `selfimprint.domain.restatement` (which compaction's dedupe shares): the memory is reinforced
 once per batch and the candidate's message ids join its sources, so a memory cites only
-messages that said what it says."""
+messages that said what it says.
+
+The restatement is also evidence for the memory's belief (the epistemic-memory article,
+components 2 and 6): the user returning to it unprompted in a later message is behaviour
+consistent with it, so it is recorded as observed support (`confirmed_at` moves, confidence
+rises towards its cap), under the newest restating message's id (docs/decisions.md)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from selfimprint.domain.belief import Evidence, EvidenceStream
 from selfimprint.domain.decay import reinforce_node
 from selfimprint.domain.ingestion.config import IngestionConfig
 from selfimprint.domain.ingestion.draft import PlanDraft
 from selfimprint.domain.ingestion.extraction import ExtractedMemory
 from selfimprint.domain.ingestion.plan import MemoryReinforcement
 from selfimprint.domain.models import MAX_SOURCES, Node
+from selfimprint.domain.permanence import with_evidence
 from selfimprint.domain.restatement import restates
 
 
@@ -64,6 +71,14 @@ def _join_sources(existing: Sequence[str], added: Sequence[str]) -> tuple[str, .
     return joined[-MAX_SOURCES:]
 
 
+def _restatement_evidence(draft: PlanDraft, added: Sequence[str]) -> Evidence:
+    """Observed support, under the newest of the restating messages (ties by id)."""
+    newest = max(added, key=lambda s: (draft.said_at([s]), s))
+    return Evidence(
+        id=newest, stream=EvidenceStream.OBSERVED, supports=True, at=draft.said_at([newest])
+    )
+
+
 def plan_reinforcements(draft: PlanDraft) -> tuple[MemoryReinforcement, ...]:
     """One mention per memory and batch, however many candidates repeated it (project
     choice: one batch cannot pump a memory, spec §3.3)."""
@@ -78,6 +93,10 @@ def plan_reinforcements(draft: PlanDraft) -> tuple[MemoryReinforcement, ...]:
         )
         added = tuple(s for s in draft.reinforced_sources[node_id] if s not in stored.sources)
         node = node.model_copy(update={"sources": _join_sources(node.sources, added)})
+        if added and result.applied:
+            # One piece of evidence per memory and batch, like the reinforcement itself; a
+            # rate-limited mention is ignored (spec §6) for confidence too.
+            node = with_evidence(node, _restatement_evidence(draft, added))
         draft.reinforced[node_id] = node
         planned.append(
             MemoryReinforcement(

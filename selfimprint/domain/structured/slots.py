@@ -27,6 +27,8 @@ _CLAUSES = re.compile(r"[,;.!?]+|\s(?:but|and|а|но|и)\s", re.IGNORECASE)
 _ANY = frozenset({"there", "там"})
 # The value of a claim of a new partner left unnamed: equal to no name.
 _UNNAMED = frozenset({"\x00unnamed"})
+# Slots with parts (nights, weekends, remote: cues' `scope`) that can end alone.
+_PARTS = frozenset({Slot.JOB, Slot.HOME})
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,13 @@ def _clause_of(text: str, at: int) -> str:
     return text[starts[-1] if starts else 0 : end.start() if end else len(text)]
 
 
+def _of_a_part(text: str, match: re.Match[str], cues: LanguageCues) -> bool:
+    """Whether the clause of an end names a part of the job or home beside the end's own words
+    ("my last shift" ends the job; "don't teach on Fridays anymore" a part of it)."""
+    clause = _clause_of(text, match.start())
+    return bool(cues.scope.search(clause.replace(match.group(0), " ")))
+
+
 def claims(text: str, cues: LanguageCues) -> tuple[Claim, ...]:
     """The slot claims a message or memory makes, ends before holds (a "quit" is never also
     read as a "work at")."""
@@ -85,6 +94,9 @@ def claims(text: str, cues: LanguageCues) -> tuple[Claim, ...]:
     for slot, slot_cues in cues.slots.items():
         change = bool(slot_cues.change.search(clean))
         ended = [m for p in slot_cues.ends for m in p.finditer(clean)]
+        if slot in _PARTS:
+            # "I don't teach on Fridays anymore" ends one part of the job, not the job.
+            ended = [m for m in ended if not _of_a_part(clean, m, cues)]
         if ended:
             for match in ended:
                 value, named = _value(match.groupdict().get("value"))

@@ -1,0 +1,60 @@
+"""Monthly summaries (spec §3.5, §4): what the system remembers, as the user is shown it once a
+month. Written by the user's monthly schedule; handing one out marks it seen."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Query, Request
+from pydantic import BaseModel, Field
+
+from api.auth import Caller
+from api.errors import ApiError
+from api.routes.common import UserId, known_user, resources_of, scope_of
+from selfimprint.domain.monthly_summary import MONTH_PATTERN, MonthlySummary
+from selfimprint.service import summaries
+
+router = APIRouter(prefix="/v1/users", tags=["summaries"])
+
+SummaryMonth = Annotated[
+    str, Path(pattern=MONTH_PATTERN, description="The month summarised, YYYY-MM.")
+]
+MAX_LISTED = 60  # five years of months
+
+
+class SummaryOut(BaseModel):
+    summary: MonthlySummary
+    seen_at: datetime | None = Field(description="When it was first handed out.")
+
+
+class SummariesOut(BaseModel):
+    summaries: list[SummaryOut]
+
+
+@router.get("/{user_id}/summaries", response_model=SummariesOut)
+async def list_summaries(
+    user_id: UserId,
+    who: Caller,
+    request: Request,
+    limit: Annotated[int, Query(ge=1, le=MAX_LISTED)] = 12,
+) -> SummariesOut:
+    """The user's monthly summaries, newest month first."""
+    resources = resources_of(request)
+    scope = scope_of(who, user_id)
+    await known_user(resources, scope)
+    found = await summaries.read_summaries(resources.graph, scope, limit, resources.clock())
+    return SummariesOut(summaries=[SummaryOut(summary=s.summary, seen_at=s.seen_at) for s in found])
+
+
+@router.get("/{user_id}/summaries/{month}", response_model=SummaryOut)
+async def get_summary(
+    user_id: UserId, month: SummaryMonth, who: Caller, request: Request
+) -> SummaryOut:
+    resources = resources_of(request)
+    scope = scope_of(who, user_id)
+    await known_user(resources, scope)
+    found = await summaries.read_summary(resources.graph, scope, month, resources.clock())
+    if found is None:
+        raise ApiError(404, "summary_not_found", f"no summary for {month}", {"month": month})
+    return SummaryOut(summary=found.summary, seen_at=found.seen_at)

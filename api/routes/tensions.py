@@ -1,0 +1,116 @@
+"""The tensions log for the user (through the app): contradictions kept on the record,
+unresolved until the user resolves one (epistemic-memory article; what a resolution writes is
+`selfimprint.domain.tensions`)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Request
+from pydantic import BaseModel, Field
+
+from api.auth import Caller
+from api.errors import ApiError
+from api.routes.common import UserId, known_user, resources_of, scope_of
+from selfimprint.domain.models import MAX_ID_CHARS, TensionStatus
+from selfimprint.domain.tensions import (
+    Keep,
+    TensionAlreadyResolvedError,
+    TensionRecord,
+    TensionResolution,
+)
+
+router = APIRouter(prefix="/v1/users", tags=["tensions"])
+
+TensionId = Annotated[
+    str, Path(min_length=1, max_length=MAX_ID_CHARS, pattern=r"^[A-Za-z0-9_.:\-]+$")
+]
+
+
+class TensionSide(BaseModel):
+    id: str
+    content: str | None = Field(description="None only if the memory can no longer be read.")
+
+
+class ResolutionOut(BaseModel):
+    keep: Keep
+    resolved_at: datetime
+
+
+class TensionOut(BaseModel):
+    id: str
+    status: TensionStatus
+    detected_at: datetime
+    note: str
+    a: TensionSide = Field(description="The newer statement.")
+    b: TensionSide = Field(description="The older statement it contradicts.")
+    resolution: ResolutionOut | None = Field(
+        None, description="How the user resolved it (None while unresolved)."
+    )
+
+
+class TensionList(BaseModel):
+    tensions: list[TensionOut]
+
+
+def _out(record: TensionRecord, contents: dict[str, str]) -> TensionOut:
+    tension, resolution = record.tension, record.resolution
+    return TensionOut(
+        id=tension.id,
+        status=tension.status,
+        detected_at=tension.detected_at,
+        note=tension.note,
+        a=TensionSide(id=tension.node_a, content=contents.get(tension.node_a)),
+        b=TensionSide(id=tension.node_b, content=contents.get(tension.node_b)),
+        resolution=(
+            None
+            if resolution is None
+            else ResolutionOut(keep=resolution.keep, resolved_at=resolution.resolved_at)
+        ),
+    )
+
+
+@router.get("/{user_id}/tensions", response_model=TensionList)
+async def list_tensions(
+    user_id: UserId, who: Caller, request: Request, status: TensionStatus | None = None
+) -> TensionList:
+    """The user's tensions, oldest first, with both sides' contents."""
+    resources = resources_of(request)
+    scope = scope_of(who, user_id)
+    await known_user(resources, scope)
+    store = resources.graph.for_user(scope.tenant_id, scope.user_id)
+    records = await store.tension_records(status)
+    ids = sorted({i for r in records for i in (r.tension.node_a, r.tension.node_b)})
+    contents = {n.id: n.content for n in await store.get_nodes(ids)}
+    return TensionList(tensions=[_out(r, contents) for r in records])
+
+
+@router.post("/{user_id}/tensions/{tension_id}/resolve", response_model=TensionOut)
+async def resolve_tension(
+    user_id: UserId,
+    tension_id: TensionId,
+    resolution: TensionResolution,
+    who: Caller,
+    request: Request,
+) -> TensionOut:
+    """Resolve a tension: keep `a`, `b` (the other side is marked wrong: refuted, out of the
+    context) or `both` (only the resolution is recorded). The same body again answers the same
+    result; another body on a resolved tension is a 409."""
+    resources = resources_of(request)
+    scope = scope_of(who, user_id)
+    await known_user(resources, scope)
+    store = resources.graph.for_user(scope.tenant_id, scope.user_id)
+    try:
+        record = await store.resolve_tension(tension_id, resolution, resources.clock())
+    except TensionAlreadyResolvedError as exc:
+        raise ApiError(
+            409,
+            "tension_already_resolved",
+            f"tension {tension_id!r} was already resolved otherwise",
+        ) from exc
+    if record is None:
+        raise ApiError(404, "unknown_tension", f"tension {tension_id!r} does not exist")
+    sides = [record.tension.node_a, record.tension.node_b]
+    contents = {n.id: n.content for n in await store.get_nodes(sides)}
+    return _out(record, contents)

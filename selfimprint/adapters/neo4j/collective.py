@@ -1,0 +1,86 @@
+"""CollectiveImprint in Neo4j (spec §3.7): one `:CollectivePattern {tenant, key}` per pattern.
+
+A pattern holds its key (enumerated features only, `domain.collective_patterns`) and, until it
+graduates, the keyed pseudonyms of its distinct contributors; at graduation the pseudonyms are
+dropped and only their count and the k it met are kept. No user id, text or time of a
+contribution is stored, so erasing a user never has to touch this layer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from neo4j import AsyncDriver
+
+from selfimprint.adapters.neo4j.decay_clock import micros
+from selfimprint.ports import PatternTally
+from selfimprint.telemetry import tracing
+
+# The first SET takes the pattern's write lock, so two concurrent contributions cannot both read
+# the list before either adds to it (each would drop the other's pseudonym).
+_CONTRIBUTE = """
+MERGE (p:CollectivePattern {tenant: $tenant, key: $key})
+  ON CREATE SET p.contributors = []
+SET p.locked = true
+WITH p
+SET p.contributors = CASE
+      WHEN p.graduated_at IS NOT NULL OR $pseudonym IN p.contributors THEN p.contributors
+      ELSE p.contributors + $pseudonym END
+REMOVE p.locked
+RETURN p.contributors AS contributors, p.graduated_at IS NOT NULL AS graduated
+"""
+
+_GRADUATE = """
+MATCH (p:CollectivePattern {tenant: $tenant, key: $key})
+WHERE p.graduated_at IS NULL
+SET p.graduated_at = datetime(), p.k = $k, p.contributor_count = size(p.contributors),
+    p.contributors = []
+"""
+
+_GRADUATED = """
+MATCH (p:CollectivePattern {tenant: $tenant})
+WHERE p.key IN $keys AND p.graduated_at IS NOT NULL
+RETURN collect(p.key) AS keys
+"""
+
+# UserProfile.scope is "<tenant>/<user>" and unique (an index): a prefix seek on it; activity is
+# the decay clock's last activity (adapters.neo4j.decay_clock), set when messages are applied.
+_ACTIVE_USERS = """
+MATCH (p:UserProfile)
+WHERE p.scope STARTS WITH $prefix AND p.deleting_since IS NULL
+  AND p.decay_clock_last_us >= $since_us
+RETURN count(p) AS n
+"""
+
+
+@tracing.traced_calls("neo4j", tracing.NEO4J)
+class Neo4jCollective:
+    def __init__(self, driver: AsyncDriver, database: str) -> None:
+        self._driver = driver
+        self._database = database
+
+    async def contribute(self, tenant: str, pattern_key: str, pseudonym: str) -> PatternTally:
+        async with self._driver.session(database=self._database) as session:
+            record = await (
+                await session.run(_CONTRIBUTE, tenant=tenant, key=pattern_key, pseudonym=pseudonym)
+            ).single(strict=True)
+        return PatternTally(tuple(record["contributors"]), bool(record["graduated"]))
+
+    async def graduate(self, tenant: str, pattern_key: str, k: int) -> None:
+        async with self._driver.session(database=self._database) as session:
+            await (await session.run(_GRADUATE, tenant=tenant, key=pattern_key, k=k)).consume()
+
+    async def graduated(self, tenant: str, pattern_keys: Sequence[str]) -> frozenset[str]:
+        async with self._driver.session(database=self._database) as session:
+            record = await (
+                await session.run(_GRADUATED, tenant=tenant, keys=list(pattern_keys))
+            ).single(strict=True)
+        return frozenset(record["keys"])
+
+    async def active_users(self, tenant: str, since: datetime) -> int:
+        async with self._driver.session(database=self._database) as session:
+            record = await (
+                await session.run(_ACTIVE_USERS, prefix=f"{tenant}/", since_us=micros(since))
+            ).single(strict=True)
+        return int(record["n"])

@@ -1,0 +1,171 @@
+"""The monthly summary on the real stack (spec §3.5, §4; issue 16): PUT creates the user's Temporal
+Schedule (idempotently), triggering it runs MonthlySummaryWorkflow on the stack's cpu worker,
+which writes the month's summary to Neo4j; the API hands it out (and marks it seen); an archived
+user's summary says it was skipped; deleting the user removes the schedule and the summaries."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any, TypeVar
+from zoneinfo import ZoneInfo
+
+import httpx
+import pytest
+from neo4j import AsyncDriver
+from temporalio.client import Client, ScheduleHandle
+from temporalio.service import RPCError, RPCStatusCode
+
+from selfimprint.adapters.neo4j import Neo4jGraphStore
+from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
+from selfimprint.adapters.temporal import connect
+from selfimprint.config import Settings
+from selfimprint.domain.models import (
+    Belief,
+    Hypothesis,
+    Node,
+    NodeType,
+    Tension,
+)
+from selfimprint.domain.monthly_summary import covered_month, month_bounds, summary_schedule_id
+from selfimprint.domain.users import Tier, UserProfile, UserScope
+from selfimprint.ports import HypothesisRecord, StoredSummary
+
+pytestmark = pytest.mark.integration
+T = TypeVar("T")
+WAIT_S = 120.0
+
+
+async def eventually(probe: Callable[[], Awaitable[T | None]], what: str) -> T:
+    deadline = time.monotonic() + WAIT_S
+    while True:
+        found = await probe()
+        if found is not None:
+            return found
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{what}: not within {WAIT_S:.0f}s")
+        await asyncio.sleep(0.5)
+
+
+def node(nid: str, user: str, content: str, at: datetime, **extra: Any) -> Node:
+    return Node(
+        id=nid, user_id=user, type=extra.pop("type", NodeType.FACT), content=content,
+        weight_at=at, created_at=at, belief=Belief(first_seen=at, **extra.pop("belief", {})),
+        **extra,
+    )  # fmt: skip
+
+
+async def seed(graph: Neo4jGraphStore, tenant: str, user: str, at: datetime) -> None:
+    store = graph.for_user(tenant, user)
+    await store.upsert(
+        [
+            node("sister", user, "My sister Ana lives in Porto", at, significant=True),
+            node(
+                "jazz",
+                user,
+                "Probably likes jazz",
+                at,
+                is_inference=True,
+                belief={"confidence": 0.2},
+            ),
+            node("run1", user, "I love running", at),
+            node("run2", user, "I hate running", at),
+        ]
+    )
+    hypo = node(
+        "h-morning", user, "Works best in the morning", at,
+        type=NodeType.HYPOTHESIS, is_inference=True, belief={"confidence": 0.4},
+    )  # fmt: skip
+    testing = Hypothesis(node_id=hypo.id, created_at=at, deadline=at + timedelta(days=14))
+    await store.upsert_hypotheses([HypothesisRecord(node=hypo, hypothesis=testing)])
+    # The tension as stored (how a contradiction is detected is not this test's business).
+    await store.set_tensions([Tension(id="t-run", node_a="run1", node_b="run2", detected_at=at)])
+
+
+async def schedule_exists(handle: ScheduleHandle) -> bool:
+    try:
+        await handle.describe()
+    except RPCError as exc:
+        if exc.status is RPCStatusCode.NOT_FOUND:
+            return False
+        raise
+    return True
+
+
+async def test_monthly_summary_from_schedule_to_api_to_erasure(
+    stack_settings: Settings, tenant_key: str, graph_driver: AsyncDriver
+) -> None:
+    graph_store = Neo4jGraphStore(graph_driver, stack_settings.neo4j_database)
+    tenant, user = tenant_key.split("_")[1], f"sum-{uuid.uuid4().hex[:6]}"
+    scope = UserScope(tenant, user)
+    store = graph_store.for_user(tenant, user)
+    month = covered_month(datetime.now(UTC), ZoneInfo("UTC"))
+    start, end = month_bounds(month, ZoneInfo("UTC"))
+    temporal: Client = await connect(stack_settings)
+    schedule = temporal.get_schedule_handle(summary_schedule_id(tenant, user))
+    headers = {"Authorization": f"Bearer {tenant_key}"}
+    async with httpx.AsyncClient(base_url=stack_settings.api_url, headers=headers) as http:
+        profile = UserProfile().model_dump(mode="json")
+        assert (await http.put(f"/v1/users/{user}", json=profile)).status_code == 200
+        described = await schedule.describe()
+        calendar = described.schedule.spec.calendars[0]
+        assert [(r.start, r.end) for r in calendar.day_of_month] == [(1, 1)]
+        # A second PUT finds the schedule there: not an error.
+        assert (await http.put(f"/v1/users/{user}", json=profile)).status_code == 200
+
+        await seed(graph_store, tenant, user, start + (end - start) / 2)
+        await schedule.trigger()
+        first: StoredSummary = await eventually(lambda: store.summary(month), "the summary")
+        summary = first.summary
+        assert summary.status.value == "produced" and summary.language == "en"
+        assert [e.memory_id for e in summary.hypotheses] == ["h-morning"]
+        assert [e.memory_id for e in summary.significant] == ["sister"]
+        assert summary.assumptions[0].memory_id == "jazz"
+        assert [(e.memory_id, e.other_id) for e in summary.tensions] == [("run1", "run2")]
+        assert summary.counts is not None and summary.counts.added == 4
+
+        # Pushed: the context tells the assistant a summary is waiting, until it is fetched.
+        asked = {"message": "What do you remember about my sister?"}
+        pushed = (await http.post(f"/v1/users/{user}/context", json=asked)).json()
+        assert pushed["monthly_summary"] == month
+        assert f"for {month} is ready" in pushed["context"]
+        got = await http.get(f"/v1/users/{user}/summaries/{month}")
+        assert got.status_code == 200
+        body = got.json()
+        assert body["summary"]["month"] == month and body["seen_at"] is not None
+        assert "[sister] My sister Ana lives in Porto" in body["summary"]["text"]
+        after = (await http.post(f"/v1/users/{user}/context", json=asked)).json()
+        assert after["monthly_summary"] is None and "is ready" not in after["context"]
+
+        bad = await http.get(f"/v1/users/{user}/summaries/2026-13")
+        assert (bad.status_code, bad.json()["error"]["code"]) == (422, "invalid_request")
+        missing = await http.get(f"/v1/users/{user}/summaries/1999-01")
+        assert (missing.status_code, missing.json()["error"]["code"]) == (404, "summary_not_found")
+        stranger = await http.get(f"/v1/users/nobody-{uuid.uuid4().hex[:6]}/summaries")
+        assert (stranger.status_code, stranger.json()["error"]["code"]) == (404, "unknown_user")
+
+        # A warm user's run overwrites the same month with a summary that says it was skipped.
+        accounts = Neo4jAccounts(graph_driver, stack_settings.neo4j_database)
+        await accounts.set_tier(scope, Tier.WARM)
+        await schedule.trigger()
+
+        async def rewritten() -> StoredSummary | None:
+            found = await store.summary(month)
+            return found if found and found.summary.produced_at > summary.produced_at else None
+
+        again = await eventually(rewritten, "the second run")
+        assert again.summary.status.value == "skipped" and again.seen_at is None
+        assert again.summary.skip_reason is not None
+        listed = await http.get(f"/v1/users/{user}/summaries", params={"limit": 5})
+        assert [s["summary"]["month"] for s in listed.json()["summaries"]] == [month]
+        exported = (await http.get(f"/v1/users/{user}/export")).json()
+        assert [s["month"] for s in exported["monthly_summaries"]] == [month]
+
+        deleted = await http.delete(f"/v1/users/{user}")
+        assert deleted.status_code == 202
+        await temporal.get_workflow_handle(deleted.json()["operation_id"]).result()
+    assert not await schedule_exists(schedule)
+    assert await store.recent_summaries(10) == []

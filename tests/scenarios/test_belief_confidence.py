@@ -1,0 +1,104 @@
+"""Belief confidence moves with evidence in the running system (the epistemic-memory article,
+issue 16): what the user keeps saying over the weeks is confirmed and gains confidence, and wins
+the context over an equally relevant memory nobody confirmed; what a later statement contradicts
+is challenged and loses confidence."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from activities.ingestion import ExtractionMode
+from selfimprint.config import Settings
+from tests.scenarios.support import Life, a_life
+
+SISTER = "My sister Ana lives in Lisbon with her two cats."
+BROTHER = "My brother Tom lives in Porto with his old dog."
+QUESTION = "Tell me about my sister and my brother, where do they live?"
+# The restatement in the words of restatement.py's own scenario: same words, looser form.
+AGAIN = "so yeah, {}.."
+
+JOB = "I work as an engineer at Initech, mostly on the billing system."
+QUIT = "I quit Initech, I am not working there anymore."
+
+
+def _by_content(memories: list[dict[str, Any]], text: str) -> dict[str, Any]:
+    found = [m for m in memories if m["content"] == text]
+    assert found, (text, [(m["type"], m["content"]) for m in memories])
+    return found[0]
+
+
+async def _scores(life: Life) -> dict[str, float]:
+    used = (await life.context(QUESTION, budget_tokens=4000))["memories"]
+    return {m["content"]: float(m["score"]) for m in used}
+
+
+async def test_what_the_user_keeps_saying_is_confirmed_and_wins_the_context(
+    stack_settings: Settings, tenant_key: str, tmp_path: Path
+) -> None:
+    """Rule removed (the restatement recorded no evidence), the confirmed memory's confidence
+    and `confirmed_at` stay as they were, and it stays below the other one in the context.
+
+    The score here is similarity alone (a tuning file): reinforcement also lifts a restated
+    memory's weight and recency, which would rank it first without any confidence at all."""
+    tuning = tmp_path / "tuning.json"
+    tuning.write_text(
+        json.dumps(
+            {
+                "scoring": {
+                    "similarity_weight": 1.0,
+                    "recency_weight": 0.0,
+                    "effective_weight_weight": 0.0,
+                }
+            }
+        )
+    )
+    async with a_life(stack_settings, tenant_key, tuning_file=tuning) as life:
+        await life.say(SISTER, BROTHER)
+        before = await _scores(life)
+        # The one the question is a little less about is the one the user keeps coming back to.
+        low, high = sorted((SISTER, BROTHER), key=lambda t: before[t])
+        assert before[low] > 0.85 * before[high], before  # equally relevant, near enough
+        memories = await life.memories()
+        start = _by_content(memories, low)
+        assert start["confirmed_at"] is None
+        restated: list[str] = []
+        for _ in range(3):  # three later sessions, five days apart
+            await life.days_pass(5)
+            restated += await life.say(AGAIN.format(low[0].lower() + low[1:].rstrip(".")))
+        memory = (await life.memory(start["id"]))["memory"]
+        assert memory["sources"][-3:] == restated, memory  # each restatement reinforced it
+        assert memory["confirmed_at"] is not None
+        assert datetime.fromisoformat(memory["confirmed_at"]) > datetime.fromisoformat(
+            start["created_at"]
+        )
+        other = _by_content(await life.memories(), high)
+        assert other["confirmed_at"] is None
+        # Fifteen days later the confirmed memory is surer than when it was new, the other one
+        # has faded (dormancy, component 4).
+        assert memory["confidence"] > start["confidence"] > other["confidence"], (memory, other)
+        after = await _scores(life)
+        assert after[low] > after[high], (before, after)
+
+
+async def test_a_contradicted_memory_is_challenged(
+    stack_settings: Settings, tenant_key: str
+) -> None:
+    """Rule removed (the contradiction recorded no evidence against the old memory), its
+    confidence is the untouched one's and `challenged_at` stays empty."""
+    async with a_life(stack_settings, tenant_key, extraction=ExtractionMode.STRUCTURED) as life:
+        await life.say(JOB)
+        job = _by_content(await life.memories(), JOB)
+        assert job["challenged_at"] is None
+        await life.days_pass(3)
+        await life.say(QUIT)
+        memories = await life.memories()
+        quit_ = _by_content(memories, QUIT)
+        challenged = _by_content(memories, JOB)
+        assert challenged["challenged_at"] is not None, challenged
+        assert challenged["confirmed_at"] is None
+        # Lower than it was, and lower than dormancy alone over three days would make it.
+        assert challenged["confidence"] < 0.9 * job["confidence"], (job, challenged)
+        assert quit_["challenged_at"] is None

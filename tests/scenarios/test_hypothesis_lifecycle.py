@@ -1,0 +1,139 @@
+"""A hypothesis over simulated days (issue 16): the sleep phase forms it from two memories, later
+sessions are its evidence (silent consistency, article component 7), and the per-sleep check
+confirms, refutes or archives it (spec §3.5.2) in the running system.
+
+The sleep LLM is scripted to propose one statement citing the first two memories it is shown;
+each scenario asks for one full pass (formation) and then light passes (the check, no
+re-proposal), as an operator's `selfimprint sleep run` does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterator
+from functools import partial
+from typing import Any
+
+import pytest
+
+import tests.scenarios.support as scenario_support
+from selfimprint.config import Settings
+from selfimprint.domain.sleep_planning import hypothesis_id
+from selfimprint.domain.sleep_policy import Depth
+from tests.scenarios.support import Life, a_life
+from tests.workflows.support import ScriptedLLM
+from workflows.lifecycle_state import SleepRequest
+from workflows.user_lifecycle import UserLifecycleWorkflow
+
+RUNS = "The user runs every morning before work."
+CITED = ("I run every morning before work.", "Went for my morning run before work again.")
+
+
+@pytest.fixture(autouse=True)
+def _sleep_llm_proposes_the_running_habit(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    # `a_life` builds its sleep LLM as `ScriptedLLM(worth_reasoning=True)`: give it a statement.
+    monkeypatch.setattr(scenario_support, "ScriptedLLM", partial(ScriptedLLM, statements=[RUNS]))
+    yield
+
+
+async def _sleep(life: Life, depth: Depth, timeout_s: float = 180.0) -> None:
+    """An operator's pass of `depth`, waited for until its outcome is recorded."""
+    handle = life.env.client.get_workflow_handle(life.lifecycle_id)
+    before = await handle.query(UserLifecycleWorkflow.state)
+    await handle.execute_update(
+        UserLifecycleWorkflow.request_sleep, SleepRequest(depth=depth, reason="scenario")
+    )
+    deadline = time.monotonic() + timeout_s
+    while True:
+        state = await handle.query(UserLifecycleWorkflow.state)
+        last, previous = state.sleep.last, before.sleep.last
+        if last is not None and (previous is None or last.run_id != previous.run_id):
+            break
+        if time.monotonic() > deadline:
+            raise TimeoutError("the requested sleep did not finish")
+        await asyncio.sleep(0.2)
+    await life.settle()
+
+
+async def _hypothesis(life: Life) -> dict[str, Any] | None:
+    wanted = hypothesis_id(life.user_id, RUNS)
+    return next((m for m in await life.memories() if m["id"] == wanted), None)
+
+
+async def _formed(life: Life) -> dict[str, Any]:
+    cited = await life.say(*CITED)
+    await _sleep(life, Depth.FULL)
+    formed = await _hypothesis(life)
+    assert formed is not None, [m["content"] for m in await life.memories()]
+    assert (formed["type"], formed["status"], formed["is_inference"]) == (
+        "hypothesis",
+        "active",
+        True,
+    )
+    assert set(cited) <= set(formed["sources"])
+    return formed
+
+
+async def test_a_hypothesis_supported_in_three_later_sessions_becomes_a_fact(
+    stack_settings: Settings, tenant_key: str
+) -> None:
+    """Rule removed (later memories never scored as supporting), it stays an active hypothesis."""
+    async with a_life(stack_settings, tenant_key) as life:
+        formed = await _formed(life)
+        later: list[str] = []
+        for text in (
+            # Three different runs (no restatement of each other or of the cited two, which
+            # would reinforce a memory rather than add one).
+            "Morning run before work done, 5 km along the canal.",
+            "Ran 8 km this morning before work, a new personal best on the hill.",
+            "Before work I did my morning run in the rain with a friend from the club.",
+        ):
+            await life.days_pass(1)
+            later += await life.say(text)
+            await _sleep(life, Depth.LIGHT)
+        fact = await _hypothesis(life)
+        assert fact is not None
+        assert (fact["type"], fact["is_inference"]) == ("fact", False)
+        assert set(later) <= set(fact["sources"])  # the later messages are its sources now
+        assert fact["confidence"] > formed["confidence"]  # three observed confirmations
+
+
+async def test_a_hypothesis_contradicted_twice_is_refuted_and_deleted(
+    stack_settings: Settings, tenant_key: str
+) -> None:
+    """Rule removed (later memories never scored as contradicting), it is still listed."""
+    async with a_life(stack_settings, tenant_key) as life:
+        await _formed(life)
+        for text in (
+            "I don't run in the mornings anymore, my knee hurts.",
+            "I stopped running before work, I sleep in instead.",
+        ):
+            await life.days_pass(1)
+            await life.say(text)
+            await _sleep(life, Depth.LIGHT)
+        assert await _hypothesis(life) is None
+        # Deleted (spec §3.5.2), not archived: the memory itself is gone.
+        wanted = hypothesis_id(life.user_id, RUNS)
+        gone = await life.http.get(f"/v1/users/{life.user_id}/memories/{wanted}")
+        assert gone.status_code == 404, gone.text
+
+
+async def test_a_hypothesis_silent_for_14_days_is_archived_unresolved(
+    stack_settings: Settings, tenant_key: str
+) -> None:
+    """Rule removed (no deadline in the check), it stays active and in the context."""
+    async with a_life(stack_settings, tenant_key) as life:
+        await _formed(life)
+        before = await life.context("Should I run before work tomorrow morning?")
+        assert RUNS in str(before)
+        await life.days_pass(15)
+        await life.until_hot()  # 15 silent days moved the graph to the warm tier
+        await _sleep(life, Depth.LIGHT)
+        await life.until_hot()
+        # Kept for history, no longer used in context.
+        archived = await _hypothesis(life)
+        assert archived is not None
+        assert (archived["type"], archived["status"]) == ("hypothesis", "archived_unresolved")
+        after = await life.context("Should I run before work tomorrow morning?")
+        assert RUNS not in str(after)
