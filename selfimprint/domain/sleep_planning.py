@@ -296,11 +296,14 @@ def cites(hypothesis: Node, memory: Node) -> bool:
 
 @dataclass(frozen=True)
 class Observation:
-    """A later memory that supports or contradicts a hypothesis."""
+    """A later memory that supports or contradicts a hypothesis. `evidence_id` is what the
+    hypothesis records: the memory's id when the memory is newer than the hypothesis, else the
+    message that restated it since (each later restatement is one more observation)."""
 
     memory_id: MemoryId
     stance: Stance
     at: datetime
+    evidence_id: MemoryId
 
 
 def later_evidence(
@@ -315,13 +318,20 @@ def later_evidence(
     after the hypothesis, up to `now`, not one it was formed from and not yet counted, scored by
     `stance.stance`; the neutral ones are left out. Oldest first, so confidence moves in the
     order the user lived it. A memory ingestion linked by `contradicts` to one of the
-    hypothesis's evidence memories contradicts it."""
+    hypothesis's evidence memories contradicts it. A memory older than the hypothesis (one it
+    was formed from included) counts when the user restated it since: the restating message
+    is the evidence, so the same words said again in three later sessions are three
+    observations, and a replay of one sleep adds none."""
     own = {n.id for n in observed if cites(node, n)} | set(hypothesis.supporting)
     counted = set(hypothesis.supporting) | set(hypothesis.contradicting)
     found: list[Observation] = []
     for memory in sorted(observed, key=lambda n: (_touched(n), n.id)):
         at = _touched(memory)
-        if at <= hypothesis.created_at or at > now or memory.id in counted or memory.id in own:
+        if at <= hypothesis.created_at or at > now:
+            continue
+        newer = memory.created_at > hypothesis.created_at and memory.id not in own
+        evidence_id = memory.id if newer else (memory.sources[-1] if memory.sources else None)
+        if evidence_id is None or evidence_id in counted or evidence_id in node.sources:
             continue
         verdict = stance(
             StanceInput(
@@ -334,9 +344,9 @@ def later_evidence(
             config,
         )
         if verdict is StanceVerdict.SUPPORTING:
-            found.append(Observation(memory.id, Stance.SUPPORTING, at))
+            found.append(Observation(memory.id, Stance.SUPPORTING, at, evidence_id))
         elif verdict is StanceVerdict.CONTRADICTING:
-            found.append(Observation(memory.id, Stance.CONTRADICTING, at))
+            found.append(Observation(memory.id, Stance.CONTRADICTING, at, evidence_id))
     return found
 
 
@@ -356,7 +366,7 @@ def _weigh_evidence(
             observed_for=hypothesis.supporting, observed_against=hypothesis.contradicting
         )
         evidence = Evidence(
-            id=seen.memory_id,
+            id=seen.evidence_id,
             stream=EvidenceStream.OBSERVED,
             supports=seen.stance is Stance.SUPPORTING,
             at=seen.at,
@@ -364,7 +374,7 @@ def _weigh_evidence(
         outcome = record_evidence(belief, streams, evidence, config)
         # The belief keeps the ids that moved it, as `belief.update_belief` stores them.
         belief = outcome.belief.model_copy(update=outcome.streams.model_dump())
-        event = EvidenceAdded(observation_id=seen.memory_id, stance=seen.stance)
+        event = EvidenceAdded(observation_id=seen.evidence_id, stance=seen.stance)
         hypothesis = apply_event(hypothesis, event, policy).hypothesis
     return hypothesis, belief
 
@@ -435,7 +445,9 @@ def plan_hypothesis_checks(
             continue
         checked.append(after)
         if after.status is HypothesisStatus.CONFIRMED:
-            supporting = [by_id[i] for i in after.supporting if i in by_id]
+            # Evidence ids are memories or the messages that restated one (`later_evidence`).
+            said = set(after.supporting)
+            supporting = [n for n in observed if n.id in said or not said.isdisjoint(n.sources)]
             fact = {
                 "type": NodeType.FACT,
                 "is_inference": False,

@@ -166,7 +166,11 @@ def environment(docs: tuple[Doc, ...], workload: Workload) -> dict[str, str]:
         if ref["key"] in secrets.get(ref["name"], {}):
             env[var["name"]] = secrets[ref["name"]][ref["key"]]
         elif not ref.get("optional"):
-            key_like = var["name"] in (KEK_ENV_VAR, "SELFIMPRINT_TEMPORAL_PAYLOAD_KEYS")
+            key_like = var["name"] in (
+                KEK_ENV_VAR,
+                "SELFIMPRINT_TEMPORAL_PAYLOAD_KEYS",
+                "SELFIMPRINT_COLLECTIVE_PSEUDONYM_KEY",  # at least 32 bytes
+            )
             env[var["name"]] = PLACEHOLDER_KEY if key_like else "placeholder"
     return env
 

@@ -309,3 +309,26 @@ def test_a_statement_embedded_on_the_model_side_travels_to_its_hypothesis_node()
         "u1", [Proposal(CLAIM, ("n1", "n2"))], MEMORIES, (), NOW, TIMELINE
     ).writes.nodes
     assert bare.embedding is None and bare.embedding_model is None
+
+
+def test_the_same_words_said_again_in_later_sessions_are_evidence_each_time() -> None:
+    record, node = _running_hypothesis()
+    cited, hypothesis, nodes = CITED[0], record, [node]
+    for day, message in ((5, "m61"), (3, "m62"), (1, "m63")):
+        # Ingestion merged the restatement into the cited memory: one more source, touched now.
+        cited = cited.model_copy(
+            update={
+                "sources": (*cited.sources, message),
+                "last_reinforced_at": NOW - timedelta(days=day),
+            }
+        )
+        at = NOW - timedelta(days=day) + timedelta(hours=1)  # the night's sleep
+        plan = plan_hypothesis_checks([cited, CITED[1], *nodes], [hypothesis], at)
+        again = plan_hypothesis_checks([cited, CITED[1], *nodes], [hypothesis], at)
+        assert again.writes.hypotheses == plan.writes.hypotheses  # a replayed sleep: the same
+        (hypothesis,) = plan.writes.hypotheses
+        nodes = list(plan.writes.nodes) or nodes
+    assert hypothesis.supporting == ("m61", "m62", "m63")
+    assert hypothesis.status is HypothesisStatus.CONFIRMED
+    (fact,) = nodes
+    assert fact.type is NodeType.FACT and fact.sources[-3:] == ("m61", "m62", "m63")
