@@ -329,9 +329,15 @@ def later_evidence(
         at = _touched(memory)
         if at <= hypothesis.created_at or at > now:
             continue
-        newer = memory.created_at > hypothesis.created_at and memory.id not in own
-        evidence_id = memory.id if newer else (memory.sources[-1] if memory.sources else None)
-        if evidence_id is None or evidence_id in counted or evidence_id in node.sources:
+        newer = memory.created_at > hypothesis.created_at and not cites(node, memory)
+        restated = memory.last_reinforced_at is not None and bool(memory.sources)
+        if newer and memory.id not in counted:
+            evidence_id = memory.id  # the message that made it, counted once by the memory's id
+        elif restated and (not newer or len(memory.sources) > 1):
+            evidence_id = memory.sources[-1]  # the latest message that said it again
+        else:
+            continue
+        if evidence_id in counted or evidence_id in node.sources:
             continue
         verdict = stance(
             StanceInput(

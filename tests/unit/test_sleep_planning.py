@@ -332,3 +332,20 @@ def test_the_same_words_said_again_in_later_sessions_are_evidence_each_time() ->
     assert hypothesis.status is HypothesisStatus.CONFIRMED
     (fact,) = nodes
     assert fact.type is NodeType.FACT and fact.sources[-3:] == ("m61", "m62", "m63")
+
+
+def test_a_later_memory_counts_once_and_again_only_when_restated() -> None:
+    record, node = _running_hypothesis()
+    later = memory(71, "Morning run done before work, 5 km.", days_ago=3)
+    first = plan_hypothesis_checks([*CITED, later, node], [record], NOW - timedelta(days=2))
+    (after,) = first.writes.hypotheses
+    assert after.supporting == ("n71",)
+    # The next night: nothing new said, so nothing new counted (not by its message id either).
+    quiet = plan_hypothesis_checks([*CITED, later, node], [after], NOW - timedelta(days=1))
+    assert quiet.evidence == 0 and quiet.writes.hypotheses[0].supporting == ("n71",)
+    # Said again (merged into it): the restating message is one more observation.
+    again = later.model_copy(
+        update={"sources": ("m71", "m72"), "last_reinforced_at": NOW - timedelta(hours=5)}
+    )
+    restated = plan_hypothesis_checks([*CITED, again, node], [after], NOW)
+    assert restated.writes.hypotheses[0].supporting == ("n71", "m72")
