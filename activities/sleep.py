@@ -6,9 +6,10 @@ operation in the run's journal in the same transaction: a retry after a crash wr
 twice. Ids are deterministic (patterns, triggers, questions, hypotheses), so even a new run that
 repeats an old one updates rather than duplicates.
 
-Model side (`SleepModelActivities`, gpu queue): the smart-skip pre-check and hypothesis formation,
-one LLM call each with a json_schema answer. An unusable answer is not retried (the call is
-deterministic): the pre-check then runs the pass, hypothesis formation proposes nothing.
+Model side (`SleepModelActivities`, gpu queue): the smart-skip pre-check, hypothesis formation
+and the stance of later memories (one call per hypothesis), each with a json_schema answer. An
+unusable answer is not retried (the call is deterministic): the pre-check then runs the pass,
+hypothesis formation proposes nothing, and the stance rule's verdicts stand.
 
 `now` always comes from the workflow, so a pass plans against the instant it was scheduled for.
 """
@@ -51,19 +52,24 @@ from selfimprint.domain.sleep_planning import (
     plan_hypothesis_checks,
     plan_hypothesis_formation,
     plan_recalibration,
+    stance_candidates,
 )
 from selfimprint.domain.sleep_planning import Proposal as PlannedProposal
 from selfimprint.domain.sleep_policy import SleepOperation
 from selfimprint.domain.sleep_writes import SleepRunRecord, SleepStatus, SleepWrites
 from selfimprint.domain.smart_skip import SkipFeatures, skip_features
-from selfimprint.domain.stance import DEFAULT_STANCE, StanceConfig
+from selfimprint.domain.stance import DEFAULT_STANCE, StanceConfig, StanceVerdict
 from selfimprint.logging import get_logger
 from selfimprint.ports import LLM, Embedder, GraphSnapshot
 from selfimprint.prompts.hypotheses import (
+    MAX_STANCE_MEMORIES,
     HypothesesAnswer,
     PrecheckAnswer,
+    StanceAnswer,
     hypothesis_messages,
     precheck_messages,
+    stance_messages,
+    stances_by_memory,
 )
 
 log = get_logger(__name__)
@@ -223,6 +229,40 @@ class CheckOutput(BaseModel):
     anchored: int
     applied: bool
     evidence: int = 0  # later memories counted for or against a hypothesis
+
+
+class StancePair(BaseModel):
+    """A later memory for the model to judge against a hypothesis."""
+
+    hypothesis_id: str
+    statement: str
+    memory_id: str
+    memory: str
+
+
+class StanceCandidatesOutput(BaseModel):
+    pairs: list[StancePair]
+
+
+class JudgeStancesInput(BaseModel):
+    pairs: list[StancePair]
+
+
+class JudgedStance(BaseModel):
+    hypothesis_id: str
+    memory_id: str
+    verdict: StanceVerdict
+
+
+class JudgeStancesOutput(BaseModel):
+    verdicts: list[JudgedStance]
+    llm_calls: int = 0
+    llm_error: str | None = None  # the last unusable answer; its pairs keep the rule's verdict
+
+
+class CheckInput(OperationInput):
+    # The model's verdicts for some pairs (`judge_stances`); they replace the rule's.
+    model_verdicts: list[JudgedStance] = Field(default_factory=list)
 
 
 def _bad_data(exc: Exception) -> ApplicationError:
@@ -459,11 +499,40 @@ class SleepActivities:
         )
         return OpenLoopsOutput(questions=questions, applied=applied)
 
+    @activity.defn(name="sleep.stance_candidates")
+    async def stance_candidates(self, data: OperationInput) -> StanceCandidatesOutput:
+        """The pairs of tonight's check worth the model's reading (read only, bounded)."""
+
+        async def work() -> StanceCandidatesOutput:
+            graph = await self._snapshot(data.scope)
+            found = stance_candidates(
+                graph.nodes,
+                graph.hypotheses,
+                data.scope.now,
+                edges=graph.edges,
+                config=self._stance,
+            )
+            return StanceCandidatesOutput(
+                pairs=[
+                    StancePair(
+                        hypothesis_id=p.hypothesis_id,
+                        statement=p.statement,
+                        memory_id=p.memory_id,
+                        memory=p.memory,
+                    )
+                    for p in found
+                ]
+            )
+
+        return await _guard(work)
+
     @activity.defn(name="sleep.check_hypotheses")
-    async def check_hypotheses(self, data: OperationInput) -> CheckOutput:
+    async def check_hypotheses(self, data: CheckInput) -> CheckOutput:
         """The §3.5.2 lifecycle check and the §5 reality anchor, for every active hypothesis;
-        later memories are its evidence (silent consistency, `later_evidence`)."""
+        later memories are its evidence (silent consistency, `later_evidence`), judged by the
+        model where `model_verdicts` has the pair."""
         scope = data.scope
+        verdicts = {(v.hypothesis_id, v.memory_id): v.verdict for v in data.model_verdicts}
 
         async def plan(
             graph: GraphSnapshot,
@@ -477,6 +546,7 @@ class SleepActivities:
                 self._hypotheses,
                 edges=graph.edges,
                 stance_config=self._stance,
+                model_verdicts=verdicts,
             )
             return checks.writes, (checks.outcomes, checks.anchored, checks.evidence)
 
@@ -540,3 +610,36 @@ class SleepModelActivities:
                 for p, row in zip(proposals, rows, strict=True)
             ]
         return ProposeOutput(proposals=proposals)
+
+    @activity.defn(name="sleep.judge_stances")
+    async def judge_stances(self, data: JudgeStancesInput) -> JudgeStancesOutput:
+        """One call per hypothesis over its pairs; an unusable answer gives no verdicts for
+        that hypothesis (the rule's stand), never an error."""
+        by_hypothesis: dict[str, list[StancePair]] = {}
+        for pair in data.pairs:
+            by_hypothesis.setdefault(pair.hypothesis_id, []).append(pair)
+        verdicts: list[JudgedStance] = []
+        calls = 0
+        error: str | None = None
+        for hypothesis_id, pairs in by_hypothesis.items():
+            pairs = pairs[:MAX_STANCE_MEMORIES]
+            calls += 1
+            try:
+                answer = await self._llm.complete_json(
+                    stance_messages(pairs[0].statement, [p.memory for p in pairs]),
+                    StanceAnswer,
+                    max_tokens=40 * len(pairs) + 20,  # ~30 tokens per {"memory", "stance"} item
+                )
+            except LLMAnswerInvalidError as exc:
+                log.warning("sleep.stances_unusable", error=str(exc)[:300])
+                error = str(exc)[:500]
+                continue
+            for number, said in stances_by_memory(answer, len(pairs)).items():
+                verdicts.append(
+                    JudgedStance(
+                        hypothesis_id=hypothesis_id,
+                        memory_id=pairs[number - 1].memory_id,
+                        verdict=StanceVerdict(said),
+                    )
+                )
+        return JudgeStancesOutput(verdicts=verdicts, llm_calls=calls, llm_error=error)

@@ -344,6 +344,13 @@ class Settings(BaseSettings):
         return self.s3_endpoint_url or f"http://{self.bind_host}:{self.s3_port}"
 
     @property
+    def model_stance(self) -> bool:
+        """Project choice (issue 16): the sleep phase asks the model for hypothesis evidence
+        where extraction already relies on the model server (refine, llm), not on the CPU
+        default, whose local model is too small to judge."""
+        return self.extraction in ("refine", "llm")
+
+    @property
     def local_llm(self) -> bool:
         return self.llm_base_url is None
 

@@ -78,6 +78,7 @@ async def build(settings: Settings, client: Client) -> Registrations:
             sleep.schedule_triggers,
             sleep.prepare_open_loops,
             sleep.check_hypotheses,
+            sleep.stance_candidates,
             compaction.compact,
             compaction.plan_soft_reset,
             compaction.apply_soft_reset,

@@ -36,6 +36,7 @@ def model_activities(
         forget.embed_topic,
         sleep.precheck,
         sleep.propose_hypotheses,
+        sleep.judge_stances,
     ]
 
 

@@ -128,6 +128,7 @@ class SleepSteps(LifecycleView):
                 since=state.sleep.last_at,
                 new_messages=state.sleep.new_messages,
                 skip_precheck=explicit,
+                model_stance=state.model_stance,
             ),
             id=run_id,
             task_queue=state.queues.cpu,

@@ -194,6 +194,8 @@ class LifecycleState(BaseModel):
     publish_search_attributes: bool = True
     # Session gap, tier moves, compaction, reconcile: from Settings, refreshed by each signal.
     timings: LifecycleTimings = Field(default_factory=LifecycleTimings)
+    # A model judges hypothesis evidence in sleep (Settings.model_stance; set at start).
+    model_stance: bool = False
 
     @model_validator(mode="before")
     @classmethod

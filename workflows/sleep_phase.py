@@ -3,9 +3,11 @@
 Order: smart-skip pre-check (deterministic features; the LLM only when they are ambiguous) ->
 the operations of the pass's depth in spec order -> the hypothesis lifecycle check with the
 reality anchor, which runs on every pass, skipped ones included (it is cheap, needs no LLM, and
-deadlines are dates). Graph activities run on the workflow's queue (cpu), model calls on the gpu
-queue. The parent cancels a running pass when the user writes: the pass records itself as
-cancelled and stops; what earlier operations committed stays (each is complete on its own).
+deadlines are dates); on a full pass that ran, with a model configured, the model first
+re-judges the bounded set of pairs the stance rule finds worth reading (issue 16). Graph
+activities run on the workflow's queue (cpu), model calls on the gpu queue. The parent cancels
+a running pass when the user writes: the pass records itself as cancelled and stops; what
+earlier operations committed stays (each is complete on its own).
 """
 
 from __future__ import annotations
@@ -18,8 +20,11 @@ from temporalio import workflow
 with workflow.unsafe.imports_passed_through():
     from activities.sleep import (
         BeginInput,
+        CheckInput,
         ConnectionsInput,
         FinishInput,
+        JudgedStance,
+        JudgeStancesInput,
         OpenLoopsInput,
         OperationInput,
         PrecheckInput,
@@ -48,6 +53,8 @@ class SleepInput(BaseModel):
     since: datetime | None = None  # the last sleep; None before the first
     new_messages: int = Field(0, ge=0)
     skip_precheck: bool = False  # an operator's explicit request runs the pass
+    # A model judges hypothesis evidence before the check (the lifecycle sets it from Settings).
+    model_stance: bool = False
 
 
 class SleepOutcome(BaseModel):
@@ -114,7 +121,7 @@ class SleepPhaseWorkflow:
             if decision.verdict is SkipVerdict.SKIP:
                 outcome.status = SleepStatus.SKIPPED
                 outcome.summary = decision.summary or decision.reason
-                await self._check_hypotheses(scope, outcome)
+                await self._check_hypotheses(data, scope, outcome, ran=False)
                 return
         patterns: list[Pattern] = []
         touched: list[str] = []
@@ -162,7 +169,7 @@ class SleepPhaseWorkflow:
                 )
                 outcome.counts["open_loop_questions"] = prepared.questions
             outcome.operations.append(op.value)
-        await self._check_hypotheses(scope, outcome)
+        await self._check_hypotheses(data, scope, outcome, ran=True)
         outcome.status = SleepStatus.COMPLETED
         outcome.summary = (
             f"{data.depth.value} pass: "
@@ -192,14 +199,42 @@ class SleepPhaseWorkflow:
         outcome.counts["hypotheses_formed"] = stored.formed
         outcome.counts["hypotheses_reinforced"] = stored.reinforced
 
-    async def _check_hypotheses(self, scope: SleepScope, outcome: SleepOutcome) -> None:
+    async def _check_hypotheses(
+        self, data: SleepInput, scope: SleepScope, outcome: SleepOutcome, *, ran: bool
+    ) -> None:
+        verdicts: list[JudgedStance] = []
+        # Full passes only, as hypothesis formation (the model's time goes to the deep pass).
+        # The patch is evaluated last: histories recorded without a model never meet it.
+        model = ran and data.depth is Depth.FULL and data.model_stance
+        if model and workflow.patched("model-stance"):
+            verdicts = await self._judge_stances(data, scope, outcome)
         checked = await workflow.execute_activity_method(
             SleepActivities.check_hypotheses,
-            OperationInput(scope=scope),
+            CheckInput(scope=scope, model_verdicts=verdicts),
             **SLEEP_GRAPH,
         )
         for status, n in checked.outcomes.items():
             outcome.counts[f"hypotheses_{status}"] = n
+
+    async def _judge_stances(
+        self, data: SleepInput, scope: SleepScope, outcome: SleepOutcome
+    ) -> list[JudgedStance]:
+        candidates = await workflow.execute_activity_method(
+            SleepActivities.stance_candidates,
+            OperationInput(scope=scope),
+            **SLEEP_GRAPH,
+        )
+        if not candidates.pairs:
+            return []
+        judged = await workflow.execute_activity_method(
+            SleepModelActivities.judge_stances,
+            JudgeStancesInput(pairs=candidates.pairs),
+            task_queue=data.gpu_task_queue,
+            **SLEEP_MODEL,
+        )
+        outcome.llm_calls += judged.llm_calls
+        outcome.counts["stances_judged"] = len(judged.verdicts)
+        return judged.verdicts
 
     async def _finish(
         self, data: SleepInput, scope: SleepScope, started: datetime, outcome: SleepOutcome

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated
@@ -74,6 +74,7 @@ from selfimprint.domain.stance import (
     StanceConfig,
     StanceInput,
     StanceVerdict,
+    is_model_candidate,
     stance,
 )
 
@@ -306,25 +307,26 @@ class Observation:
     evidence_id: MemoryId
 
 
-def later_evidence(
+@dataclass(frozen=True)
+class _Later:
+    """A later memory `later_evidence` scores, with what the hypothesis would record for it."""
+
+    memory: Node
+    at: datetime
+    evidence_id: MemoryId
+    contradicts_evidence: bool
+
+
+def _later_memories(
     hypothesis: Hypothesis,
     node: Node,
     observed: Sequence[Node],
     contradictions: frozenset[frozenset[str]],
     now: datetime,
-    config: StanceConfig = DEFAULT_STANCE,
-) -> list[Observation]:
-    """Silent consistency (article, component 7): every observed memory created or reinforced
-    after the hypothesis, up to `now`, not one it was formed from and not yet counted, scored by
-    `stance.stance`; the neutral ones are left out. Oldest first, so confidence moves in the
-    order the user lived it. A memory ingestion linked by `contradicts` to one of the
-    hypothesis's evidence memories contradicts it. A memory older than the hypothesis (one it
-    was formed from included) counts when the user restated it since: the restating message
-    is the evidence, so the same words said again in three later sessions are three
-    observations, and a replay of one sleep adds none."""
+) -> list[_Later]:
     own = {n.id for n in observed if cites(node, n)} | set(hypothesis.supporting)
     counted = set(hypothesis.supporting) | set(hypothesis.contradicting)
-    found: list[Observation] = []
+    found: list[_Later] = []
     for memory in sorted(observed, key=lambda n: (_touched(n), n.id)):
         at = _touched(memory)
         if at <= hypothesis.created_at or at > now:
@@ -339,21 +341,104 @@ def later_evidence(
             continue
         if evidence_id in counted or evidence_id in node.sources:
             continue
-        verdict = stance(
-            StanceInput(
-                memory=memory.content,
-                hypothesis=node.content,
-                cosine=_cosine(memory, node),
-                embedding_model=memory.embedding_model,
-                contradicts_evidence=any(frozenset((memory.id, e)) in contradictions for e in own),
-            ),
-            config,
-        )
-        if verdict is StanceVerdict.SUPPORTING:
-            found.append(Observation(memory.id, Stance.SUPPORTING, at, evidence_id))
-        elif verdict is StanceVerdict.CONTRADICTING:
-            found.append(Observation(memory.id, Stance.CONTRADICTING, at, evidence_id))
+        linked = any(frozenset((memory.id, e)) in contradictions for e in own)
+        found.append(_Later(memory, at, evidence_id, linked))
     return found
+
+
+ModelVerdicts = Mapping[tuple[str, str], StanceVerdict]  # (hypothesis id, memory id) -> verdict
+
+
+def later_evidence(
+    hypothesis: Hypothesis,
+    node: Node,
+    observed: Sequence[Node],
+    contradictions: frozenset[frozenset[str]],
+    now: datetime,
+    config: StanceConfig = DEFAULT_STANCE,
+    model_verdicts: ModelVerdicts | None = None,
+) -> list[Observation]:
+    """Silent consistency (article, component 7): every observed memory created or reinforced
+    after the hypothesis, up to `now`, not one it was formed from and not yet counted, scored by
+    `stance.stance`, or by the model's verdict for the pair where it gave one; the neutral ones
+    are left out. Oldest first, so confidence moves in the order the user lived it. A memory
+    ingestion linked by `contradicts` to one of the hypothesis's evidence memories contradicts
+    it, whatever the model says. A memory older than the hypothesis (one it was formed from
+    included) counts when the user restated it since: the restating message is the evidence, so
+    the same words said again in three later sessions are three observations, and a replay of
+    one sleep adds none."""
+    verdicts = model_verdicts or {}
+    found: list[Observation] = []
+    for later in _later_memories(hypothesis, node, observed, contradictions, now):
+        memory = later.memory
+        verdict = verdicts.get((node.id, memory.id))
+        if verdict is None or later.contradicts_evidence:
+            verdict = stance(
+                StanceInput(
+                    memory=memory.content,
+                    hypothesis=node.content,
+                    cosine=_cosine(memory, node),
+                    embedding_model=memory.embedding_model,
+                    contradicts_evidence=later.contradicts_evidence,
+                ),
+                config,
+            )
+        if verdict is StanceVerdict.SUPPORTING:
+            found.append(Observation(memory.id, Stance.SUPPORTING, later.at, later.evidence_id))
+        elif verdict is StanceVerdict.CONTRADICTING:
+            found.append(Observation(memory.id, Stance.CONTRADICTING, later.at, later.evidence_id))
+    return found
+
+
+@dataclass(frozen=True)
+class StanceCandidate:
+    """A (hypothesis, later memory) pair for the model to judge."""
+
+    hypothesis_id: str
+    statement: str
+    memory_id: MemoryId
+    memory: str
+
+
+def stance_candidates(
+    nodes: Sequence[Node],
+    hypotheses: Sequence[Hypothesis],
+    now: datetime,
+    *,
+    edges: Sequence[Edge] = (),
+    config: StanceConfig = DEFAULT_STANCE,
+) -> list[StanceCandidate]:
+    """The pairs tonight's check would score that are worth the model's reading
+    (`stance.is_model_candidate`), the newest memories first, at most `max_model_pairs`. A
+    memory linked by `contradicts` is left out: the edge decides it."""
+    by_id = {n.id: n for n in nodes}
+    observed = [n for n in nodes if n.type is not NodeType.HYPOTHESIS]
+    contradictions = _contradictions(edges)
+    found: list[tuple[datetime, StanceCandidate]] = []
+    for hyp in hypotheses:
+        node = by_id.get(hyp.node_id)
+        if hyp.status is not HypothesisStatus.ACTIVE or node is None:
+            continue
+        for later in _later_memories(hyp, node, observed, contradictions, now):
+            memory = later.memory
+            if later.contradicts_evidence or not is_model_candidate(
+                memory.content,
+                node.content,
+                _cosine(memory, node),
+                embedding_model=memory.embedding_model,
+                config=config,
+            ):
+                continue
+            pair = StanceCandidate(node.id, node.content, memory.id, memory.content)
+            found.append((later.at, pair))
+    found.sort(key=lambda p: (p[0], p[1].hypothesis_id, p[1].memory_id), reverse=True)
+    return [pair for _, pair in found[: config.max_model_pairs]]
+
+
+def _contradictions(edges: Sequence[Edge]) -> frozenset[frozenset[str]]:
+    return frozenset(
+        frozenset((e.source_id, e.target_id)) for e in edges if e.type is EdgeType.CONTRADICTS
+    )
 
 
 def _weigh_evidence(
@@ -412,17 +497,17 @@ def plan_hypothesis_checks(
     edges: Sequence[Edge] = (),
     stance_config: StanceConfig = DEFAULT_STANCE,
     belief_config: BeliefConfig = DEFAULT_BELIEF,
+    model_verdicts: ModelVerdicts | None = None,
 ) -> HypothesisChecks:
     """Every active hypothesis: later memories scored as evidence for or against it (silent
-    consistency, `later_evidence`), its confidence moved by each, surfaced by later memories
-    sharing its topics, then checked against the lifecycle rules; refuted ones are deleted,
-    confirmed ones become facts with the supporting memories' sources, the rest lose
-    confidence when the dialogue stopped mentioning them."""
+    consistency, `later_evidence`; `model_verdicts` are the model's for some pairs), its
+    confidence moved by each, surfaced by later memories sharing its topics, then checked
+    against the lifecycle rules; refuted ones are deleted, confirmed ones become facts with the
+    supporting memories' sources, the rest lose confidence when the dialogue stopped mentioning
+    them."""
     by_id = {n.id: n for n in nodes}
     observed = [n for n in nodes if n.type is not NodeType.HYPOTHESIS]
-    contradictions = frozenset(
-        frozenset((e.source_id, e.target_id)) for e in edges if e.type is EdgeType.CONTRADICTS
-    )
+    contradictions = _contradictions(edges)
     outcomes: dict[str, int] = {}
     checked: list[Hypothesis] = []
     converted: list[Node] = []
@@ -432,7 +517,9 @@ def plan_hypothesis_checks(
         node = by_id.get(hyp.node_id)
         if hyp.status is not HypothesisStatus.ACTIVE or node is None:
             continue
-        seen = later_evidence(hyp, node, observed, contradictions, now, stance_config)
+        seen = later_evidence(
+            hyp, node, observed, contradictions, now, stance_config, model_verdicts
+        )
         counted += len(seen)
         weighed, belief = _weigh_evidence(hyp, node.belief, seen, policy, belief_config)
         claim = topics(node.content, patterns)

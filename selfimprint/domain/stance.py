@@ -2,7 +2,9 @@
 evidence; the epistemic-memory article's component 7, silent consistency: behaviour in later
 sessions consistent with a belief the user never stated is observed evidence for it).
 
-Deterministic, on CPU (no model): a model-scored stance is not built here. Two steps:
+Deterministic, on CPU (no model). Where a model is configured it re-judges the pairs
+`is_model_candidate` lets through (a looser net than `is_relevant`), and its verdict replaces
+this rule's for those pairs (`sleep_planning.later_evidence`). Two steps:
 
 1. **Relevance**: the memory is about the hypothesis when the two share a content stem
    (`selfimprint.domain.terms`, EN / RU) and their embeddings' cosine reaches `min_cosine`, or
@@ -59,6 +61,9 @@ class StanceConfig(BaseModel):
     default_strong_cosine: Cosine = 1.0
     # Project choice: without comparable embeddings, this many shared content stems.
     min_shared_stems_alone: Annotated[int, Field(ge=1)] = 2
+    # Project choice: pairs the model re-judges per sleep pass (issue 16): one prompt per
+    # hypothesis on the local model's small context, bounded so a large graph costs the same.
+    max_model_pairs: Annotated[int, Field(ge=1)] = 20
 
     def floors(self, embedding_model: str | None) -> tuple[float, float]:
         """(cosine with a shared stem, cosine alone) for the embedder."""
@@ -153,6 +158,24 @@ def is_relevant(
         return shared >= config.min_shared_stems_alone
     with_stem, alone = config.floors(embedding_model)
     return (shared >= 1 and cosine >= with_stem) or cosine >= alone
+
+
+def is_model_candidate(
+    memory: str,
+    hypothesis: str,
+    cosine: float | None,
+    *,
+    embedding_model: str | None,
+    config: StanceConfig = DEFAULT_STANCE,
+) -> bool:
+    """Worth the model's reading: relevant by the rule, or one shared content stem (what the
+    rule needs two of without embeddings, or a close cosine with). Questions, hedges and other
+    people's doings stay out: they are never evidence, whoever reads them."""
+    if is_tentative(memory) or is_about_someone_else(memory):
+        return False
+    return shared_stems(memory, hypothesis) >= 1 or is_relevant(
+        memory, hypothesis, cosine, embedding_model=embedding_model, config=config
+    )
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""Sleep-phase prompts: the smart-skip pre-check (spec §3.6) and hypothesis formation (§3.5.1).
+"""Sleep-phase prompts: the smart-skip pre-check (spec §3.6), hypothesis formation (§3.5.1) and
+the stance of later memories towards a hypothesis (§3.5.2 evidence).
 
 Sleep reasoning runs in English whatever the user's language (spec §6). Memories are numbered;
 the model cites evidence by number, so an answer can never invent a memory id.
@@ -7,7 +8,7 @@ the model cites evidence by number, so an answer can never invent a memory id.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated, Final
+from typing import Annotated, Final, Literal
 
 from pydantic import Field
 
@@ -71,3 +72,44 @@ def hypothesis_messages(memories: Sequence[str], patterns: Sequence[str]) -> lis
         {"role": "system", "content": _HYPOTHESES.format(limit=MAX_HYPOTHESES)},
         {"role": "user", "content": listed},
     ]
+
+
+# --- stance: how later memories bear on one hypothesis (issue 16, spec §3.5.2 evidence) --------
+
+MAX_STANCE_MEMORIES: Final = 20  # as many as one pass sends (StanceConfig.max_model_pairs)
+
+
+class MemoryStance(LLMAnswer):
+    memory: Annotated[int, Field(ge=1, le=MAX_STANCE_MEMORIES)]
+    stance: Literal["supporting", "contradicting", "neutral"]
+
+
+class StanceAnswer(LLMAnswer):
+    stances: Annotated[list[MemoryStance], Field(max_length=MAX_STANCE_MEMORIES)]
+
+
+_STANCE = """\
+You check a hypothesis about a user against memories recorded after it.
+For every numbered memory, say whether it is evidence about the user themself:
+- "supporting": the user's own words or behaviour fit the hypothesis;
+- "contradicting": they go against it (the opposite, a stop, a dislike);
+- "neutral": unrelated, a question, a guess, or about someone else.
+Answer every memory once, by its number.
+Answer as JSON: {"stances": [{"memory": 1, "stance": "supporting"}]}."""
+
+
+def stance_messages(statement: str, memories: Sequence[str]) -> list[dict[str, str]]:
+    listed = f"Hypothesis: {statement[:MAX_STATEMENT_CHARS]}\n\nMemories:\n" + _numbered(
+        memories[:MAX_STANCE_MEMORIES]
+    )
+    return [{"role": "system", "content": _STANCE}, {"role": "user", "content": listed}]
+
+
+def stances_by_memory(answer: StanceAnswer, shown: int) -> dict[int, str]:
+    """The answer's stance per memory number shown; a number out of range is dropped, and one
+    answered twice with different stances is dropped too (the model did not decide)."""
+    seen: dict[int, set[str]] = {}
+    for item in answer.stances:
+        if item.memory <= shown:
+            seen.setdefault(item.memory, set()).add(item.stance)
+    return {number: next(iter(s)) for number, s in seen.items() if len(s) == 1}

@@ -29,6 +29,7 @@ def _initial(settings: Settings, scope: UserScope) -> LifecycleInput:
             queues=TaskQueues(cpu=settings.task_queue_cpu, gpu=settings.task_queue_gpu),
             timings=settings.lifecycle_timings(),
             publish_search_attributes=settings.temporal_search_attributes,
+            model_stance=settings.model_stance,
         )
     )
 

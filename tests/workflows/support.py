@@ -43,7 +43,7 @@ from selfimprint.ports import (
     GraphSnapshot,
     TopicSelector,
 )
-from selfimprint.prompts.hypotheses import HypothesesAnswer, PrecheckAnswer
+from selfimprint.prompts.hypotheses import HypothesesAnswer, PrecheckAnswer, StanceAnswer
 from workflows.compaction import CompactionWorkflow
 from workflows.lifecycle_state import MessagesReceived
 from workflows.sleep_phase import SleepPhaseWorkflow
@@ -144,10 +144,12 @@ class MemoryGraphs:
 @dataclass
 class ScriptedLLM:
     """Answers the pre-check with `worth_reasoning` and proposes `statements`, citing the first
-    two memories it is shown."""
+    two memories it is shown; judges a memory it is shown by `stances` (memory text -> stance),
+    leaving the others unanswered (the stance rule's verdict stands)."""
 
     worth_reasoning: bool = True
     statements: Sequence[str] = ()
+    stances: dict[str, str] = field(default_factory=dict)
     calls: dict[str, int] = field(default_factory=dict)
     model_name: str = "scripted"
 
@@ -164,6 +166,14 @@ class ScriptedLLM:
             return answer_type.model_validate(
                 {"worth_reasoning": self.worth_reasoning, "summary": "Small talk only."}
             )
+        if answer_type is StanceAnswer:
+            shown = messages[-1]["content"].split("Memories:\n", 1)[1].splitlines()
+            judged = [
+                {"memory": i, "stance": self.stances[line.split(". ", 1)[1]]}
+                for i, line in enumerate(shown, 1)
+                if line.split(". ", 1)[1] in self.stances
+            ]
+            return answer_type.model_validate({"stances": judged})
         assert answer_type is HypothesesAnswer
         return answer_type.model_validate(
             {"hypotheses": [{"statement": s, "evidence": [1, 2]} for s in self.statements]}
@@ -327,6 +337,7 @@ def workers(
             sleep.schedule_triggers,
             sleep.prepare_open_loops,
             sleep.check_hypotheses,
+            sleep.stance_candidates,
             compaction.compact,
             compaction.plan_soft_reset,
             h.resets.apply,
@@ -336,7 +347,12 @@ def workers(
     gpu = Worker(
         client,
         task_queue=h.gpu_queue,
-        activities=[model.precheck, model.propose_hypotheses, h.ingestion.extract],
+        activities=[
+            model.precheck,
+            model.propose_hypotheses,
+            model.judge_stances,
+            h.ingestion.extract,
+        ],
         max_concurrent_activities=4,
     )
     return cpu, gpu
