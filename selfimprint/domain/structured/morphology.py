@@ -15,12 +15,6 @@ def russian_morphology() -> Any:  # natasha ships no types
 
 
 @lru_cache(maxsize=8192)
-def lemma(word: str) -> str:
-    """The dictionary form of a Russian word by its likeliest parse ("уволилась" -> "уволиться")."""
-    return str(russian_morphology().parse(word.casefold())[0].normal_form)
-
-
-@lru_cache(maxsize=8192)
 def verb_tense(word: str) -> str | None:
     """ "past", "pres" or "futr" when the likeliest parse of the word is a finite verb, else None
     ("недели" is a noun, whatever its ending)."""
