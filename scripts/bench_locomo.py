@@ -139,6 +139,10 @@ CONFIGS = {
     "structured-no-confidence": StackConfig(
         "structured-no-confidence", "structured", scoring=(("confidence_weight", 0.0),)
     ),
+    # A smaller weight than the default, for calibrating it side by side.
+    "structured-confidence-0.2": StackConfig(
+        "structured-confidence-0.2", "structured", scoring=(("confidence_weight", 0.2),)
+    ),
     "llm": StackConfig("llm", "llm"),
 }
 DEFAULT_CONFIGS = "verbatim-split"
@@ -743,6 +747,21 @@ def config_report(args: argparse.Namespace, done: ConfigRun, flat: SystemScores)
     }
 
 
+def versus(done: ConfigRun, first: ConfigRun) -> dict[str, Any]:
+    """A configuration against the run's first, paired by question: the mean difference with
+    its bootstrap interval, and how many questions went up or down (a change too small for the
+    means to show still shows here)."""
+    out: dict[str, Any] = {"name": done.config.name, "against": first.config.name}
+    for credit, cut in COMPARISONS:
+        mine, theirs = done.scores.values(credit, cut), first.scores.values(credit, cut)
+        out[f"{credit}@{cut}"] = {
+            **paired_bootstrap(mine, theirs).as_dict(),
+            "questions_up": sum(1 for k in mine if mine[k] > theirs[k]),
+            "questions_down": sum(1 for k in mine if mine[k] < theirs[k]),
+        }
+    return out
+
+
 def report(
     args: argparse.Namespace,
     runs: Sequence[ConfigRun],
@@ -785,6 +804,7 @@ def report(
             "parallel_conversations": args.parallel,
         },
         "configs": [config_report(args, r, flat) for r in runs],
+        "vs_first_config": [versus(r, runs[0]) for r in runs[1:]],
         "flat_baseline": flat.summary(),
         "per_conversation": per_conversation,
         "wall_s": wall,
@@ -906,6 +926,25 @@ def markdown(result: dict[str, Any]) -> str:
             + " | ".join(_interval(c["vs_flat"][f"{credit}@{cut}"]) for credit, cut in COMPARISONS)
             + " |"
         )
+    if result.get("vs_first_config"):
+        lines += [
+            "",
+            "Against the first configuration, paired by question the same way (questions "
+            "up / down in brackets):",
+            "",
+            f"| configuration | against | text {at} | text @10 | source {at} | source @10 |",
+            "|---|---|---|---|---|---|",
+        ]
+        for v in result["vs_first_config"]:
+            lines.append(
+                f"| `{v['name']}` | `{v['against']}` | "
+                + " | ".join(
+                    f"{_interval(v[f'{credit}@{cut}'])} ({v[f'{credit}@{cut}']['questions_up']}"
+                    f" / {v[f'{credit}@{cut}']['questions_down']})"
+                    for credit, cut in COMPARISONS
+                )
+                + " |"
+            )
     lines += [
         "",
         f"Text-credited recall {at} per category:",

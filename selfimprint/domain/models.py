@@ -146,6 +146,17 @@ class Belief(_Strict):
     self_report_for: EvidenceIds = ()
     self_report_against: EvidenceIds = ()
 
+    @property
+    def evidenced(self) -> bool:
+        """Some evidence has moved this belief (what the retrieval factor needs: an untouched
+        memory scores exactly as without it)."""
+        return bool(
+            self.observed_for
+            or self.observed_against
+            or self.self_report_for
+            or self.self_report_against
+        )
+
     def evidence_anchor(self) -> datetime:
         """The moment the stored confidence refers to."""
         if self.confidence_at is not None:

@@ -145,15 +145,6 @@ class ScoredMemory(_Value):
     confidence_factor: float = 1.0
 
 
-def _evidenced(belief: Belief) -> bool:
-    return bool(
-        belief.observed_for
-        or belief.observed_against
-        or belief.self_report_for
-        or belief.self_report_against
-    )
-
-
 def confidence_shift(
     belief: Belief,
     now: datetime,
@@ -163,7 +154,7 @@ def confidence_shift(
     """Effective confidence now minus what an untouched twin (same kind, class and first
     sighting, its starting confidence) would have now: what evidence has done to the memory.
     0.0 exactly when no evidence is recorded on it."""
-    if not _evidenced(belief):
+    if not belief.evidenced:
         return 0.0
     start = (
         config.observed_start_confidence

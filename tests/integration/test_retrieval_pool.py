@@ -13,6 +13,7 @@ from neo4j import AsyncDriver
 
 from selfimprint.adapters.neo4j import Neo4jGraphStore
 from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
+from selfimprint.adapters.neo4j.migrations import load_migrations
 from selfimprint.adapters.neo4j.search_terms import backfill_search_terms
 from selfimprint.config import Settings
 from selfimprint.domain.belief import Evidence, EvidenceStream, update_belief
@@ -245,6 +246,46 @@ async def test_the_confidence_factor_in_cypher_is_the_domains(
     by_id = {n.id: n for n in alive}
     for c in everything.candidates:
         assert c.node.belief == by_id[c.node.id].belief
+
+
+async def test_memories_evidenced_before_the_flag_get_it_from_the_migration(
+    graph_store: Neo4jGraphStore, graph_driver: AsyncDriver, stack_settings: Settings
+) -> None:
+    scope = UserScope(f"t{uuid.uuid4().hex[:8]}", f"u{uuid.uuid4().hex[:8]}")
+    await Neo4jAccounts(graph_driver, stack_settings.neo4j_database).put_profile(
+        scope, UserProfile()
+    )
+    store = graph_store.for_user(scope.tenant_id, scope.user_id)
+    timeline = await store.record_activity([NOW - timedelta(days=d) for d in range(0, 80, 2)])
+    nodes = _with_evidence(_nodes(scope.user_id, 60, timeline))
+    await store.upsert(nodes)
+    database = stack_settings.neo4j_database
+    strong = ScoringConfig(confidence_weight=1.0)
+    query = RetrievalQuery(
+        embedding=nodes[0].embedding or (),
+        embedding_model=MODEL,
+        now=NOW,
+        limit=21,
+        nearest_limit=1,
+        prior_limit=20,
+        scheduled_limit=0,
+        scoring=strong,
+    )
+    with_flag = {c.node.id for c in (await store.retrieve(query)).candidates}
+    # As stored before the flag existed: the factor reads as untouched, so the pool changes.
+    await graph_driver.execute_query(
+        "MATCH (n:Memory {scope: $scope}) REMOVE n.evidenced", scope=scope.key, database_=database
+    )
+    assert {c.node.id for c in (await store.retrieve(query)).candidates} != with_flag
+    (backfill,) = next(m for m in load_migrations() if m.version == 45).statements
+    await graph_driver.execute_query(backfill, database_=database)
+    assert {c.node.id for c in (await store.retrieve(query)).candidates} == with_flag
+    records, _, _ = await graph_driver.execute_query(
+        "MATCH (n:Memory {scope: $scope}) WHERE n.evidenced RETURN n.id AS id",
+        scope=scope.key,
+        database_=database,
+    )
+    assert {r["id"] for r in records} == {n.id for n in nodes if n.belief.evidenced}
 
 
 WORDS = ("kazan", "piano", "garden", "berlin", "sunrise", "violin", "marathon", "pottery")

@@ -189,6 +189,9 @@ def node_row(node: Node) -> dict[str, Any]:
     """Parameters for one node in an UNWIND upsert; None values clear stored properties."""
     props = {f: _storable(getattr(node, f)) for f in _NODE_SCALARS if f not in {"id", "sources"}}
     props |= {f: _storable(getattr(node.belief, f)) for f in _BELIEF_FIELDS}
+    # Retrieval's cheap test for the confidence factor (retrieval.py): one property read per
+    # memory of the prior scan instead of the four evidence lists.
+    props["evidenced"] = node.belief.evidenced
     # What retrieval matches a query's words against (retrieval.py, lexical relevance).
     props["terms"] = list(search_terms(node.content))
     props, times = split_times(props)

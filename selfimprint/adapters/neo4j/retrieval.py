@@ -84,34 +84,35 @@ _MULTIPLIER = "CASE WHEN n.is_inference OR n:Hypothesis THEN $hypothesis_multipl
 # The confidence factor (scoring.confidence_factor): 1.0 for hypotheses, for memories no
 # evidence has moved and with a weight of 0; else 1 + weight x (effective confidence - that of
 # an untouched twin), both dormancy-decayed on wall time (belief.effective_confidence) and
-# capped by evidence kind.
+# capped by evidence kind. Only evidenced memories (the stored `evidenced` flag, records.node_row)
+# evaluate the rest: reading the belief fields of every memory in the prior scan cost 25 ms at
+# 10k memories (BENCHMARKS.md, "API").
 _HALF_LIFE_MS = """CASE n.permanence WHEN 'stable' THEN $stable_half_life_ms
   WHEN 'situational' THEN $situational_half_life_ms ELSE $durable_half_life_ms END"""
 _CAP = "CASE WHEN n.evidence_kind = 'interpretation' THEN $interpretation_cap ELSE 1.0 END"
-_ANCHOR = """coalesce(n.confidence_at,
+_ANCHOR_MS = """coalesce(n.confidence_at,
   reduce(a = n.first_seen, t IN [n.confirmed_at, n.challenged_at]
-    | CASE WHEN t IS NOT NULL AND t > a THEN t ELSE a END))"""
-_EVIDENCED = """size(coalesce(n.observed_for, [])) + size(coalesce(n.observed_against, []))
-  + size(coalesce(n.self_report_for, [])) + size(coalesce(n.self_report_against, [])) > 0"""
+    | CASE WHEN t IS NOT NULL AND t > a THEN t ELSE a END)).epochMillis"""
 
 
 def _confidence_now(confidence: str, since_ms: str) -> str:
-    """`confidence` decayed from `since_ms` to now, within the cap (`belief_half_ms`,
-    `belief_cap`: bound by `_scored`)."""
+    """`confidence` decayed from `since_ms` to now, within the evidence kind's cap."""
     decayed = (
         f"({confidence}) * 2.0 ^ (-(CASE WHEN $now_ms > {since_ms} THEN $now_ms - {since_ms} "
-        "ELSE 0 END) / belief_half_ms)"
+        f"ELSE 0 END) / ({_HALF_LIFE_MS}))"
     )
-    return f"CASE WHEN {decayed} > belief_cap THEN belief_cap ELSE {decayed} END"
+    return f"CASE WHEN {decayed} > ({_CAP}) THEN ({_CAP}) ELSE {decayed} END"
 
 
 _START = (
     "CASE WHEN n.evidence_kind = 'observed' THEN $observed_start_confidence "
     "ELSE $self_report_start_confidence END"
 )
-_CONFIDENCE_FACTOR = f"""CASE WHEN NOT evidenced THEN 1.0
-  ELSE 1.0 + $confidence_weight * (({_confidence_now("n.confidence", "anchor_ms")})
-    - ({_confidence_now(_START, "n.first_seen.epochMillis")})) END"""
+_CONFIDENCE_FACTOR = f"""CASE
+  WHEN $confidence_weight > 0.0 AND n.evidenced = true AND NOT (n.is_inference OR n:Hypothesis)
+  THEN 1.0 + $confidence_weight * (({_confidence_now("n.confidence", "(" + _ANCHOR_MS + ")")})
+    - ({_confidence_now(_START, "n.first_seen.epochMillis")}))
+  ELSE 1.0 END"""
 
 
 def _scored(carried: str, similarity: str, boost: str) -> str:
@@ -120,10 +121,7 @@ def _scored(carried: str, similarity: str, boost: str) -> str:
     domain's ties at 1.0 go by id); `carried` are the variables kept."""
     return f"""
 WITH {carried}, coalesce(n.last_reinforced_at, n.created_at).epochMillis AS touched_ms,
-     {_EFFECTIVE_WEIGHT} AS eff,
-     $confidence_weight > 0.0 AND NOT (n.is_inference OR n:Hypothesis) AND {_EVIDENCED}
-       AS evidenced,
-     {_ANCHOR}.epochMillis AS anchor_ms, {_HALF_LIFE_MS} AS belief_half_ms, {_CAP} AS belief_cap
+     {_EFFECTIVE_WEIGHT} AS eff
 WITH {carried}, {_MULTIPLIER} * ($similarity_weight * ({similarity}) + $recency_weight * {_RECENCY}
      + $weight_weight * CASE WHEN eff > 1.0 THEN 1.0 ELSE eff END + ({boost}))
      * {_CONFIDENCE_FACTOR} AS uncapped
