@@ -20,6 +20,7 @@ from temporalio.exceptions import ApplicationError
 from selfimprint.adapters.llm import LLMAnswerInvalidError
 from selfimprint.adapters.neo4j import Neo4jGraphStore
 from selfimprint.adapters.neo4j.message_log import ExtractionState, MessageLogs
+from selfimprint.domain.belief import DEFAULT_BELIEF, BeliefConfig
 from selfimprint.domain.ingestion.config import DEFAULT_INGESTION, IngestionConfig
 from selfimprint.domain.ingestion.extraction import Extraction, RecentMemory
 from selfimprint.domain.ingestion.plan import RejectionReason
@@ -151,10 +152,12 @@ class IngestionActivities:
         graph: Neo4jGraphStore,
         message_logs: MessageLogs,
         config: IngestionConfig = DEFAULT_INGESTION,
+        beliefs: BeliefConfig = DEFAULT_BELIEF,
     ) -> None:
         self._graph = graph
         self._logs = message_logs
         self._config = config  # Settings.tuning_file, "ingestion"
+        self._beliefs = beliefs  # ... "beliefs": how restatements and contradictions move them
 
     @activity.defn(name="ingestion.pending_messages")
     async def pending_messages(self, data: PendingInput) -> list[str]:
@@ -237,6 +240,7 @@ class IngestionActivities:
             tallies=tallies,
             timeline=timeline,
             config=self._config,
+            beliefs=self._beliefs,
         )
         limited = [r.node.id for r in plan.reinforcements if r.result.rate_limited]
         if limited:

@@ -27,6 +27,7 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from selfimprint.adapters.llm import LLMAnswerInvalidError
+from selfimprint.domain.belief import DEFAULT_BELIEF, BeliefConfig
 from selfimprint.domain.decay import ActivityTimeline
 from selfimprint.domain.hypotheses import DEFAULT_POLICY, HypothesisPolicy
 from selfimprint.domain.models import MemoryId
@@ -291,6 +292,7 @@ class SleepActivities:
         formation: HypothesisFormationConfig = DEFAULT_FORMATION,
         hypotheses: HypothesisPolicy = DEFAULT_POLICY,
         stance: StanceConfig = DEFAULT_STANCE,
+        beliefs: BeliefConfig = DEFAULT_BELIEF,
     ) -> None:
         self._graphs = graphs
         self._patterns = patterns  # operations 1-4 (Settings.sleep_tuning_file)
@@ -298,6 +300,7 @@ class SleepActivities:
         self._formation = formation  # operation 3 and the hypothesis check
         self._hypotheses = hypotheses  # the hypothesis lifecycle (spec §3.5.2)
         self._stance = stance  # how a later memory bears on a hypothesis (domain/stance.py)
+        self._beliefs = beliefs  # how that evidence moves its confidence (domain/belief.py)
 
     def _graph(self, scope: SleepScope) -> SleepGraph:
         return self._graphs.for_user(scope.tenant_id, scope.user_id)
@@ -546,6 +549,7 @@ class SleepActivities:
                 self._hypotheses,
                 edges=graph.edges,
                 stance_config=self._stance,
+                belief_config=self._beliefs,
                 model_verdicts=verdicts,
             )
             return checks.writes, (checks.outcomes, checks.anchored, checks.evidence)

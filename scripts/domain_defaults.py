@@ -3,8 +3,10 @@
     .venv/bin/python scripts/domain_defaults.py [--check]
 
 Reads each config model's source: the comment block right above a field (or above the run of
-fields it belongs to) is where that field's number comes from. Writes docs/domain-defaults.md;
-`--check` exits 1 when the file is stale or a field has no such comment.
+fields it belongs to) is where that field's number comes from. A model that is a section of
+the operator's tuning file (`DomainTuning`) says which. Writes docs/domain-defaults.md;
+`--check` exits 1 when the file is stale, a field has no such comment, or a tuning section's
+model is missing from MODELS.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ from selfimprint.domain.smart_skip import SmartSkipPolicy
 from selfimprint.domain.stance import StanceConfig
 from selfimprint.domain.structured.extractor import StructuredConfig
 from selfimprint.domain.synx_layout import PartitionPolicy
+from selfimprint.domain.tuning import DomainTuning
 from selfimprint.domain.verbatim_extraction import VerbatimConfig
 
 MODELS: list[type[BaseModel]] = [
@@ -173,7 +176,18 @@ def _field_default(model: type[BaseModel], name: str) -> Any:
     return "(required: one per row)" if field.is_required() else field.get_default()
 
 
+def tuning_sections() -> dict[str, str]:
+    """Model name -> the `DomainTuning` section (SELFIMPRINT_TUNING_FILE) that overrides it."""
+    sections: dict[str, str] = {}
+    for name, field in DomainTuning.model_fields.items():
+        model = field.annotation
+        assert isinstance(model, type) and issubclass(model, BaseModel), name
+        sections[model.__name__] = name
+    return sections
+
+
 def render(rows: list[Default]) -> str:
+    sections = tuning_sections()
     out = [
         "# Domain defaults",
         "",
@@ -187,7 +201,10 @@ def render(rows: list[Default]) -> str:
     for row in rows:
         if row.model != model:
             model = row.model
-            out += ["", f"## {model}", "", "| field | default | from |", "|---|---|---|"]
+            out += ["", f"## {model}", ""]
+            if model in sections:
+                out += [f"Tuning file section: `{sections[model]}`.", ""]
+            out += ["| field | default | from |", "|---|---|---|"]
         value, source = (text.replace("|", "\\|") for text in (row.value, row.source))
         out.append(f"| `{row.field}` | {value} | {source} |")
     return "\n".join(out) + "\n"
@@ -199,14 +216,18 @@ def main() -> None:
     args = parser.parse_args()
     rows = collect()
     missing = [f"{r.model}.{r.field}" for r in rows if not r.source]
+    listed = {r.model for r in rows}
+    unlisted = [f"{s} ({m})" for m, s in tuning_sections().items() if m not in listed]
     text = render(rows)
     if args.check:
         stale = not DOC.exists() or DOC.read_text() != text
         for name in missing:
             sys.stderr.write(f"no comment says where {name}'s default comes from\n")
+        for name in unlisted:
+            sys.stderr.write(f"tuning section {name} is not in MODELS\n")
         if stale:
             sys.stderr.write(f"{DOC} is stale: run scripts/domain_defaults.py\n")
-        raise SystemExit(1 if (missing or stale) else 0)
+        raise SystemExit(1 if (missing or unlisted or stale) else 0)
     DOC.write_text(text)
     sys.stderr.write(f"wrote {DOC} ({len(rows)} defaults, {len(missing)} without a source)\n")
     for name in missing:

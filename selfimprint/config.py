@@ -176,7 +176,8 @@ class Settings(BaseSettings):
         None,
         description=(
             "JSON overriding the domain's tunable numbers (scoring, context, ingestion, "
-            "extraction, sleep operations, hypotheses, compaction); unset = the spec's defaults. "
+            "extraction, sleep operations, hypotheses, stance, compaction, beliefs, review, "
+            "summary, collective); unset = the spec's defaults. "
             "See selfimprint/domain/tuning.py and docs/domain-defaults.md."
         ),
     )

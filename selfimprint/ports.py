@@ -60,6 +60,7 @@ from typing import Annotated, Self  # noqa: E402
 
 from pydantic import ConfigDict, Field, model_validator  # noqa: E402
 
+from selfimprint.domain.belief import DEFAULT_BELIEF, BeliefConfig  # noqa: E402
 from selfimprint.domain.compaction.plan import CompactionPlan  # noqa: E402
 from selfimprint.domain.context import PreparedQuestion  # noqa: E402
 from selfimprint.domain.decay import ActivityTimeline, ReinforcementTally  # noqa: E402
@@ -123,6 +124,9 @@ class RetrievalQuery(_GraphValue):
     # The §3.4 score's numbers (the operator's `DomainTuning.scoring`): a store ranks with them,
     # and the read path ranks the store's candidates with the same ones.
     scoring: ScoringConfig = DEFAULT_SCORING
+    # The belief numbers the score's confidence factor reads (dormancy half-lives, the
+    # interpretation cap: the operator's `DomainTuning.beliefs`), for the store as for the domain.
+    beliefs: BeliefConfig = DEFAULT_BELIEF
 
 
 class RetrievedMemory(_GraphValue):
@@ -303,7 +307,11 @@ class UserGraphStore(Protocol):
     async def tension_records(self, status: TensionStatus | None = None) -> list[TensionRecord]: ...
 
     async def resolve_tension(
-        self, tension_id: str, resolution: TensionResolution, now: datetime
+        self,
+        tension_id: str,
+        resolution: TensionResolution,
+        now: datetime,
+        beliefs: BeliefConfig = DEFAULT_BELIEF,
     ) -> TensionRecord | None: ...
 
     async def upsert_hypotheses(self, records: Sequence[HypothesisRecord]) -> None: ...
@@ -343,7 +351,11 @@ class UserGraphStore(Protocol):
     # --- session reviews (issue 16) ---
 
     async def context_prompts(
-        self, now: datetime, questions_since: datetime, question_limit: int
+        self,
+        now: datetime,
+        questions_since: datetime,
+        question_limit: int,
+        review_since: datetime,
     ) -> ContextPrompts: ...
 
 

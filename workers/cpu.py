@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from dataclasses import dataclass
 
 from temporalio.client import Client
 
@@ -18,6 +19,7 @@ from selfimprint.adapters.neo4j import Neo4jGraphStore, open_driver
 from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
 from selfimprint.adapters.neo4j.message_log import MessageLogs
 from selfimprint.config import Settings
+from selfimprint.domain.tuning import DomainTuning
 from workers.backlog import watch_backlog
 from workers.runner import Registrations, run_worker
 from workers.storage import deletion_registrations, forget_registrations, tier_registrations
@@ -28,27 +30,50 @@ from workflows.sleep_phase import SleepPhaseWorkflow
 from workflows.user_lifecycle import UserLifecycleWorkflow
 
 
+@dataclass(frozen=True)
+class GraphActivities:
+    """The cpu queue's activities that apply the domain's tunable numbers, each given its
+    sections of the operator's tuning document (`DomainTuning`)."""
+
+    ingestion: IngestionActivities
+    sleep: SleepActivities
+    reviews: ReviewActivities
+    summaries: SummaryActivities
+
+
+def graph_activities(
+    graph: Neo4jGraphStore, logs: MessageLogs, accounts: Neo4jAccounts, tuning: DomainTuning
+) -> GraphActivities:
+    return GraphActivities(
+        ingestion=IngestionActivities(graph, logs, tuning.ingestion, beliefs=tuning.beliefs),
+        sleep=SleepActivities(
+            graph,
+            tuning.patterns,
+            tuning.triggers,
+            tuning.formation,
+            tuning.hypotheses,
+            stance=tuning.stance,
+            beliefs=tuning.beliefs,
+        ),
+        reviews=ReviewActivities(graph, tuning.beliefs, tuning.review),
+        summaries=SummaryActivities(graph, accounts, tuning.summary),
+    )
+
+
 async def build(settings: Settings, client: Client) -> Registrations:
     driver = open_driver(settings)
     graph = Neo4jGraphStore(driver, settings.neo4j_database)
     await graph.migrate()  # idempotent; the API runs it too
     tuning = settings.domain_tuning()
     logs = MessageLogs(driver, settings.neo4j_database)
-    ingestion = IngestionActivities(graph, logs, tuning.ingestion)
-    sleep = SleepActivities(
-        graph,
-        tuning.patterns,
-        tuning.triggers,
-        tuning.formation,
-        tuning.hypotheses,
-        stance=tuning.stance,
-    )
+    accounts = Neo4jAccounts(driver, settings.neo4j_database)
+    tuned = graph_activities(graph, logs, accounts, tuning)
+    ingestion, sleep = tuned.ingestion, tuned.sleep
+    reviews, summaries = tuned.reviews, tuned.summaries
     # Storage tiers, erasure, forget, soft reset: one boto3 client and one key store.
     keys = FileDataKeyStore(settings.data_dir, load_kek(settings, os.environ))
     archive = build_archive(settings, dict(os.environ), keys=keys)
     compaction = CompactionActivities(graph, archive, tuning.compaction)
-    reviews = ReviewActivities(graph)
-    summaries = SummaryActivities(graph, Neo4jAccounts(driver, settings.neo4j_database))
     storage = [
         tier_registrations(settings, driver, archive),
         deletion_registrations(settings, driver, client, archive, keys),

@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 from api.auth import Caller
 from api.errors import ApiError
 from api.routes.common import UserId, known_user, resources_of, scope_of
-from selfimprint.domain.belief import effective_confidence
+from selfimprint.domain.belief import BeliefConfig, effective_confidence
 from selfimprint.domain.corrections import MemoryCorrection, apply_correction
 from selfimprint.domain.decay import ActivityTimeline, node_effective_weight
 from selfimprint.domain.models import (
@@ -71,6 +71,7 @@ class MemoryOut(BaseModel):
         now: datetime,
         timeline: ActivityTimeline,
         *,
+        beliefs: BeliefConfig,
         flagged: bool = False,
     ) -> MemoryOut:
         return MemoryOut(
@@ -80,7 +81,7 @@ class MemoryOut(BaseModel):
             valence=node.valence,
             status=status,
             weight=round(node_effective_weight(node, now, timeline=timeline), 4),
-            confidence=round(effective_confidence(node.belief, now), 4),
+            confidence=round(effective_confidence(node.belief, now, beliefs), 4),
             permanence=node.belief.permanence,
             evidence_kind=node.belief.evidence_kind,
             confirmed_at=node.belief.confirmed_at,
@@ -145,7 +146,10 @@ async def list_memories(
     now = resources.clock()
     return MemoryList(
         memories=[
-            MemoryOut.of(n, s, now, timeline, flagged=n.id in flagged) for n, s in rows[:limit]
+            MemoryOut.of(
+                n, s, now, timeline, beliefs=resources.tuning.beliefs, flagged=n.id in flagged
+            )
+            for n, s in rows[:limit]
         ],
         next_offset=offset + limit if len(rows) > limit else None,
     )
@@ -204,6 +208,7 @@ async def get_memory(
             status or HypothesisStatus.ACTIVE,
             resources.clock(),
             timeline,
+            beliefs=resources.tuning.beliefs,
             flagged=memory_id in flagged,
         ),
         why=[SourceMessage(id=m.id, sent_at=m.sent_at, excerpt=m.text[:280]) for m in messages],
@@ -246,7 +251,7 @@ async def patch_memory(
     if correction.wrong:
         await store.set_status(memory_id, HypothesisStatus.REFUTED)
     status = await store.status_of(memory_id) or HypothesisStatus.ACTIVE
-    return MemoryOut.of(fixed, status, now, timeline)
+    return MemoryOut.of(fixed, status, now, timeline, beliefs=resources.tuning.beliefs)
 
 
 @router.delete("/{user_id}/memories/{memory_id}", status_code=204, response_class=Response)
@@ -292,7 +297,7 @@ async def portrait(user_id: UserId, who: Caller, request: Request) -> str:
             _title(node),
             node.content,
             node.belief,
-            confidence=effective_confidence(node.belief, now),
+            confidence=effective_confidence(node.belief, now, resources.tuning.beliefs),
             tz=profile.zone,
         )
         for node, _ in rows

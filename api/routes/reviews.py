@@ -121,8 +121,11 @@ async def answer_review(
     timeline = await store.decay_clock()
     nodes = {n.id: n for n in await store.get_nodes(list(verdicts))}
     changed = []
+    beliefs = resources.tuning.beliefs
     for memory_id, node in nodes.items():
-        updated = answered_belief(node, review_id, verdicts[memory_id], now, timeline=timeline)
+        updated = answered_belief(
+            node, review_id, verdicts[memory_id], now, timeline=timeline, belief=beliefs
+        )
         if updated is not None:
             changed.append(updated)
             nodes[memory_id] = updated
@@ -139,7 +142,9 @@ async def answer_review(
                 memory_id=m,
                 verdict=v,
                 confidence=(
-                    round(effective_confidence(nodes[m].belief, now), 4) if m in nodes else None
+                    round(effective_confidence(nodes[m].belief, now, beliefs), 4)
+                    if m in nodes
+                    else None
                 ),
             )
             for m, v in answers

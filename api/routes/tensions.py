@@ -102,7 +102,9 @@ async def resolve_tension(
     await known_user(resources, scope)
     store = resources.graph.for_user(scope.tenant_id, scope.user_id)
     try:
-        record = await store.resolve_tension(tension_id, resolution, resources.clock())
+        record = await store.resolve_tension(
+            tension_id, resolution, resources.clock(), resources.tuning.beliefs
+        )
     except TensionAlreadyResolvedError as exc:
         raise ApiError(
             409,

@@ -65,7 +65,9 @@ def retrieve_from_snapshot(
     by_prior = sorted(
         range(len(pool)),
         key=lambda i: (
-            -prior(pool[i], query.now, timeline=timeline, config=query.scoring),
+            -prior(
+                pool[i], query.now, timeline=timeline, config=query.scoring, beliefs=query.beliefs
+            ),
             pool[i].id,
         ),
     )
@@ -96,6 +98,7 @@ def retrieve_from_snapshot(
         query.now,
         query.scoring,
         top_k=query.limit,
+        beliefs=query.beliefs,
     )
     top = sorted((index_of[r.id] for r in ranked), key=lambda i: (-float(cosines[i]), pool[i].id))
     chosen = {pool[i].id for i in top}

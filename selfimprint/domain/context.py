@@ -222,6 +222,11 @@ class ContextConfig(_Value):
     prepared_question_max_age: timedelta = timedelta(days=7)
     # Project choice: as many prepared questions as a sleep prepares (TriggerConfig.max_questions).
     max_prepared_questions: Annotated[int, Field(ge=0)] = 5
+    # Project choice: the session review (article, component 8) is the question of the session
+    # it opened in. The context asks it for this long after it opened (a conversation resumed
+    # the next day included), then stops, so an ignored review does not close every reply until
+    # the next one, ten sessions later; it stays answerable through the API.
+    review_offer_window: timedelta = timedelta(days=2)
 
 
 DEFAULT_CONTEXT = ContextConfig()

@@ -172,12 +172,15 @@ def confidence_shift(
 
 
 def confidence_factor(
-    belief: Belief | None, now: datetime, config: ScoringConfig = DEFAULT_SCORING
+    belief: Belief | None,
+    now: datetime,
+    config: ScoringConfig = DEFAULT_SCORING,
+    beliefs: BeliefConfig = DEFAULT_BELIEF,
 ) -> float:
     """The score's confidence factor (module docstring); in [0, 2] as the weight is in [0, 1]."""
     if belief is None or config.confidence_weight == 0.0:
         return 1.0
-    return 1.0 + config.confidence_weight * confidence_shift(belief, now, config)
+    return 1.0 + config.confidence_weight * confidence_shift(belief, now, config, beliefs)
 
 
 def relevance(candidate: Candidate, config: ScoringConfig = DEFAULT_SCORING) -> float:
@@ -198,7 +201,10 @@ def recency(
 
 
 def score(
-    candidate: Candidate, now: datetime, config: ScoringConfig = DEFAULT_SCORING
+    candidate: Candidate,
+    now: datetime,
+    config: ScoringConfig = DEFAULT_SCORING,
+    beliefs: BeliefConfig = DEFAULT_BELIEF,
 ) -> ScoredMemory:
     fresh = recency(candidate.last_touched_at, now, config)
     raw = (
@@ -208,7 +214,7 @@ def score(
         + (config.scheduled_priority_boost if candidate.prioritised else 0.0)
     )
     multiplier = config.hypothesis_multiplier if candidate.is_hypothesis else 1.0
-    trust = confidence_factor(candidate.belief, now, config)
+    trust = confidence_factor(candidate.belief, now, config, beliefs)
     return ScoredMemory(
         id=candidate.id,
         # Float sums of weights that add to 1 can land a hair above 1.
@@ -226,6 +232,7 @@ def rank(
     now: datetime,
     config: ScoringConfig = DEFAULT_SCORING,
     top_k: int | None = None,
+    beliefs: BeliefConfig = DEFAULT_BELIEF,
 ) -> tuple[ScoredMemory, ...]:
     """The best `top_k` (config.top_k by default) memories, by score descending, then id.
 
@@ -237,7 +244,7 @@ def rank(
         raise ValueError("top_k must not be negative")
     best: dict[str, ScoredMemory] = {}
     for candidate in candidates:
-        scored = score(candidate, now, config)
+        scored = score(candidate, now, config, beliefs)
         kept = best.get(scored.id)
         if kept is None or scored.score > kept.score:
             best[scored.id] = scored
@@ -251,6 +258,7 @@ def prior(
     *,
     timeline: ActivityTimeline | None = None,
     config: ScoringConfig = DEFAULT_SCORING,
+    beliefs: BeliefConfig = DEFAULT_BELIEF,
 ) -> float:
     """What a memory scores before any similarity: recency and effective weight, with the
     hypothesis multiplier (the score with similarity 0). Retrieval takes the best of these
@@ -262,7 +270,7 @@ def prior(
         similarity=0.0,
         effective_weight=min(1.0, node_effective_weight(node, now, timeline=timeline)),
     )
-    return score(candidate, now, config).score
+    return score(candidate, now, config, beliefs).score
 
 
 def calibrated_similarity(cosine: float, floor: float) -> float:

@@ -19,7 +19,13 @@ from typing import Annotated
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
-from selfimprint.domain.belief import Evidence, EvidenceStream, update_belief
+from selfimprint.domain.belief import (
+    DEFAULT_BELIEF,
+    BeliefConfig,
+    Evidence,
+    EvidenceStream,
+    update_belief,
+)
 from selfimprint.domain.corrections import MemoryCorrection, apply_correction
 from selfimprint.domain.decay import ActivityTimeline
 from selfimprint.domain.models import MAX_CONTENT_CHARS, Node, Tension, TensionStatus
@@ -99,6 +105,7 @@ def plan_resolution(
     now: datetime,
     *,
     timeline: ActivityTimeline | None = None,
+    beliefs: BeliefConfig = DEFAULT_BELIEF,
 ) -> ResolutionWrites:
     """The writes that resolve an open tension. `sides`: the tension's memories by id (a side
     already gone is simply not written)."""
@@ -119,7 +126,8 @@ def plan_resolution(
         vouched = Evidence(
             id=f"{tension.id}:kept", stream=EvidenceStream.SELF_REPORT, supports=True, at=now
         )
-        nodes.append(kept.model_copy(update={"belief": update_belief(kept.belief, vouched).belief}))
+        belief = update_belief(kept.belief, vouched, beliefs).belief
+        nodes.append(kept.model_copy(update={"belief": belief}))
     if (wrong := sides.get(wrong_id)) is not None:
         nodes.append(apply_correction(wrong, MemoryCorrection(wrong=True), now, timeline=timeline))
         refuted.append(wrong.id)

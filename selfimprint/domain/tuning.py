@@ -5,12 +5,19 @@ workers). Each section is a rule module's own config model with the spec's defau
 
 Operators override any number with a JSON file (`SELFIMPRINT_TUNING_FILE`), e.g.
 `{"scoring": {"top_k": 30}, "patterns": {"min_mentions": 4}}`; unknown sections or keys are
-refused, so a typo fails at process start instead of being ignored. The older sleep-only file
+refused, so a typo fails at process start instead of being ignored. The epistemic numbers
+(issue 16) are sections too: `beliefs` (dormancy half-lives, the interpretation cap, evidence
+steps, the stable rule, how many beliefs a review shows), `review` (which memory types a review
+asks about), `summary` (the monthly summary's sizes), `collective` (CollectiveImprint's
+active-user window). The older sleep-only file
 (`SELFIMPRINT_SLEEP_TUNING_FILE`, `SleepTuning`: patterns and triggers) still works; its
 sections win over the same sections of the whole document.
 
 Not here, on purpose: numbers read inside workflow code (the sleep policy, smart skip), which a
-replayed history must see unchanged, so they would travel in the workflow's input; the decay
+replayed history must see unchanged, so they would travel in the workflow's input; so also
+`beliefs.review_every_sessions`, which the lifecycle workflow reads to decide when a review is
+due (`workflows/lifecycle_review.py`): a file may not change it (refused at load) until it
+travels in the lifecycle's input; the decay
 model, which every stored expiry was computed with; and the lifecycle timings, which are
 Settings (the API sends them to running lifecycles with every signal). Each section listed is
 passed to the code that applies it (workers/, api/resources.py); a section that nothing reads
@@ -20,16 +27,21 @@ would be a knob that does nothing.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Self
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from selfimprint.domain.belief import DEFAULT_BELIEF, BeliefConfig
+from selfimprint.domain.collective_patterns import CollectivePatternConfig
 from selfimprint.domain.compaction.config import CompactionConfig
 from selfimprint.domain.context import ContextConfig
 from selfimprint.domain.hypotheses import HypothesisPolicy
 from selfimprint.domain.ingestion.config import IngestionConfig
+from selfimprint.domain.monthly_summary import SummaryConfig
 from selfimprint.domain.patterns import PatternConfig
 from selfimprint.domain.scheduled_triggers import TriggerConfig
 from selfimprint.domain.scoring import ScoringConfig
+from selfimprint.domain.session_review import ReviewConfig
 from selfimprint.domain.sleep_planning import HypothesisFormationConfig
 from selfimprint.domain.sleep_tuning import SleepTuning
 from selfimprint.domain.stance import StanceConfig
@@ -57,6 +69,28 @@ class DomainTuning(BaseModel):
     stance: StanceConfig = Field(default_factory=StanceConfig)
     # Weekly compaction, its entropy measures and the soft reset (cpu worker).
     compaction: CompactionConfig = Field(default_factory=CompactionConfig)
+    # How sure the memory is about a belief (the epistemic-memory article): the API's score
+    # (its confidence factor, in the store's statement and the snapshot path), the review's
+    # answers and shown confidences; the cpu worker's ingestion evidence, hypothesis checks and
+    # session reviews.
+    beliefs: BeliefConfig = Field(default_factory=BeliefConfig)
+    # Which beliefs a session review asks about (cpu worker's review activity).
+    review: ReviewConfig = Field(default_factory=ReviewConfig)
+    # The monthly summary's sizes and language sample (cpu worker's summary activity).
+    summary: SummaryConfig = Field(default_factory=SummaryConfig)
+    # CollectiveImprint's active-user window (the API's unhelpful-context feedback).
+    collective: CollectivePatternConfig = Field(default_factory=CollectivePatternConfig)
+
+    @model_validator(mode="after")
+    def _workflow_numbers_unchanged(self) -> Self:
+        # The lifecycle workflow decides when a review is due with the default cadence: a tuned
+        # one would be silently ignored there (see the module docstring).
+        if self.beliefs.review_every_sessions != DEFAULT_BELIEF.review_every_sessions:
+            raise ValueError(
+                "beliefs.review_every_sessions is read by the lifecycle workflow and cannot be "
+                "tuned in this file"
+            )
+        return self
 
     @classmethod
     def load(cls, path: Path | None, sleep_path: Path | None = None) -> DomainTuning:

@@ -15,18 +15,14 @@ from typing import Protocol
 
 from selfimprint.config import Settings
 from selfimprint.domain.collective import CollectiveConfig, gate, pattern_pseudonym
-from selfimprint.domain.collective_patterns import (
-    CollectivePatternConfig,
-    hint_for,
-    request_features,
-)
+from selfimprint.domain.collective_patterns import hint_for, request_features
 from selfimprint.domain.language import detect_language
+from selfimprint.domain.tuning import DomainTuning
 from selfimprint.domain.users import UserScope
 from selfimprint.logging import get_logger
 from selfimprint.ports import CollectiveStore
 
 log = get_logger(__name__)
-PATTERNS = CollectivePatternConfig()
 
 
 class CollectiveResources(Protocol):
@@ -36,6 +32,8 @@ class CollectiveResources(Protocol):
     def settings(self) -> Settings: ...
     @property
     def clock(self) -> Callable[[], datetime]: ...
+    @property
+    def tuning(self) -> DomainTuning: ...  # its `collective` section: the active-user window
     def collective(self) -> CollectiveStore: ...
 
 
@@ -62,7 +60,8 @@ async def record_unhelpful_context(
     if tally.graduated:
         return True
     config = gate_config(resources.settings)
-    active = await store.active_users(scope.tenant_id, resources.clock() - PATTERNS.active_window)
+    window = resources.tuning.collective.active_window
+    active = await store.active_users(scope.tenant_id, resources.clock() - window)
     decision = gate(key, tally.contributors, active, config)
     if decision.graduated:
         await store.graduate(scope.tenant_id, key, decision.k)

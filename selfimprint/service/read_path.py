@@ -116,8 +116,13 @@ async def build_context(
         ),
         now,
         resources.tuning.scoring,
+        beliefs=resources.tuning.beliefs,
     )
-    review = review_prompt(asked.review, asked.review_nodes, now) if asked.review else None
+    review = (
+        review_prompt(asked.review, asked.review_nodes, now, resources.tuning.beliefs)
+        if asked.review
+        else None
+    )
     context = assemble_context(
         ranked,
         nodes,
@@ -149,7 +154,10 @@ async def _prompts(
     mark = time.perf_counter()
     try:
         return await resources.graph.for_user(scope.tenant_id, scope.user_id).context_prompts(
-            now, now - config.prepared_question_max_age, config.max_prepared_questions
+            now,
+            now - config.prepared_question_max_age,
+            config.max_prepared_questions,
+            now - config.review_offer_window,
         )
     except Exception as exc:  # the context is served without them, saying why in the log
         log.warning("context.prompts_failed", error=str(exc)[:200])
@@ -184,6 +192,7 @@ async def _retrieve(
             terms=search_terms(message) if resources.settings.retrieval_lexical_pool else (),
             lexical_limit=resources.settings.retrieval_lexical_pool,
             scoring=resources.tuning.scoring,
+            beliefs=resources.tuning.beliefs,
         )
     )
     timings["retrieve"] = (time.perf_counter() - mark) * 1000

@@ -16,7 +16,13 @@ from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
 from selfimprint.adapters.neo4j.migrations import load_migrations
 from selfimprint.adapters.neo4j.search_terms import backfill_search_terms
 from selfimprint.config import Settings
-from selfimprint.domain.belief import Evidence, EvidenceStream, update_belief
+from selfimprint.domain.belief import (
+    DEFAULT_BELIEF,
+    BeliefConfig,
+    Evidence,
+    EvidenceStream,
+    update_belief,
+)
 from selfimprint.domain.decay import (
     ActivityTimeline,
     coefficient_for,
@@ -168,8 +174,21 @@ def _with_evidence(nodes: list[Node]) -> list[Node]:
     return out
 
 
+# An operator's beliefs section (DomainTuning.beliefs): much faster dormancy, a lower cap.
+TUNED_BELIEFS = BeliefConfig(
+    stable_half_life=timedelta(days=60),
+    durable_half_life=timedelta(days=20),
+    situational_half_life=timedelta(days=5),
+    interpretation_cap=0.7,
+)
+
+
+@pytest.mark.parametrize("beliefs", [DEFAULT_BELIEF, TUNED_BELIEFS], ids=["default", "tuned"])
 async def test_the_confidence_factor_in_cypher_is_the_domains(
-    graph_store: Neo4jGraphStore, graph_driver: AsyncDriver, stack_settings: Settings
+    graph_store: Neo4jGraphStore,
+    graph_driver: AsyncDriver,
+    stack_settings: Settings,
+    beliefs: BeliefConfig,
 ) -> None:
     scope = UserScope(f"t{uuid.uuid4().hex[:8]}", f"u{uuid.uuid4().hex[:8]}")
     await Neo4jAccounts(graph_driver, stack_settings.neo4j_database).put_profile(
@@ -195,18 +214,25 @@ async def test_the_confidence_factor_in_cypher_is_the_domains(
             prior_limit=20,
             scheduled_limit=0,
             scoring=strong,
+            beliefs=beliefs,
         )
     )
 
-    def by_prior(config: ScoringConfig) -> list[str]:
+    def by_prior(config: ScoringConfig, with_beliefs: BeliefConfig = beliefs) -> list[str]:
         ordered = sorted(
-            alive, key=lambda n: (-prior(n, NOW, timeline=timeline, config=config), n.id)
+            alive,
+            key=lambda n: (
+                -prior(n, NOW, timeline=timeline, config=config, beliefs=with_beliefs),
+                n.id,
+            ),
         )
         return [n.id for n in ordered[:20]]
 
     assert {c.node.id for c in found.candidates} == set(by_prior(strong)) | {"n0"}
     # The test's teeth: without the factor the domain's pool would be another one.
     assert set(by_prior(strong)) != set(by_prior(ScoringConfig(confidence_weight=0.0)))
+    if beliefs != DEFAULT_BELIEF:  # ... and so it would with the default belief numbers
+        assert set(by_prior(strong)) != set(by_prior(strong, DEFAULT_BELIEF))
 
     # The whole ranking, every memory in the pool: the store's top 20 is the domain's.
     floor = 0.78
@@ -219,11 +245,12 @@ async def test_the_confidence_factor_in_cypher_is_the_domains(
             prior_limit=1000,
             similarity_floor=floor,
             scoring=strong,
+            beliefs=beliefs,
         )
     )
     vector = np.asarray(query_vector)
 
-    def best(config: ScoringConfig) -> set[str]:
+    def best(config: ScoringConfig, with_beliefs: BeliefConfig = beliefs) -> set[str]:
         ranked = rank(
             (
                 Candidate.from_node(
@@ -237,11 +264,14 @@ async def test_the_confidence_factor_in_cypher_is_the_domains(
             ),
             NOW,
             config,
+            beliefs=with_beliefs,
         )
         return {r.id for r in ranked}
 
     assert {c.node.id for c in everything.candidates} == best(strong)
     assert best(strong) != best(ScoringConfig(confidence_weight=0.0))
+    if beliefs != DEFAULT_BELIEF:
+        assert best(strong) != best(strong, DEFAULT_BELIEF)
     # Stored and read back, the beliefs are what the domain scored.
     by_id = {n.id: n for n in alive}
     for c in everything.candidates:

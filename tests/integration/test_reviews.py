@@ -13,6 +13,7 @@ import pytest
 from neo4j import AsyncDriver
 
 from selfimprint.adapters.neo4j import Neo4jGraphStore, Neo4jUserGraph, reviews
+from selfimprint.domain.context import DEFAULT_CONTEXT
 from selfimprint.domain.models import Belief, HypothesisStatus, Node, NodeType
 from selfimprint.domain.scheduled_triggers import OpenLoopQuestion, ScheduledTrigger
 from selfimprint.domain.session_review import DEFAULT_REVIEW, ReviewVerdict, plan_review
@@ -49,8 +50,12 @@ async def _user(graph_store: Neo4jGraphStore) -> tuple[str, Neo4jUserGraph]:
     return user, graph_store.for_user("t-reviews", user)
 
 
-async def _prompts(store: Neo4jUserGraph, since: datetime = NOW - WEEK) -> Any:
-    return await store.context_prompts(NOW, since, 5)
+async def _prompts(
+    store: Neo4jUserGraph,
+    since: datetime = NOW - WEEK,
+    review_since: datetime = NOW - DEFAULT_CONTEXT.review_offer_window,
+) -> Any:
+    return await store.context_prompts(NOW, since, 5, review_since)
 
 
 async def test_a_review_is_stored_once_and_the_context_finds_it_with_live_memories(
@@ -86,6 +91,23 @@ async def test_a_review_is_stored_once_and_the_context_finds_it_with_live_memori
     assert (await _prompts(store)).review == later
     older = await store.review(review.id)
     assert older is not None and older.status == "superseded"
+
+
+async def test_a_review_past_its_offer_window_is_not_asked_but_stays_answerable(
+    graph_store: Neo4jGraphStore,
+) -> None:
+    user, store = await _user(graph_store)
+    await store.upsert([_node(user, "a", 0.9), _node(user, "b", 0.1)])
+    candidates = await store.review_candidates(DEFAULT_REVIEW.reviewed_types)
+    window = DEFAULT_CONTEXT.review_offer_window
+    review = plan_review(10, candidates, NOW - window - timedelta(hours=1))
+    assert review is not None and await store.open_review(review)
+    assert (await _prompts(store)).review is None
+    # Inside the window (the context of a day earlier) the same review is asked.
+    assert (await _prompts(store, review_since=NOW - 2 * window)).review == review
+    stored = await store.review(review.id)
+    assert stored is not None and stored.status == "open"
+    assert await store.record_review_answers(review.id, {"a": ReviewVerdict.CONFIRM}, NOW)
 
 
 async def test_answers_close_the_review_once(graph_store: Neo4jGraphStore) -> None:
@@ -156,6 +178,7 @@ async def _prompt_hits(driver: AsyncDriver, store: Neo4jUserGraph) -> int:
             now=NOW,
             since=NOW - WEEK,
             limit=5,
+            review_since=NOW - DEFAULT_CONTEXT.review_offer_window,
         )
         summary = await result.consume()
 

@@ -90,6 +90,29 @@ async def test_the_tenth_session_asks_the_review_and_answers_move_the_beliefs(
         assert later["review"] is None and "Before we go on" not in later["context"]
 
 
+async def test_an_ignored_review_stops_being_asked_but_can_still_be_answered(
+    stack_settings: Settings, tenant_key: str
+) -> None:
+    """Rule removed (the prompts query without its offer-window filter), the review still
+    closes the context three days after its session."""
+    async with a_life(stack_settings, tenant_key) as life:
+        for session, fact in enumerate(FACTS, start=1):
+            if session > 1:
+                await life.days_pass(1)
+            await life.say(fact)
+        review = await _review_of(life, "How was your week?")
+        assert review is not None
+        await life.days_pass(3)  # the user never answers; the window is 2 days
+        later = await life.context("How was your week?")
+        assert later["review"] is None and "Before we go on" not in later["context"], later
+        first = review["items"][0]["memory_id"]
+        answered = await life.http.post(
+            f"/v1/users/{life.user_id}/reviews/{review['id']}",
+            json={"answers": [{"memory_id": first, "verdict": "confirm"}]},
+        )
+        assert answered.status_code == 200, answered.text
+
+
 async def test_a_question_the_sleep_prepared_reaches_a_later_context(
     stack_settings: Settings, tenant_key: str
 ) -> None:

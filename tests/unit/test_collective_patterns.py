@@ -30,6 +30,7 @@ from selfimprint.domain.collective_patterns import (
     request_features,
 )
 from selfimprint.domain.language import detect_language
+from selfimprint.domain.tuning import DomainTuning
 from selfimprint.domain.users import UserScope
 from selfimprint.ports import PatternTally
 from selfimprint.service.collective import collective_hints, gate_config, record_unhelpful_context
@@ -88,6 +89,7 @@ class FakeResources:
     store: MemoryCollective
     settings: Settings = SETTINGS
     clock: Callable[[], datetime] = lambda: datetime(2026, 6, 1, tzinfo=UTC)
+    tuning: DomainTuning = field(default_factory=DomainTuning)
 
     def collective(self) -> MemoryCollective:
         return self.store

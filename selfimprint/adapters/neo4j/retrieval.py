@@ -416,7 +416,7 @@ async def retrieve(
         "property": vector_property(dimension),
         "now_ms": decay_clock.micros(query.now) // 1000,
         **decay_clock.reading_params(query.now),
-        **score_params(query.similarity_floor, query.scoring),
+        **score_params(query.similarity_floor, query.scoring, beliefs=query.beliefs),
     }
     lexical = bool(query.terms)
     exact, by_index = (EXACT_LEXICAL, BY_INDEX_LEXICAL) if lexical else (EXACT, BY_INDEX)

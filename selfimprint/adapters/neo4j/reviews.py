@@ -64,12 +64,15 @@ RETURN count(r) AS answered
 
 # The context's one extra query: an index seek on (scope, status) for the review, the review's
 # memories by (scope, id), the questions by the (scope, id) constraint's scope prefix, the
-# newest monthly summary the user has not been shown by the (scope, month) index. A prepared
+# newest monthly summary the user has not been shown by the (scope, month) index. A review is
+# asked only within its offer window (ContextConfig.review_offer_window); after it, it can still
+# be answered through the API. A prepared
 # question's time has come while its anchor is an open loop or inside its trigger's window
 # (priority_from/until, set by the scheduled trigger), and a sleep prepared it recently.
 _PROMPTS = f"""
 CALL () {{
   OPTIONAL MATCH (r:BeliefReview {{scope: $scope, status: 'open'}})
+  WHERE r.created_at >= $review_since
   WITH r ORDER BY r.session DESC LIMIT 1
   RETURN r {{.id, .session, .memory_ids, .sides, .created_at}} AS review
 }}
@@ -176,6 +179,7 @@ async def context_prompts(
     now: datetime,
     questions_since: datetime,
     question_limit: int,
+    review_since: datetime,
 ) -> ContextPrompts:
     result = await tx.run(
         _PROMPTS,
@@ -183,6 +187,7 @@ async def context_prompts(
         now=utc(now),
         since=utc(questions_since),
         limit=question_limit,
+        review_since=utc(review_since),
     )
     record = await result.single(strict=True)
     raw = record["review"]

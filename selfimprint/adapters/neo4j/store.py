@@ -31,6 +31,7 @@ from selfimprint.adapters.neo4j import (
     writes,
 )
 from selfimprint.adapters.neo4j.migrations import MigrationReport, migrate
+from selfimprint.domain.belief import DEFAULT_BELIEF, BeliefConfig
 from selfimprint.domain.compaction.plan import CompactionPlan
 from selfimprint.domain.decay import ActivityTimeline, ReinforcementTally
 from selfimprint.domain.models import Edge, HypothesisStatus, Node, NodeType, Tension, TensionStatus
@@ -274,11 +275,17 @@ class Neo4jUserGraph:
         return await self._read(lambda tx: tensions.list_tensions(tx, self._scope, status))
 
     async def resolve_tension(
-        self, tension_id: str, resolution: TensionResolution, now: datetime
+        self,
+        tension_id: str,
+        resolution: TensionResolution,
+        now: datetime,
+        beliefs: BeliefConfig = DEFAULT_BELIEF,
     ) -> TensionRecord | None:
         """Resolve one tension (domain.tensions); None when this user has no such tension."""
         record = await self._write(
-            lambda tx: tensions.resolve_tension(tx, self._scope, tension_id, resolution, now)
+            lambda tx: tensions.resolve_tension(
+                tx, self._scope, tension_id, resolution, now, beliefs
+            )
         )
         if record is not None:
             self._log.info("graph.tension_resolved", tension_id=tension_id)
@@ -476,12 +483,17 @@ class Neo4jUserGraph:
         )
 
     async def context_prompts(
-        self, now: datetime, questions_since: datetime, question_limit: int
+        self,
+        now: datetime,
+        questions_since: datetime,
+        question_limit: int,
+        review_since: datetime,
     ) -> ContextPrompts:
-        """The open review and the prepared open-loop questions due now, in one query."""
+        """The open review opened since `review_since` and the prepared open-loop questions due
+        now, in one query."""
         return await self._read(
             lambda tx: reviews.context_prompts(
-                tx, self._scope, now, questions_since, question_limit
+                tx, self._scope, now, questions_since, question_limit, review_since
             )
         )
 

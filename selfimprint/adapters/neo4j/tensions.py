@@ -12,6 +12,7 @@ from neo4j import AsyncManagedTransaction
 
 from selfimprint.adapters.neo4j import browsing, decay_clock, lookups, writes
 from selfimprint.adapters.neo4j.records import TENSION_PROJECTION, tension_from_record, utc
+from selfimprint.domain.belief import BeliefConfig
 from selfimprint.domain.models import HypothesisStatus, TensionStatus
 from selfimprint.domain.tensions import (
     RecordedResolution,
@@ -68,6 +69,7 @@ async def resolve_tension(
     tension_id: str,
     resolution: TensionResolution,
     now: datetime,
+    beliefs: BeliefConfig,
 ) -> TensionRecord | None:
     """The tension as resolved; None when the scope has no such tension. Resolving again with
     the same answer writes nothing and returns the first result; another answer raises
@@ -81,7 +83,12 @@ async def resolve_tension(
     tension = stored.tension
     sides = {n.id: n for n in await lookups.get_nodes(tx, scope, [tension.node_a, tension.node_b])}
     plan = plan_resolution(
-        tension, resolution, sides, now, timeline=await decay_clock.read(tx, scope)
+        tension,
+        resolution,
+        sides,
+        now,
+        timeline=await decay_clock.read(tx, scope),
+        beliefs=beliefs,
     )
     # indexed=False leaves an indexed node's vector-index label as it is (only adds none).
     await writes.upsert_nodes(tx, scope, plan.nodes, indexed=False)

@@ -54,7 +54,7 @@ def plan_contradictions(
             and older.id not in draft.new_nodes
             and older.id not in downweights
         ):
-            challenged = with_evidence(older, _contradiction_evidence(draft, newer))
+            challenged = with_evidence(older, _contradiction_evidence(draft, newer), draft.beliefs)
             # The evidence already on the belief: an earlier attempt of this batch applied the
             # down-weight, and applying it again would halve the memory twice.
             if challenged is not older:

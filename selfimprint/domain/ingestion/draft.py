@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
+from selfimprint.domain.belief import DEFAULT_BELIEF, BeliefConfig
 from selfimprint.domain.decay import ActivityTimeline, ReinforcementTally
 from selfimprint.domain.ingestion.config import IngestionConfig
 from selfimprint.domain.ingestion.extraction import ExtractedMemory
@@ -27,6 +28,7 @@ class PlanDraft:
         tallies: Mapping[str, ReinforcementTally],
         timeline: ActivityTimeline | None,
         config: IngestionConfig,
+        beliefs: BeliefConfig = DEFAULT_BELIEF,
     ) -> None:
         self.user_id = user_id
         self.messages = messages
@@ -34,6 +36,7 @@ class PlanDraft:
         self.tallies = tallies
         self.timeline = timeline
         self.config = config
+        self.beliefs = beliefs
         # Tenant scope: a memory of another user is never linked, reinforced or down-weighted.
         self.recent = {n.id: n for n in recent if n.user_id == user_id}
         self.resolved: dict[str, str] = {}

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
+from selfimprint.domain.belief import DEFAULT_BELIEF, BeliefConfig
 from selfimprint.domain.decay import ActivityTimeline, ReinforcementTally
 from selfimprint.domain.ingestion.candidates import add_candidate, screen
 from selfimprint.domain.ingestion.config import DEFAULT_INGESTION, IngestionConfig
@@ -34,6 +35,7 @@ def plan_ingestion(
     tallies: Mapping[str, ReinforcementTally] | None = None,
     timeline: ActivityTimeline | None = None,
     config: IngestionConfig = DEFAULT_INGESTION,
+    beliefs: BeliefConfig = DEFAULT_BELIEF,
 ) -> IngestionPlan:
     """Turn one batch's extraction into what the graph store writes. Pure and deterministic.
 
@@ -44,6 +46,7 @@ def plan_ingestion(
     - `recent`: the memories shown to the extractor; edges and contradictions may point to them.
     - `tallies`: today's reinforcement tallies by memory id (spec §6 rate limit).
     - `timeline`: the user's decay clock, for effective weights (spec §3.8.1).
+    - `beliefs`: how restatements and contradictions move confidence (`domain.belief`).
     """
     if not messages:
         raise ValueError("an extraction plan needs the batch of messages it came from")
@@ -55,6 +58,7 @@ def plan_ingestion(
         tallies=tallies or {},
         timeline=timeline,
         config=config,
+        beliefs=beliefs,
     )
     embeddings = embeddings or {}
     nearest = nearest or {}

@@ -96,7 +96,7 @@ def plan_reinforcements(draft: PlanDraft) -> tuple[MemoryReinforcement, ...]:
         if added and result.applied:
             # One piece of evidence per memory and batch, like the reinforcement itself; a
             # rate-limited mention is ignored (spec §6) for confidence too.
-            node = with_evidence(node, _restatement_evidence(draft, added))
+            node = with_evidence(node, _restatement_evidence(draft, added), draft.beliefs)
         draft.reinforced[node_id] = node
         planned.append(
             MemoryReinforcement(
