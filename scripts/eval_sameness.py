@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from labelled_pairs import held_out, read_pairs
 
 from selfimprint.adapters.embedders import build_embedder
 from selfimprint.config import EmbedderKind, Settings
@@ -54,12 +55,11 @@ class Pair:
 
     @property
     def held_out(self) -> bool:
-        return int(self.id.rsplit("-", 1)[1]) % 2 == 0
+        return held_out(self.id)
 
 
 def load_pairs(path: Path = PAIRS) -> list[Pair]:
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
-    return [Pair(**row) for row in rows]
+    return read_pairs(path, Pair)
 
 
 def cosines(pairs: Sequence[Pair], embed: Callable[[list[str]], list[list[float]]]) -> list[float]:

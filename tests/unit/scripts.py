@@ -11,6 +11,8 @@ SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 
 
 def load_script(name: str) -> ModuleType:
+    if str(SCRIPTS) not in sys.path:  # as when run: a script imports its siblings
+        sys.path.insert(0, str(SCRIPTS))
     spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
