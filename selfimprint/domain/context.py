@@ -552,9 +552,15 @@ def prose_context(
 
 
 def prose_budget(
-    language: str, budget_tokens: int | None = None, config: ContextConfig = DEFAULT_CONTEXT
+    language: str,
+    budget_tokens: int | None = None,
+    config: ContextConfig = DEFAULT_CONTEXT,
+    *,
+    closing_text: str = "",
 ) -> int:
-    """Tokens left for a prose summary once the instruction line is counted."""
+    """Tokens left for a prose summary once the instruction line and the closing text (the
+    review's question, the summary's notice: `prose_context` keeps both) are counted; a summary
+    written to the full budget would be refused as over it."""
     budget = config.budget_tokens if budget_tokens is None else budget_tokens
-    used = count_tokens(f"{instruction_line(language)}\n", config.token_estimate)
-    return max(budget - used, 0)
+    fixed = f"{instruction_line(language)}\n" + (f"\n{closing_text}" if closing_text else "")
+    return max(budget - count_tokens(fixed, config.token_estimate), 0)

@@ -50,9 +50,12 @@ def context_summary_messages(
 ) -> list[dict[str, str]]:
     """System and user messages asking for a `ProseSummary` of the extractive context.
 
-    The token allowance is the budget minus the instruction line the caller puts in front.
+    The token allowance is the budget minus the instruction line the caller puts in front and
+    the closing text (the review, the summary's notice) it puts after.
     """
-    tokens = prose_budget(context.template_language, budget_tokens)
+    tokens = prose_budget(
+        context.template_language, budget_tokens, closing_text=context.closing_text
+    )
     language = language_name(context.language) or language_name(context.template_language)
     system = _SYSTEM.format(
         language=language or "English",

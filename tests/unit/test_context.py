@@ -380,6 +380,26 @@ def test_prose_keeps_the_review() -> None:
     assert prose is not None and prose.text.endswith(extractive.closing_text)
 
 
+def test_a_prose_summary_written_to_its_allowance_fits_beside_the_review() -> None:
+    extractive = assemble_context(
+        [scored("a", 0.9)],
+        [node("a", "Works as a nurse.")],
+        [],
+        [],
+        language="en",
+        now=NOW,
+        budget_tokens=200,
+        review=a_review("Lives in Leeds.", "Has a cat called Miso."),
+    )
+    assert extractive.closing_text
+    room = prose_budget("en", 200, closing_text=extractive.closing_text)
+    assert room < prose_budget("en", 200)
+    summary = ("nurse " * 400)[: room * 4].strip()
+    while count_tokens(summary) > room:
+        summary = summary.rsplit(" ", 1)[0]
+    assert prose_context(extractive, summary, budget_tokens=200) is not None
+
+
 def test_an_unseen_monthly_summary_is_announced_after_the_review_in_the_users_language() -> None:
     ru = assemble_context(
         [], [], [], [], language="ru", now=NOW, review=a_review("X."), summary_month="2026-11"
