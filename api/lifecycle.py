@@ -35,6 +35,7 @@ async def signal_messages(
         message_ids=message_ids,
         last_sent_at=last_sent_at,
         timings=resources.settings.lifecycle_timings(),
+        model_stance=resources.settings.model_stance,
     )
     await _signal_with_start(resources, scope, "messages_received", received)
 
@@ -49,7 +50,12 @@ async def retell_pending(resources: Resources, scope: UserScope) -> None:
 
 
 async def signal_profile(resources: Resources, scope: UserScope, change: ProfileChanged) -> None:
-    timed = change.model_copy(update={"timings": resources.settings.lifecycle_timings()})
+    timed = change.model_copy(
+        update={
+            "timings": resources.settings.lifecycle_timings(),
+            "model_stance": resources.settings.model_stance,
+        }
+    )
     await _signal_with_start(resources, scope, "profile_changed", timed)
 
 

@@ -194,7 +194,8 @@ class LifecycleState(BaseModel):
     publish_search_attributes: bool = True
     # Session gap, tier moves, compaction, reconcile: from Settings, refreshed by each signal.
     timings: LifecycleTimings = Field(default_factory=LifecycleTimings)
-    # A model judges hypothesis evidence in sleep (Settings.model_stance; set at start).
+    # A model judges hypothesis evidence in sleep (Settings.model_stance; set at start and by
+    # every signal that carries the API's configuration).
     model_stance: bool = False
 
     @model_validator(mode="before")
@@ -233,6 +234,9 @@ class MessagesReceived(BaseModel):
     message_ids: list[str] = Field(min_length=1, max_length=1000)
     last_sent_at: datetime
     timings: LifecycleTimings | None = None  # the API's current configuration
+    # ... and whether a model judges hypothesis evidence (Settings.model_stance): a lifecycle
+    # started before a model was configured follows the API's current setting.
+    model_stance: bool | None = None
     # False: messages stored a while ago that the workflow may not have been told about (the
     # API re-tells them before a forget): queue them, but they are not new user activity.
     activity: bool = True
@@ -241,6 +245,7 @@ class MessagesReceived(BaseModel):
 class ProfileChanged(BaseModel):
     profile: UserProfile
     timings: LifecycleTimings | None = None
+    model_stance: bool | None = None
 
 
 class ContextRequested(BaseModel):

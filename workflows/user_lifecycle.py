@@ -99,6 +99,8 @@ class UserLifecycleWorkflow(SleepSteps, IngestionSteps, ReviewSteps):
             stats.last_message_at = signal.last_sent_at
         if signal.timings is not None:
             state.timings = signal.timings
+        if signal.model_stance is not None:
+            state.model_stance = signal.model_stance
         # Activity is timed by the workflow clock: deterministic, and immune to client clocks.
         now = workflow.now()
         activity = state.activity
@@ -114,6 +116,8 @@ class UserLifecycleWorkflow(SleepSteps, IngestionSteps, ReviewSteps):
         self._state.profile = signal.profile
         if signal.timings is not None:
             self._state.timings = signal.timings
+        if signal.model_stance is not None:
+            self._state.model_stance = signal.model_stance
         self._woken = True
 
     @workflow.signal

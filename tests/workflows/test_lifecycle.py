@@ -370,6 +370,8 @@ async def test_signals_carry_the_configured_timings(own_env: WorkflowEnvironment
                     message_ids=[f"m{n}"],
                     last_sent_at=await env.get_current_time(),
                     timings=long_sessions,
+                    # A model configured after the lifecycle started: the API says so.
+                    model_stance=True if n == 1 else None,
                 ),
             )
             await until(lambda: _idle(handle))
@@ -377,6 +379,7 @@ async def test_signals_carry_the_configured_timings(own_env: WorkflowEnvironment
         state = await handle.query(UserLifecycleWorkflow.state)
         assert state.timings == long_sessions
         assert state.activity.session_count == 1
+        assert state.model_stance  # started without; None left it as the signal before set it
         await handle.terminate("test over")
 
 
