@@ -25,6 +25,7 @@ from selfimprint.domain.belief import (
 )
 from selfimprint.domain.decay import (
     ActivityTimeline,
+    ReinforcementTally,
     coefficient_for,
     expires_at,
     node_effective_weight,
@@ -39,7 +40,7 @@ from selfimprint.domain.scoring import (
 )
 from selfimprint.domain.terms import idf_weights, lexical_relevance, search_terms
 from selfimprint.domain.users import UserProfile, UserScope
-from selfimprint.ports import RetrievalQuery
+from selfimprint.ports import Downweight, Reinforcement, RetrievalQuery
 
 pytestmark = pytest.mark.integration
 
@@ -276,6 +277,73 @@ async def test_the_confidence_factor_in_cypher_is_the_domains(
     by_id = {n.id: n for n in alive}
     for c in everything.candidates:
         assert c.node.belief == by_id[c.node.id].belief
+
+
+async def test_restated_and_contradicted_memories_carry_the_factor_in_cypher(
+    graph_store: Neo4jGraphStore, graph_driver: AsyncDriver, stack_settings: Settings
+) -> None:
+    """Ingestion writes evidence through `reinforce` and `downweight`, not whole nodes: the
+    store must rank those memories with the factor as the domain does."""
+    scope = UserScope(f"t{uuid.uuid4().hex[:8]}", f"u{uuid.uuid4().hex[:8]}")
+    await Neo4jAccounts(graph_driver, stack_settings.neo4j_database).put_profile(
+        scope, UserProfile()
+    )
+    store = graph_store.for_user(scope.tenant_id, scope.user_id)
+    timeline = await store.record_activity([NOW - timedelta(days=d) for d in range(0, 80, 2)])
+    plain = _nodes(scope.user_id, 60, timeline)
+    await store.upsert(plain)
+    evidenced = {n.id: n for n in _with_evidence(plain) if n.belief.evidenced}
+    assert len(evidenced) > 10
+    for i, node in enumerate(evidenced.values()):
+        if i % 2:
+            assert await store.reinforce(
+                Reinforcement(
+                    node_id=node.id,
+                    weight=node.weight,
+                    weight_at=node.weight_at,
+                    last_reinforced_at=node.weight_at,
+                    expires_at=node.expires_at,
+                    tally=ReinforcementTally(day=node.weight_at.date()),
+                    belief=node.belief,
+                )
+            )
+        else:
+            assert await store.downweight(
+                Downweight(
+                    node_id=node.id,
+                    weight=node.weight,
+                    weight_at=node.weight_at,
+                    expires_at=node.expires_at,
+                    expected_weight_at=node.weight_at,
+                    belief=node.belief,
+                )
+            )
+    # The stored memories as the domain sees them after those writes.
+    nodes = [evidenced.get(n.id, n) for n in plain]
+    alive = [n for n in nodes if not (n.expires_at and n.expires_at <= timeline.reading(NOW))]
+    strong = ScoringConfig(confidence_weight=1.0)
+    found = await store.retrieve(
+        RetrievalQuery(
+            embedding=plain[0].embedding or (),
+            embedding_model=MODEL,
+            now=NOW,
+            limit=11,
+            nearest_limit=1,
+            prior_limit=10,
+            scheduled_limit=0,
+            scoring=strong,
+        )
+    )
+    ordered = sorted(alive, key=lambda n: (-prior(n, NOW, timeline=timeline, config=strong), n.id))
+    assert {c.node.id for c in found.candidates} == {n.id for n in ordered[:10]} | {"n0"}
+    untouched = sorted(
+        alive,
+        key=lambda n: (
+            -prior(n, NOW, timeline=timeline, config=ScoringConfig(confidence_weight=0.0)),
+            n.id,
+        ),
+    )
+    assert {n.id for n in ordered[:10]} != {n.id for n in untouched[:10]}  # the test's teeth
 
 
 async def test_memories_evidenced_before_the_flag_get_it_from_the_migration(

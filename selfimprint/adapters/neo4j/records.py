@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 from pydantic import TypeAdapter
 
 from selfimprint.domain.models import (
+    Belief,
     Edge,
     EdgeType,
     Hypothesis,
@@ -185,13 +186,20 @@ def _native(value: Any) -> Any:
     return native
 
 
+def belief_properties(belief: Belief) -> dict[str, Any]:
+    """A belief's stored properties, flat on its node, with the derived `evidenced` flag that
+    retrieval tests before computing the confidence factor (retrieval.py): every write of a
+    belief (whole nodes, restatements, contradictions) goes through here, so the flag cannot
+    lag behind the evidence lists."""
+    props = {f: _storable(getattr(belief, f)) for f in _BELIEF_FIELDS}
+    props["evidenced"] = belief.evidenced
+    return props
+
+
 def node_row(node: Node) -> dict[str, Any]:
     """Parameters for one node in an UNWIND upsert; None values clear stored properties."""
     props = {f: _storable(getattr(node, f)) for f in _NODE_SCALARS if f not in {"id", "sources"}}
-    props |= {f: _storable(getattr(node.belief, f)) for f in _BELIEF_FIELDS}
-    # Retrieval's cheap test for the confidence factor (retrieval.py): one property read per
-    # memory of the prior scan instead of the four evidence lists.
-    props["evidenced"] = node.belief.evidenced
+    props |= belief_properties(node.belief)
     # What retrieval matches a query's words against (retrieval.py, lexical relevance).
     props["terms"] = list(search_terms(node.content))
     props, times = split_times(props)

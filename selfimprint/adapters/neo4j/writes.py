@@ -8,7 +8,6 @@ same graph as a single successful run.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from enum import Enum
 from typing import Any
 
 from neo4j import AsyncManagedTransaction
@@ -17,6 +16,7 @@ from selfimprint.adapters.neo4j.records import (
     INDEXED_LABEL,
     TYPE_LABELS,
     Rows,
+    belief_properties,
     chunked,
     edge_row,
     hypothesis_row,
@@ -192,17 +192,8 @@ def belief_row(belief: Belief | None) -> dict[str, dict[str, Any]]:
     plain values in `props` (a None clears), instants in `times`."""
     if belief is None:
         return {"props": {}, "times": {}}
-    props, times = split_times(
-        {
-            field: value.value if isinstance(value, Enum) else _plain(value)
-            for field, value in belief.model_dump().items()
-        }
-    )
+    props, times = split_times(belief_properties(belief))
     return {"props": props, "times": times}
-
-
-def _plain(value: Any) -> Any:
-    return list(value) if isinstance(value, tuple) else value
 
 
 async def downweight(tx: AsyncManagedTransaction, scope: UserScope, change: Downweight) -> bool:
