@@ -16,6 +16,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, Field
 from temporalio import workflow
+from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
     from activities.sleep import (
@@ -226,12 +227,22 @@ class SleepPhaseWorkflow:
         )
         if not candidates.pairs:
             return []
-        judged = await workflow.execute_activity_method(
-            SleepModelActivities.judge_stances,
-            JudgeStancesInput(pairs=candidates.pairs),
-            task_queue=data.gpu_task_queue,
-            **SLEEP_MODEL,
-        )
+        try:
+            judged = await workflow.execute_activity_method(
+                SleepModelActivities.judge_stances,
+                JudgeStancesInput(pairs=candidates.pairs),
+                task_queue=data.gpu_task_queue,
+                **SLEEP_MODEL,
+            )
+        except ActivityError:
+            # The model was down past its retries: the rule's verdicts stand and the check (its
+            # deadlines, the reality anchor) still runs. Patched: a history in which this
+            # failure failed the pass replays as it ran.
+            if not workflow.patched("model-stance-fallback"):
+                raise
+            workflow.logger.warning("sleep.stance_model_unavailable")
+            outcome.counts["stances_judged"] = 0
+            return []
         outcome.llm_calls += judged.llm_calls
         outcome.counts["stances_judged"] = len(judged.verdicts)
         return judged.verdicts

@@ -150,6 +150,8 @@ class ScriptedLLM:
     worth_reasoning: bool = True
     statements: Sequence[str] = ()
     stances: dict[str, str] = field(default_factory=dict)
+    # Raised instead of judging stances: the model server failing.
+    stance_failure: Exception | None = None
     calls: dict[str, int] = field(default_factory=dict)
     model_name: str = "scripted"
 
@@ -167,6 +169,8 @@ class ScriptedLLM:
                 {"worth_reasoning": self.worth_reasoning, "summary": "Small talk only."}
             )
         if answer_type is StanceAnswer:
+            if self.stance_failure is not None:
+                raise self.stance_failure
             shown = messages[-1]["content"].split("Memories:\n", 1)[1].splitlines()
             judged = [
                 {"memory": i, "stance": self.stances[line.split(". ", 1)[1]]}

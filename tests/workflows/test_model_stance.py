@@ -7,6 +7,7 @@ import uuid
 from datetime import datetime, timedelta
 
 import pytest
+from temporalio.exceptions import ApplicationError
 from temporalio.testing import WorkflowEnvironment
 
 from selfimprint.domain.models import Belief, Node, NodeType
@@ -89,3 +90,32 @@ async def test_the_models_verdict_turns_a_rule_neutral_memory_into_contradicting
         # Without a model the rule's verdict stands: neutral, nothing counted, no model call.
         assert "StanceAnswer" not in llm.calls and "stances_judged" not in second.counts
         assert hypothesis.contradicting == ()
+
+
+async def test_a_model_failure_leaves_the_rules_verdicts_and_the_check_runs(
+    own_env: WorkflowEnvironment,
+) -> None:
+    env = own_env
+    llm = ScriptedLLM(
+        statements=[CLAIM],
+        stance_failure=ApplicationError("model server refused", non_retryable=True),
+    )
+    q = f"q-{uuid.uuid4().hex[:12]}"
+    h = Harness(MemoryGraphs(), llm, IngestionStub(), q, f"{q}-gpu")
+    user = "u-stance-down"
+    graph = h.graphs.for_user("t1", user)
+    start = await env.get_current_time()
+    for i, text in enumerate(["I run every morning before work.", "Morning run before work."]):
+        graph.nodes[f"n{i}"] = _memory(user, i, text, start)
+    cpu, gpu = workers(env.client, h)
+    async with cpu, gpu:
+        await _sleep(env, h, user, 0, model=True)
+        llm.statements = ()
+        await env.sleep(timedelta(days=1))
+        graph.nodes["n9"] = _memory(user, 9, CHORE, await env.get_current_time())
+        second = await _sleep(env, h, user, 1, model=True)
+    assert llm.calls["StanceAnswer"] == 1  # asked, failed
+    assert second.status is SleepStatus.COMPLETED
+    assert second.counts["stances_judged"] == 0
+    assert "hypotheses_active" in second.counts  # the check ran on the rule's verdicts
+    assert graph.hypotheses[hypothesis_id(user, CLAIM)].contradicting == ()
