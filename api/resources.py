@@ -50,6 +50,7 @@ class Resources:
     tuning: DomainTuning = field(default_factory=DomainTuning)
     _temporal: Client | None = None
     _archive: GraphArchive | None = None
+    _collective: Neo4jCollective | None = None
     _temporal_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     _temporal_failed_at: float = float("-inf")
 
@@ -78,8 +79,11 @@ class Resources:
         return Neo4jMessageLog(self.driver, self.settings.neo4j_database, scope)
 
     def collective(self) -> Neo4jCollective:
-        """CollectiveImprint's patterns (per tenant, no user data: service.collective)."""
-        return Neo4jCollective(self.driver, self.settings.neo4j_database)
+        """CollectiveImprint's patterns (per tenant, no user data: service.collective); one per
+        process, for its cache of active-user counts."""
+        if self._collective is None:
+            self._collective = Neo4jCollective(self.driver, self.settings.neo4j_database)
+        return self._collective
 
     async def temporal(self) -> Client:
         """The shared client. While Temporal is unreachable, a failed connect is remembered

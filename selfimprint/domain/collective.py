@@ -68,6 +68,13 @@ def gate(
     )
 
 
+def below_every_k(pseudonyms: Iterable[str], config: CollectiveConfig | None = None) -> bool:
+    """Fewer distinct contributors than the floor: no deployment size lets the pattern graduate,
+    so the active users need not be counted for it (that count reads every profile of the
+    tenant)."""
+    return len(set(pseudonyms)) < (config or CollectiveConfig()).k_floor
+
+
 def pseudonymize(tenant: str, user_id: str, key: bytes) -> str:
     """A stable pseudonym: HMAC-SHA256 over (tenant, user) under a secret the caller holds.
 

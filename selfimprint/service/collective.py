@@ -14,7 +14,12 @@ from datetime import datetime
 from typing import Protocol
 
 from selfimprint.config import Settings
-from selfimprint.domain.collective import CollectiveConfig, gate, pattern_pseudonym
+from selfimprint.domain.collective import (
+    CollectiveConfig,
+    below_every_k,
+    gate,
+    pattern_pseudonym,
+)
 from selfimprint.domain.collective_patterns import hint_for, request_features
 from selfimprint.domain.language import detect_language
 from selfimprint.domain.tuning import DomainTuning
@@ -60,6 +65,8 @@ async def record_unhelpful_context(
     if tally.graduated:
         return True
     config = gate_config(resources.settings)
+    if below_every_k(tally.contributors, config):
+        return False
     window = resources.tuning.collective.active_window
     active = await store.active_users(scope.tenant_id, resources.clock() - window)
     decision = gate(key, tally.contributors, active, config)

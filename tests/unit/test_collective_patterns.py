@@ -65,6 +65,7 @@ class MemoryCollective:
     )
     graduated_keys: set[tuple[str, str]] = field(default_factory=set)
     active: int = 0
+    counted: int = 0  # how often the active users were counted
 
     async def contribute(self, tenant: str, pattern_key: str, pseudonym: str) -> PatternTally:
         listed = self.contributors[(tenant, pattern_key)]
@@ -81,6 +82,7 @@ class MemoryCollective:
         return frozenset(k for k in pattern_keys if (tenant, k) in self.graduated_keys)
 
     async def active_users(self, tenant: str, since: datetime) -> int:
+        self.counted += 1
         return self.active
 
 
@@ -231,3 +233,18 @@ def test_no_hint_below_k_and_no_user_words_anywhere(
     pseudonyms = [p for listed in store.contributors.values() for p in listed]
     assert all(re.fullmatch(r"[0-9a-f]{64}", p) for p in pseudonyms)
     assert not {user for user, *_ in episodes} & set(pseudonyms)
+
+
+def test_active_users_are_counted_only_once_the_floor_is_met() -> None:
+    store = MemoryCollective(active=50_000)  # k = 50
+    resources = FakeResources(store)
+    floor = gate_config(SETTINGS).k_floor
+
+    async def play() -> None:
+        for n in range(floor + 2):
+            message = "Do you remember what I told you about my sister?"
+            await record_unhelpful_context(resources, UserScope("a", f"user-{n}"), message, 1)
+            # Below the floor no deployment could graduate it: the tenant is not counted.
+            assert store.counted == max(0, n + 2 - floor)
+
+    asyncio.run(play())

@@ -483,6 +483,8 @@ class FakeCollectiveResources:
 
 async def test_collective_counts_active_users_over_the_tuned_window() -> None:
     window = CollectivePatternConfig(active_window=timedelta(days=7))
-    resources = FakeCollectiveResources(tuning=DomainTuning(collective=window))
+    resources = FakeCollectiveResources(
+        tuning=DomainTuning(collective=window), settings=Settings(collective_k_floor=1)
+    )
     await record_unhelpful_context(resources, SCOPE, "Do you remember my sister?", 0)
     assert resources.store.since == [NOW - timedelta(days=7)]

@@ -8,6 +8,7 @@ contribution is stored, so erasing a user never has to touch this layer.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -46,6 +47,7 @@ RETURN collect(p.key) AS keys
 
 # UserProfile.scope is "<tenant>/<user>" and unique (an index): a prefix seek on it; activity is
 # the decay clock's last activity (adapters.neo4j.decay_clock), set when messages are applied.
+_ACTIVE_CACHE_TENANTS = 10_000
 _ACTIVE_USERS = """
 MATCH (p:UserProfile)
 WHERE p.scope STARTS WITH $prefix AND p.deleting_since IS NULL
@@ -56,9 +58,14 @@ RETURN count(p) AS n
 
 @tracing.traced_calls("neo4j", tracing.NEO4J)
 class Neo4jCollective:
-    def __init__(self, driver: AsyncDriver, database: str) -> None:
+    """One per process (api.resources): it remembers each tenant's active-user count for
+    `active_ttl_s`, since counting reads every profile of the tenant and k moves slowly."""
+
+    def __init__(self, driver: AsyncDriver, database: str, active_ttl_s: float = 300.0) -> None:
         self._driver = driver
         self._database = database
+        self._active_ttl_s = active_ttl_s
+        self._active: dict[str, tuple[float, int]] = {}
 
     async def contribute(self, tenant: str, pattern_key: str, pseudonym: str) -> PatternTally:
         async with self._driver.session(database=self._database) as session:
@@ -79,8 +86,15 @@ class Neo4jCollective:
         return frozenset(record["keys"])
 
     async def active_users(self, tenant: str, since: datetime) -> int:
+        hit = self._active.get(tenant)
+        if hit is not None and time.monotonic() - hit[0] < self._active_ttl_s:
+            return hit[1]
         async with self._driver.session(database=self._database) as session:
             record = await (
                 await session.run(_ACTIVE_USERS, prefix=f"{tenant}/", since_us=micros(since))
             ).single(strict=True)
-        return int(record["n"])
+        count = int(record["n"])
+        if len(self._active) >= _ACTIVE_CACHE_TENANTS:
+            self._active.clear()  # bounded; a miss costs one count
+        self._active[tenant] = (time.monotonic(), count)
+        return count
