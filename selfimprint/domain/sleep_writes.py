@@ -40,6 +40,58 @@ class SleepWrites(_Frozen):
     triggers: tuple[ScheduledTrigger, ...] = ()
     questions: tuple[OpenLoopQuestion, ...] = ()
 
+    def memory_ids(self) -> set[str]:
+        """Every memory id these writes name (what a concurrent deletion may have removed)."""
+        ids = {n.id for n in self.nodes} | {w.node_id for w in self.weights}
+        ids |= {i for e in self.edges for i in (e.source_id, e.target_id)}
+        for h in self.hypotheses:
+            ids |= {h.node_id, *h.supporting, *h.contradicting}
+        for t in self.triggers:
+            ids |= {t.node_id, *t.node_ids}
+        ids |= {q.node_id for q in self.questions}
+        ids |= {i for p in self.patterns for i in p.node_ids}
+        return ids
+
+    def without(self, deleted: set[str]) -> SleepWrites:
+        """These writes minus what names a memory the user deleted while the operation ran
+        (`DELETE /memories/{id}` comes from the API, outside the lifecycle): a sleep pass must
+        not write it, its content or its id back. A hypothesis keeps its other evidence; a
+        trigger its other neighbours."""
+        if not deleted:
+            return self
+
+        def kept(ids: tuple[str, ...]) -> tuple[str, ...]:
+            return tuple(i for i in ids if i not in deleted)
+
+        return self.model_copy(
+            update={
+                "nodes": tuple(n for n in self.nodes if n.id not in deleted),
+                "weights": tuple(w for w in self.weights if w.node_id not in deleted),
+                "edges": tuple(
+                    e
+                    for e in self.edges
+                    if e.source_id not in deleted and e.target_id not in deleted
+                ),
+                "hypotheses": tuple(
+                    h.model_copy(
+                        update={
+                            "supporting": kept(h.supporting),
+                            "contradicting": kept(h.contradicting),
+                        }
+                    )
+                    for h in self.hypotheses
+                    if h.node_id not in deleted
+                ),
+                "triggers": tuple(
+                    t.model_copy(update={"node_ids": kept(t.node_ids)})
+                    for t in self.triggers
+                    if t.node_id not in deleted
+                ),
+                "questions": tuple(q for q in self.questions if q.node_id not in deleted),
+                "patterns": tuple(p for p in self.patterns if not set(p.node_ids) & deleted),
+            }
+        )
+
     @property
     def is_empty(self) -> bool:
         return not any(

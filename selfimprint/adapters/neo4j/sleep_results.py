@@ -12,7 +12,7 @@ from typing import Any
 
 from neo4j import AsyncManagedTransaction
 
-from selfimprint.adapters.neo4j import writes
+from selfimprint.adapters.neo4j import forgetting, writes
 from selfimprint.adapters.neo4j.records import chunked
 from selfimprint.domain.patterns import Pattern
 from selfimprint.domain.scheduled_triggers import OpenLoopQuestion, ScheduledTrigger
@@ -177,6 +177,7 @@ async def apply_writes(
     """Claim the operation and apply its writes in this transaction; False if already applied."""
     if not await claim(tx, scope, run_id, op):
         return False
+    data = data.without(await forgetting.deleted_among(tx, scope, sorted(data.memory_ids())))
     key, tenant = scope.key, scope.tenant_id
     if data.nodes:
         await writes.upsert_nodes(tx, scope, data.nodes, indexed=indexed)
