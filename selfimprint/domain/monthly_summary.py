@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from datetime import date, datetime, time, tzinfo
 from enum import StrEnum
 from typing import Annotated, Final
@@ -303,6 +303,40 @@ def skipped_summary(
         language=language,
         text="-",
     )
+    return draft.model_copy(update={"text": render_summary(draft)})
+
+
+def _quotes(entry: SummaryEntry, ids: Collection[str], topic: str | None) -> bool:
+    """Whether the entry names one of these memories or, given a topic, says it
+    (case-insensitive, as a forget matches memories' content)."""
+    if entry.memory_id in ids or (entry.other_id is not None and entry.other_id in ids):
+        return True
+    if topic is None:
+        return False
+    needle = topic.lower()
+    return needle in entry.content.lower() or needle in (entry.other_content or "").lower()
+
+
+def without_entries(
+    summary: MonthlySummary, ids: Collection[str], topic: str | None = None
+) -> MonthlySummary:
+    """The summary less every entry that quotes a memory the user deleted or forgot (by id, or
+    by the forgotten topic), its text rendered again in its language: a summary produced before
+    must not keep the user's words. The counts stay (numbers, no words); a shortened list is not
+    refilled (what came next that month is not known any more). The same object when nothing
+    is quoted."""
+    kept = {
+        field: tuple(e for e in entries if not _quotes(e, ids, topic))
+        for field, entries in (
+            ("hypotheses", summary.hypotheses),
+            ("significant", summary.significant),
+            ("assumptions", summary.assumptions),
+            ("tensions", summary.tensions),
+        )
+    }
+    if all(len(kept[f]) == len(getattr(summary, f)) for f in kept):
+        return summary
+    draft = summary.model_copy(update=kept)
     return draft.model_copy(update={"text": render_summary(draft)})
 
 

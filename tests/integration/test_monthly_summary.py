@@ -6,6 +6,7 @@ user's summary says it was skipped; deleting the user removes the schedule and t
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 import uuid
 from collections.abc import Awaitable, Callable
@@ -30,7 +31,13 @@ from selfimprint.domain.models import (
     NodeType,
     Tension,
 )
-from selfimprint.domain.monthly_summary import covered_month, month_bounds, summary_schedule_id
+from selfimprint.domain.monthly_summary import (
+    MonthlySummary,
+    covered_month,
+    month_bounds,
+    summary_schedule_id,
+)
+from selfimprint.domain.session_review import DEFAULT_REVIEW, plan_review
 from selfimprint.domain.users import Tier, UserProfile, UserScope
 from selfimprint.ports import HypothesisRecord, StoredSummary
 
@@ -169,3 +176,94 @@ async def test_monthly_summary_from_schedule_to_api_to_erasure(
         await temporal.get_workflow_handle(deleted.json()["operation_id"]).result()
     assert not await schedule_exists(schedule)
     assert await store.recent_summaries(10) == []
+
+
+def entry_ids(summary: MonthlySummary) -> list[str]:
+    entries = (*summary.hypotheses, *summary.significant, *summary.assumptions, *summary.tensions)
+    return [i for e in entries for i in (e.memory_id, e.other_id) if i is not None]
+
+
+async def test_deleting_a_memory_or_forgetting_a_topic_leaves_no_words_in_summaries_or_reviews(
+    stack_settings: Settings, tenant_key: str, graph_driver: AsyncDriver
+) -> None:
+    """A summary produced before quotes the memories; DELETE of one and a forgotten topic take
+    those entries out of it (API and export), keep the rest, and leave the open review its
+    other beliefs, still answerable."""
+    graph_store = Neo4jGraphStore(graph_driver, stack_settings.neo4j_database)
+    tenant, user = tenant_key.split("_")[1], f"sumdel-{uuid.uuid4().hex[:6]}"
+    store = graph_store.for_user(tenant, user)
+    month = covered_month(datetime.now(UTC), ZoneInfo("UTC"))
+    start, end = month_bounds(month, ZoneInfo("UTC"))
+    temporal: Client = await connect(stack_settings)
+    schedule = temporal.get_schedule_handle(summary_schedule_id(tenant, user))
+    headers = {"Authorization": f"Bearer {tenant_key}"}
+    async with httpx.AsyncClient(
+        base_url=stack_settings.api_url, headers=headers, timeout=180
+    ) as http:
+        profile = UserProfile().model_dump(mode="json")
+        assert (await http.put(f"/v1/users/{user}", json=profile)).status_code == 200
+        at = start + (end - start) / 2
+        await seed(graph_store, tenant, user, at)
+        await store.upsert([node("therapist", user, "I see a therapist on Mondays", at,
+                                 significant=True)])  # fmt: skip
+        await schedule.trigger()
+        produced = (await eventually(lambda: store.summary(month), "the summary")).summary
+        assert "[sister] My sister Ana lives in Porto" in produced.text
+        assert "[run1] I love running versus [run2] I hate running" in produced.text
+        candidates = await store.review_candidates(DEFAULT_REVIEW.reviewed_types)
+        review = plan_review(10, candidates, datetime.now(UTC))
+        assert review is not None and await store.open_review(review)
+        assert {"sister", "run1", "jazz"} <= set(review.memory_ids)
+
+        async def shown() -> tuple[MonthlySummary, str]:
+            got = await http.get(f"/v1/users/{user}/summaries/{month}")
+            assert got.status_code == 200
+            exported = await http.get(f"/v1/users/{user}/export")
+            assert exported.status_code == 200
+            summary = MonthlySummary.model_validate(got.json()["summary"])
+            [in_export] = exported.json()["monthly_summaries"]
+            assert MonthlySummary.model_validate(in_export) == summary
+            return summary, json.dumps(exported.json(), ensure_ascii=False)
+
+        deleted = await http.delete(f"/v1/users/{user}/memories/sister")
+        assert deleted.status_code == 204
+        summary, export = await shown()
+        for said in (summary.text, summary.model_dump_json(), export):
+            assert "Ana lives in Porto" not in said
+        assert "sister" not in entry_ids(summary)
+        assert entry_ids(summary) == [i for i in entry_ids(produced) if i != "sister"]
+        assert "[therapist] I see a therapist on Mondays" in summary.text
+        assert "[jazz] Probably likes jazz" in summary.text
+        assert summary.produced_at == produced.produced_at and summary.counts == produced.counts
+        kept = await store.review(review.id)
+        assert kept is not None and kept.status == "open"
+        assert kept.review.memory_ids == tuple(i for i in review.memory_ids if i != "sister")
+
+        forgot = await http.post(
+            f"/v1/users/{user}/forget", json={"topic": "running", "dry_run": False}
+        )
+        assert forgot.status_code == 200
+        gone = {m["id"] for m in forgot.json()["memories"]}
+        assert {"run1", "run2"} <= gone and "jazz" not in gone
+        summary, export = await shown()
+        for said in (summary.text, summary.model_dump_json(), export):
+            assert "running" not in said
+        assert entry_ids(summary) == [i for i in entry_ids(produced) if i not in gone | {"sister"}]
+        assert summary.tensions == () and "[jazz] Probably likes jazz" in summary.text
+        kept = await store.review(review.id)
+        assert kept is not None
+        left = [i for i in review.memory_ids if i not in gone | {"sister"}]
+        assert list(kept.review.memory_ids) == left and "jazz" in left
+
+        # The review is still answerable with what it has left; not with what is gone.
+        answer = {"answers": [{"memory_id": "jazz", "verdict": "confirm"}]}
+        stale = {"answers": [{"memory_id": "sister", "verdict": "confirm"}]}
+        refused = await http.post(f"/v1/users/{user}/reviews/{review.id}", json=stale)
+        problem = (refused.status_code, refused.json()["error"]["code"])
+        assert problem == (422, "memory_not_in_review")
+        answered = await http.post(f"/v1/users/{user}/reviews/{review.id}", json=answer)
+        assert answered.status_code == 200 and answered.json()["status"] == "answered"
+
+        removed = await http.delete(f"/v1/users/{user}")
+        assert removed.status_code == 202
+        await temporal.get_workflow_handle(removed.json()["operation_id"]).result()

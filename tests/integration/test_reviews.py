@@ -161,13 +161,45 @@ async def test_erasure_and_forgetting_take_the_review(graph_store: Neo4jGraphSto
     await store.upsert([_node(user, "a", 0.9), _node(user, "b", 0.1)])
     review = plan_review(10, await store.review_candidates(DEFAULT_REVIEW.reviewed_types), NOW)
     assert review is not None and await store.open_review(review)
+    # Forgetting one belief takes it out of the review; the other stays to be answered.
     report = await store.forget_topic(TopicSelector(node_ids=("b",)), dry_run=False)
+    kept = await store.review(review.id)
+    assert report.derived == 1 and kept is not None and kept.status == "open"
+    assert [(i.memory_id, i.side) for i in kept.review.items] == [
+        (i.memory_id, i.side) for i in review.items if i.memory_id != "b"
+    ]
+    # Its last belief forgotten, the review goes.
+    report = await store.forget_topic(TopicSelector(node_ids=("a",)), dry_run=False)
     assert report.derived == 1 and await store.review(review.id) is None
 
+    await store.upsert([_node(user, "c", 0.5)])
     again = plan_review(20, await store.review_candidates(DEFAULT_REVIEW.reviewed_types), NOW)
     assert again is not None and await store.open_review(again)
     await store.delete_graph()
     assert await store.review(again.id) is None
+
+
+async def test_deleting_a_memory_takes_only_its_item_from_the_review(
+    graph_store: Neo4jGraphStore,
+) -> None:
+    user, store = await _user(graph_store)
+    await store.upsert([_node(user, f"f{i}", 0.1 * (i + 1)) for i in range(8)])
+    review = plan_review(10, await store.review_candidates(DEFAULT_REVIEW.reviewed_types), NOW)
+    assert review is not None and await store.open_review(review)
+    assert await store.delete_memory("f6")
+    kept = await store.review(review.id)
+    assert kept is not None and kept.status == "open"
+    rest = [(i.memory_id, i.side) for i in review.items if i.memory_id != "f6"]
+    assert [(i.memory_id, i.side) for i in kept.review.items] == rest and len(rest) == 5
+    assert (await _prompts(store)).review == kept.review
+
+    # Answered, then another of its beliefs deleted: the other answers stay beside their ids.
+    answers = {"f7": ReviewVerdict.CONFIRM, "f0": ReviewVerdict.WRONG}
+    assert await store.record_review_answers(review.id, answers, NOW)
+    assert await store.delete_memory("f7")
+    answered = await store.review(review.id)
+    assert answered is not None and answered.answers == {"f0": ReviewVerdict.WRONG}
+    assert "f7" not in answered.review.memory_ids and len(answered.review.items) == 4
 
 
 async def _prompt_hits(driver: AsyncDriver, store: Neo4jUserGraph) -> int:

@@ -26,10 +26,12 @@ from selfimprint.domain.monthly_summary import (
     covered_month,
     month_bounds,
     plan_monthly_summary,
+    render_summary,
     skipped_summary,
     summary_id,
     summary_language,
     summary_schedule_id,
+    without_entries,
 )
 from selfimprint.domain.users import Tier
 
@@ -189,3 +191,54 @@ def test_a_summary_round_trips_through_json() -> None:
     assert MonthlySummary.model_validate_json(summary.model_dump_json()) == summary
     with pytest.raises(ValidationError):
         MonthlySummary.model_validate({**summary.model_dump(), "month": "2026-2"})
+
+
+def _quoting_summary(language: str = "en") -> MonthlySummary:
+    nodes = [
+        node("sister", "Sister Ana lives in Porto", significant=True, importance=0.9),
+        node("therapist", "Sees a THERAPIST on Mondays", significant=True, importance=0.8),
+        node("guess", "Probably likes jazz", confidence=0.2, inference=True),
+        node("a", "Loves running", at=IN_FEB),
+        node("b", "Hates running", at=IN_FEB),
+    ]
+    tensions = [Tension(id="t1", node_a="a", node_b="b", detected_at=IN_FEB)]
+    return plan(nodes, tensions=tensions, language=language)
+
+
+def test_a_deleted_memory_leaves_every_summary_entry_and_the_text() -> None:
+    summary = _quoting_summary()
+    assert "Sister Ana lives in Porto" in summary.text
+    cleaned = without_entries(summary, {"sister", "b"})
+    assert [e.memory_id for e in cleaned.significant] == ["therapist"]
+    assert "sister" not in {e.memory_id for e in cleaned.assumptions}
+    # A tension quotes both sides: deleting either takes the entry.
+    assert cleaned.tensions == ()
+    for gone in ("Sister Ana lives in Porto", "Hates running", "versus"):
+        assert gone not in cleaned.text and gone not in cleaned.model_dump_json()
+    assert "[therapist] Sees a THERAPIST on Mondays" in cleaned.text
+    assert "[guess] Probably likes jazz" in cleaned.text
+    # The rest is the summary as produced: counts (numbers, no words), dates, language.
+    assert cleaned.model_copy(
+        update={"significant": summary.significant, "assumptions": summary.assumptions,
+                "tensions": summary.tensions, "text": summary.text}
+    ) == summary  # fmt: skip
+    assert cleaned.text == render_summary(cleaned)
+
+
+def test_a_forgotten_topic_leaves_the_entries_that_say_it_in_the_users_language() -> None:
+    summary = _quoting_summary("ru")
+    cleaned = without_entries(summary, set(), "therapist")
+    assert "THERAPIST" not in cleaned.text and "therapist" not in cleaned.model_dump_json()
+    assert [e.memory_id for e in cleaned.significant] == ["sister"]
+    assert cleaned.text.startswith("Что я о вас помню: 2026-02")
+    # Either side of a tension saying the topic takes it.
+    assert without_entries(summary, set(), "hates").tensions == ()
+
+
+def test_a_summary_that_quotes_nothing_removed_is_left_as_it_is() -> None:
+    summary = _quoting_summary()
+    assert without_entries(summary, {"elsewhere"}, "chess") is summary
+    skipped = skipped_summary(
+        "u1", "2026-02", UTC_ZONE, tier=Tier.COLD, produced_at=RUN, language="en"
+    )
+    assert without_entries(skipped, {"sister"}, "Porto") is skipped

@@ -11,6 +11,7 @@ from datetime import datetime
 
 from neo4j import AsyncManagedTransaction
 
+from selfimprint.adapters.neo4j import summaries
 from selfimprint.domain.users import UserScope
 from selfimprint.ports import ForgetReport, ForgottenMemory, TopicSelector
 
@@ -79,7 +80,8 @@ async def deleted_among(
 
 async def delete_memory(tx: AsyncManagedTransaction, scope: UserScope, memory_id: str) -> bool:
     """Delete one memory with its edges, the tensions that name it, its place in hypotheses'
-    evidence and the sleep results that cite it; remember its id. False when the scope has no
+    evidence, the sleep results that cite it, and its place in session reviews and monthly
+    summaries (rewritten without it); remember its id. False when the scope has no
     such memory (deleted before, or never there): nothing is written."""
     if not await delete_nodes(tx, scope, [memory_id]):
         return False
@@ -163,12 +165,9 @@ CALL () {
   MATCH (x:ScheduledTrigger {scope: $scope}) RETURN x
   UNION
   MATCH (x:OpenLoopQuestion {scope: $scope}) RETURN x
-  UNION
-  MATCH (x:BeliefReview {scope: $scope}) RETURN x
 }
 WITH x
 WHERE (any(id IN coalesce(x.node_ids, []) WHERE id IN $ids)
-       OR any(id IN coalesce(x.memory_ids, []) WHERE id IN $ids)
        OR x.node_id IN $ids
        OR ($text IS NOT NULL AND any(field IN [x.key, x.description, x.content, x.question]
                                      WHERE toLower(field) CONTAINS toLower($text))))
@@ -176,6 +175,36 @@ WHERE (any(id IN coalesce(x.node_ids, []) WHERE id IN $ids)
 # A dry run is a read transaction: a query that merely contains a write clause is refused there.
 _COUNT_DERIVED = _DERIVED + "RETURN count(x) AS derived"
 _DELETE_DERIVED = _DERIVED + "DETACH DELETE x RETURN count(*) AS derived"
+
+# A session review holds ids only (`memory_ids` with the parallel `sides`; once answered,
+# `answered_ids` with the parallel `verdicts`): a removed memory leaves the review, the other
+# beliefs stay and can still be answered; a review left with none goes.
+_REVIEWS_CITING = """
+MATCH (r:BeliefReview {scope: $scope})
+WHERE any(id IN r.memory_ids WHERE id IN $ids)
+"""
+_COUNT_REVIEWS = _REVIEWS_CITING + "RETURN count(r) AS reviews"
+# Both kept lists are read from the review as it was, before either is set.
+_STRIP_REVIEWS = (
+    _REVIEWS_CITING
+    + """
+WITH r, [k IN range(0, size(r.memory_ids) - 1) WHERE NOT r.memory_ids[k] IN $ids] AS kept,
+     [k IN range(0, size(coalesce(r.answered_ids, [])) - 1)
+      WHERE NOT r.answered_ids[k] IN $ids] AS answered
+WITH r, [k IN kept | r.memory_ids[k]] AS memory_ids, [k IN kept | r.sides[k]] AS sides,
+     CASE WHEN r.answered_ids IS NULL THEN null ELSE [k IN answered | r.answered_ids[k]] END
+       AS answered_ids,
+     CASE WHEN r.verdicts IS NULL THEN null ELSE [k IN answered | r.verdicts[k]] END AS verdicts
+SET r.memory_ids = memory_ids, r.sides = sides, r.answered_ids = answered_ids,
+    r.verdicts = verdicts
+RETURN count(r) AS reviews
+"""
+)
+_DELETE_EMPTY_REVIEWS = """
+MATCH (r:BeliefReview {scope: $scope})
+WHERE size(r.memory_ids) = 0
+DETACH DELETE r
+"""
 
 
 async def forget_derived(
@@ -186,17 +215,27 @@ async def forget_derived(
     *,
     dry_run: bool,
 ) -> int:
-    """Only the sleep results derived from these memories or naming the topic: for memories that
-    are not in Neo4j (a warm or cold graph, a soft-reset archive) while the results are."""
+    """Only what was derived from these memories or names the topic (sleep results, reviews,
+    monthly summaries): for memories that are not in Neo4j (a warm or cold graph, a soft-reset
+    archive) while those are."""
     return await _derived(tx, scope, set(ids), text, delete=not dry_run)
 
 
 async def _derived(
     tx: AsyncManagedTransaction, scope: UserScope, ids: set[str], text: str | None, *, delete: bool
 ) -> int:
+    """Sleep results deleted, reviews and monthly summaries rewritten without the memories (or
+    counted, when not `delete`), all in the caller's transaction."""
     query = _DELETE_DERIVED if delete else _COUNT_DERIVED
     result = await tx.run(query, scope=scope.key, ids=sorted(ids), text=text)
-    return int((await result.single(strict=True))["derived"])
+    derived = int((await result.single(strict=True))["derived"])
+    result = await tx.run(
+        _STRIP_REVIEWS if delete else _COUNT_REVIEWS, scope=scope.key, ids=sorted(ids)
+    )
+    derived += int((await result.single(strict=True))["reviews"])
+    if delete:
+        await tx.run(_DELETE_EMPTY_REVIEWS, scope=scope.key)
+    return derived + await summaries.without_memories(tx, scope, ids, text, write=delete)
 
 
 _EDGES_WITHIN = """

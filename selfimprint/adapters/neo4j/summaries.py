@@ -9,12 +9,13 @@ again is announced again.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import datetime
 from typing import Any
 
 from neo4j import AsyncManagedTransaction
 
-from selfimprint.domain.monthly_summary import MonthlySummary, summary_id
+from selfimprint.domain.monthly_summary import MonthlySummary, summary_id, without_entries
 from selfimprint.domain.users import UserScope
 from selfimprint.ports import StoredSummary
 
@@ -60,6 +61,24 @@ MATCH (s:MonthlySummary {scope: $scope})
 WITH s LIMIT $batch
 DELETE s
 RETURN count(*) AS deleted
+"""
+
+
+# Summaries that may quote these memories: the body names each entry's memory id, so a body
+# without any of the ids cannot cite them (a prefilter; the domain decides). A topic is looked
+# for in the parsed entries, not in the JSON (escaping would hide some matches).
+_QUOTING = """
+MATCH (s:MonthlySummary {scope: $scope})
+WHERE s.status = 'produced'
+  AND ($text IS NOT NULL OR any(id IN $ids WHERE s.body CONTAINS id))
+RETURN s.id AS id, s.body AS body
+"""
+
+# Only the body: produced_at and seen_at stay, so the rewrite is not announced as a new summary.
+_REWRITE = """
+UNWIND $rows AS row
+MATCH (s:MonthlySummary {scope: $scope, id: row.id})
+SET s.body = row.body
 """
 
 
@@ -112,3 +131,28 @@ async def mark_seen(
 async def delete_batch(tx: AsyncManagedTransaction, scope: UserScope, batch: int) -> int:
     record = await (await tx.run(_DELETE_BATCH, scope=scope.key, batch=batch)).single(strict=True)
     return int(record["deleted"])
+
+
+async def without_memories(
+    tx: AsyncManagedTransaction,
+    scope: UserScope,
+    ids: Collection[str],
+    text: str | None,
+    *,
+    write: bool,
+) -> int:
+    """Rewrite each summary that quotes one of these memories (or, given `text`, the topic)
+    without those entries (`monthly_summary.without_entries`); how many summaries it touched
+    (or, with `write` False, would touch: a dry run's read transaction)."""
+    if not ids and text is None:
+        return 0
+    result = await tx.run(_QUOTING, scope=scope.key, ids=sorted(ids), text=text)
+    rows = []
+    async for record in result:
+        summary = MonthlySummary.model_validate_json(record["body"])
+        rewritten = without_entries(summary, set(ids), text)
+        if rewritten is not summary:
+            rows.append({"id": record["id"], "body": rewritten.model_dump_json()})
+    if write and rows:
+        await tx.run(_REWRITE, scope=scope.key, rows=rows)
+    return len(rows)
