@@ -143,6 +143,11 @@ CONFIGS = {
     "structured-confidence-0.2": StackConfig(
         "structured-confidence-0.2", "structured", scoring=(("confidence_weight", 0.2),)
     ),
+    # Confirmation lifts a score as much as a challenge lowers it (the factor before it counted
+    # challenges only: scoring.confidence_support_share).
+    "structured-confidence-lift": StackConfig(
+        "structured-confidence-lift", "structured", scoring=(("confidence_support_share", 1.0),)
+    ),
     "llm": StackConfig("llm", "llm"),
 }
 DEFAULT_CONFIGS = "verbatim-split"

@@ -17,11 +17,16 @@
 - multiplier: `hypothesis_multiplier` for inferences (spec §3.5.1: hypotheses are down-weighted in
   context assembly), 1.0 otherwise; times the confidence factor.
 - confidence factor (the epistemic-memory article: confidence is earned by evidence and fades
-  when dormant; not in §3.4): 1 + `confidence_weight` x (the memory's effective confidence now -
-  the effective confidence it would have now had no evidence ever touched it, `confidence_shift`).
+  when dormant; not in §3.4): 1 + `confidence_weight` x the counted shift, where the shift is
+  the memory's effective confidence now minus the effective confidence it would have now had no
+  evidence ever touched it (`confidence_shift`). A negative shift (the memory was challenged and
+  not since re-confirmed) counts whole; a positive one counts `confidence_support_share` of
+  itself, 0 by default: support comes from restatements, which already raise the memory's
+  weight and recency (reinforcement), so lifting it again here would count the same evidence
+  twice, and on LoCoMo it only ever lowered recall (BENCHMARKS.md, docs/decisions.md).
   Exactly 1.0 for a memory no evidence has moved and for hypotheses (they have their own
-  multiplier and lifecycle), so untouched memories rank exactly as without it; above 1 for a
-  confirmed memory, below 1 for a challenged one.
+  multiplier and lifecycle), so untouched memories rank exactly as without it; below 1 for a
+  challenged one.
 
 The three weights must sum to 1, so every score lies in [0, 1].
 """
@@ -67,9 +72,14 @@ class ScoringConfig(BaseModel):
     # hold (an even split, not tuned on any benchmark; docs/decisions.md, issue 19).
     lexical_share: Unit = 0.5
     # Not in the spec: project choice. How much the confidence shift (in [-1, 1]) moves a score:
-    # one supporting observation shifts a new memory's confidence by ~+0.1, so +5% at 0.5; at
-    # most ×0.5..×1.5. Measured on LoCoMo dev against 0 (BENCHMARKS.md); 0 turns it off.
+    # one contradiction takes ~0.1 off a new memory's confidence, so -5% at 0.5; at most ×0.5.
+    # Measured on LoCoMo dev against 0 (BENCHMARKS.md); 0 turns the factor off.
     confidence_weight: Unit = 0.5
+    # Not in the spec: project choice. The share of a positive shift (confirmation) that counts:
+    # 0 = confirmation never lifts a score, since the restatement that confirmed the memory has
+    # already raised its weight and recency; 1 = as much as a challenge lowers it. LoCoMo dev
+    # lost questions to lifted restated chit-chat at 0.5 and 0.2 (BENCHMARKS.md).
+    confidence_support_share: Unit = 0.0
     # The confidence a new memory starts with, the factor's neutral point: ingestion's own
     # defaults (IngestionConfig.observed_confidence / self_report_confidence).
     observed_start_confidence: Unit = 0.6
@@ -180,7 +190,9 @@ def confidence_factor(
     """The score's confidence factor (module docstring); in [0, 2] as the weight is in [0, 1]."""
     if belief is None or config.confidence_weight == 0.0:
         return 1.0
-    return 1.0 + config.confidence_weight * confidence_shift(belief, now, config, beliefs)
+    shift = confidence_shift(belief, now, config, beliefs)
+    counted = shift if shift < 0.0 else config.confidence_support_share * shift
+    return 1.0 + config.confidence_weight * counted
 
 
 def relevance(candidate: Candidate, config: ScoringConfig = DEFAULT_SCORING) -> float:

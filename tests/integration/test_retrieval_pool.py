@@ -202,7 +202,8 @@ async def test_the_confidence_factor_in_cypher_is_the_domains(
     alive = [n for n in nodes if not (n.expires_at and n.expires_at <= timeline.reading(NOW))]
     query_vector = nodes[0].embedding
     assert query_vector is not None
-    strong = ScoringConfig(confidence_weight=1.0)
+    # A support share strictly between 0 and 1: both branches of the factor, and the share.
+    strong = ScoringConfig(confidence_weight=1.0, confidence_support_share=0.5)
 
     # The best before similarity (`scoring.prior`), the factor included.
     found = await store.retrieve(

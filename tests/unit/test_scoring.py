@@ -275,24 +275,41 @@ def test_an_untouched_memory_scores_exactly_as_without_the_factor() -> None:
     assert confidence_factor(old, NOW) == 1.0
 
 
-def test_confirmation_raises_and_challenge_lowers_the_score() -> None:
-    assert scored(fact(CONFIRMED)) > scored(fact(UNTOUCHED)) > scored(fact(CHALLENGED))
+def test_a_challenge_lowers_the_score_and_a_confirmation_does_not_lift_it() -> None:
+    assert scored(fact(CONFIRMED)) == scored(fact(UNTOUCHED)) > scored(fact(CHALLENGED))
+    assert confidence_shift(CONFIRMED, NOW) > 0.0 > confidence_shift(CHALLENGED, NOW)
     # Documented size: 1 + weight x (effective confidence - the untouched twin's).
     twin = 0.5 * 2 ** (-90 / 152)
-    assert confidence_factor(CONFIRMED, NOW) == pytest.approx(
+    assert confidence_factor(CHALLENGED, NOW) == pytest.approx(
+        1.0 + 0.5 * (CHALLENGED.confidence - twin)
+    )
+    assert confidence_factor(CONFIRMED, NOW) == 1.0
+    off = ScoringConfig(confidence_weight=0.0)
+    assert scored(fact(CHALLENGED), off) == scored(fact(UNTOUCHED), off)
+
+
+def test_the_support_share_lets_a_confirmation_lift_the_score() -> None:
+    lift = ScoringConfig(confidence_support_share=1.0)
+    twin = 0.5 * 2 ** (-90 / 152)
+    assert confidence_factor(CONFIRMED, NOW, lift) == pytest.approx(
         1.0 + 0.5 * (CONFIRMED.confidence - twin)
     )
-    off = ScoringConfig(confidence_weight=0.0)
-    assert scored(fact(CONFIRMED), off) == scored(fact(UNTOUCHED), off)
+    half = ScoringConfig(confidence_support_share=0.5)
+    assert confidence_factor(CONFIRMED, NOW, half) == pytest.approx(
+        1.0 + 0.25 * (CONFIRMED.confidence - twin)
+    )
+    # The share scales confirmations only: a challenge counts whole whatever it is.
+    assert confidence_factor(CHALLENGED, NOW, half) == confidence_factor(CHALLENGED, NOW)
+    assert scored(fact(CONFIRMED), lift) > scored(fact(UNTOUCHED), lift)
 
 
-def test_a_confirmed_memory_outranks_an_equally_similar_untouched_one() -> None:
-    nodes = [fact(UNTOUCHED, "a-untouched"), fact(CONFIRMED, "b-confirmed")]
+def test_a_challenged_memory_ranks_below_an_equally_similar_untouched_one() -> None:
+    nodes = [fact(CHALLENGED, "a-challenged"), fact(UNTOUCHED, "b-untouched")]
     ranked = rank(
         (Candidate.from_node(n, similarity=0.6, effective_weight=0.4) for n in nodes), NOW
     )
-    assert [r.id for r in ranked] == ["b-confirmed", "a-untouched"]
-    assert ranked[0].confidence_factor > 1.0 == ranked[1].confidence_factor
+    assert [r.id for r in ranked] == ["b-untouched", "a-challenged"]
+    assert ranked[1].confidence_factor < 1.0 == ranked[0].confidence_factor
 
 
 def test_hypotheses_keep_their_own_multiplier_only() -> None:

@@ -118,20 +118,34 @@ def test_a_memory_naming_the_querys_words_joins_and_wins() -> None:
     assert {c.lexical for c in found.candidates if c.node.id != "named"} == {0.0}
 
 
-def test_a_confirmed_memory_outranks_an_equally_similar_untouched_one() -> None:
+def test_a_challenged_memory_ranks_below_an_equally_similar_untouched_one() -> None:
     """The confidence factor (scoring.confidence_factor), as the Neo4j statement applies it."""
     seen = NOW - timedelta(days=30)
     untouched = Belief(first_seen=seen)
-    confirmed = update_belief(
-        untouched, Evidence(id="m-9", stream=EvidenceStream.OBSERVED, supports=True, at=NOW)
+    challenged = update_belief(
+        untouched, Evidence(id="m-9", stream=EvidenceStream.OBSERVED, supports=False, at=NOW)
     ).belief
-    twins = (
-        node("a-untouched", (1.0, 0.0, 0.0), belief=untouched),
-        node("b-confirmed", (1.0, 0.0, 0.0), belief=confirmed),
-    )
-    snap = snapshot().model_copy(update={"nodes": twins})
-    found = retrieve_from_snapshot(snap, query(limit=1))
-    assert [c.node.id for c in found.candidates] == ["b-confirmed"]
-    off = query(limit=1).model_copy(update={"scoring": ScoringConfig(confidence_weight=0.0)})
+    confirmed = update_belief(
+        untouched, Evidence(id="m-8", stream=EvidenceStream.OBSERVED, supports=True, at=NOW)
+    ).belief
+
+    def first(*nodes: Node, scoring: ScoringConfig | None = None) -> str:
+        snap = snapshot().model_copy(update={"nodes": nodes})
+        ask = query(limit=1)
+        if scoring is not None:
+            ask = ask.model_copy(update={"scoring": scoring})
+        return retrieve_from_snapshot(snap, ask).candidates[0].node.id
+
+    a_challenged = node("a-challenged", (1.0, 0.0, 0.0), belief=challenged)
+    b_untouched = node("b-untouched", (1.0, 0.0, 0.0), belief=untouched)
+    assert first(a_challenged, b_untouched) == "b-untouched"
     # Without the factor the two tie and the id decides.
-    assert [c.node.id for c in retrieve_from_snapshot(snap, off).candidates] == ["a-untouched"]
+    assert first(a_challenged, b_untouched, scoring=ScoringConfig(confidence_weight=0.0)) == (
+        "a-challenged"
+    )
+    # A confirmation does not lift (support share 0) unless the share says so.
+    a_untouched = node("a-untouched", (1.0, 0.0, 0.0), belief=untouched)
+    b_confirmed = node("b-confirmed", (1.0, 0.0, 0.0), belief=confirmed)
+    assert first(a_untouched, b_confirmed) == "a-untouched"
+    lift = ScoringConfig(confidence_support_share=1.0)
+    assert first(a_untouched, b_confirmed, scoring=lift) == "b-confirmed"

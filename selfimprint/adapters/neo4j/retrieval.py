@@ -108,10 +108,14 @@ _START = (
     "CASE WHEN n.evidence_kind = 'observed' THEN $observed_start_confidence "
     "ELSE $self_report_start_confidence END"
 )
+# A negative shift counts whole, a positive one `confidence_support_share` of itself; the
+# one-element list comprehension evaluates the long shift expression once.
 _CONFIDENCE_FACTOR = f"""CASE
   WHEN $confidence_weight > 0.0 AND n.evidenced = true AND NOT (n.is_inference OR n:Hypothesis)
-  THEN 1.0 + $confidence_weight * (({_confidence_now("n.confidence", "(" + _ANCHOR_MS + ")")})
-    - ({_confidence_now(_START, "n.first_seen.epochMillis")}))
+  THEN 1.0 + $confidence_weight * [shift IN [
+      ({_confidence_now("n.confidence", "(" + _ANCHOR_MS + ")")})
+      - ({_confidence_now(_START, "n.first_seen.epochMillis")})]
+    | CASE WHEN shift < 0.0 THEN shift ELSE $confidence_support_share * shift END][0]
   ELSE 1.0 END"""
 
 
@@ -265,6 +269,7 @@ def score_params(
 ) -> dict[str, float]:
     return {
         "confidence_weight": scoring.confidence_weight,
+        "confidence_support_share": scoring.confidence_support_share,
         "observed_start_confidence": scoring.observed_start_confidence,
         "self_report_start_confidence": scoring.self_report_start_confidence,
         "stable_half_life_ms": beliefs.stable_half_life / timedelta(milliseconds=1),
