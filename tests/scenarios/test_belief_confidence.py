@@ -1,7 +1,9 @@
 """Belief confidence moves with evidence in the running system (the epistemic-memory article,
-issue 16): what the user keeps saying over the weeks is confirmed and gains confidence, and wins
-the context over an equally relevant memory nobody confirmed; what a later statement contradicts
-is challenged and loses confidence."""
+issue 16): what the user keeps saying over the weeks is confirmed and gains confidence; what a
+later statement contradicts is challenged, loses confidence, and ranks lower in the context than
+it did (the score's confidence factor, `scoring.confidence_factor`). A confirmation lifts the
+score only where `scoring.confidence_support_share` says so (0 by default: the restatement has
+already lifted the memory's weight and recency)."""
 
 from __future__ import annotations
 
@@ -24,6 +26,14 @@ JOB = "I work as an engineer at Initech, mostly on the billing system."
 QUIT = "I quit Initech, I am not working there anymore."
 
 
+def _similarity_only(folder: Path, **scoring: float) -> Path:
+    """A tuning file whose score is similarity alone, so only the confidence factor moves it."""
+    tuning = folder / "tuning.json"
+    weights = {"similarity_weight": 1.0, "recency_weight": 0.0, "effective_weight_weight": 0.0}
+    tuning.write_text(json.dumps({"scoring": weights | scoring}))
+    return tuning
+
+
 def _by_content(memories: list[dict[str, Any]], text: str) -> dict[str, Any]:
     found = [m for m in memories if m["content"] == text]
     assert found, (text, [(m["type"], m["content"]) for m in memories])
@@ -41,20 +51,10 @@ async def test_what_the_user_keeps_saying_is_confirmed_and_wins_the_context(
     """Rule removed (the restatement recorded no evidence), the confirmed memory's confidence
     and `confirmed_at` stay as they were, and it stays below the other one in the context.
 
-    The score here is similarity alone (a tuning file): reinforcement also lifts a restated
-    memory's weight and recency, which would rank it first without any confidence at all."""
-    tuning = tmp_path / "tuning.json"
-    tuning.write_text(
-        json.dumps(
-            {
-                "scoring": {
-                    "similarity_weight": 1.0,
-                    "recency_weight": 0.0,
-                    "effective_weight_weight": 0.0,
-                }
-            }
-        )
-    )
+    The score here is similarity alone and a confirmation counts whole (a tuning file):
+    reinforcement also lifts a restated memory's weight and recency, which would rank it first
+    without any confidence at all."""
+    tuning = _similarity_only(tmp_path, confidence_support_share=1.0)
     async with a_life(stack_settings, tenant_key, tuning_file=tuning) as life:
         await life.say(SISTER, BROTHER)
         before = await _scores(life)
@@ -102,3 +102,36 @@ async def test_a_contradicted_memory_is_challenged(
         # Lower than it was, and lower than dormancy alone over three days would make it.
         assert challenged["confidence"] < 0.9 * job["confidence"], (job, challenged)
         assert quit_["challenged_at"] is None
+
+
+PART_TIME = "I also tutor kids in maths at the library on Saturdays."
+WORK_QUESTION = "What do I do for work these days?"
+
+
+async def test_a_challenged_memory_ranks_lower_than_it_did(
+    stack_settings: Settings, tenant_key: str, tmp_path: Path
+) -> None:
+    """The default factor: a contradicted memory's score falls by its confidence factor while an
+    untouched one's stays. Rule removed (the factor off, or the challenge not recorded), the
+    challenged memory's score is what it was. The score here is similarity alone (a tuning file
+    that leaves the factor at its defaults), so the down-weight of the contradicted memory's
+    weight, which would lower it anyway, does not count."""
+    tuning = _similarity_only(tmp_path)
+    async with a_life(
+        stack_settings, tenant_key, extraction=ExtractionMode.STRUCTURED, tuning_file=tuning
+    ) as life:
+        await life.say(JOB, PART_TIME)
+        used = (await life.context(WORK_QUESTION, budget_tokens=4000))["memories"]
+        before = {m["content"]: float(m["score"]) for m in used}
+        await life.days_pass(3)
+        await life.say(QUIT)
+        challenged = _by_content(await life.memories(), JOB)
+        assert challenged["challenged_at"] is not None, challenged
+        used = (await life.context(WORK_QUESTION, budget_tokens=4000))["memories"]
+        after = {m["content"]: float(m["score"]) for m in used}
+        assert before[PART_TIME] > 0.0, before
+        job_ratio = after[JOB] / before[JOB]
+        other_ratio = after[PART_TIME] / before[PART_TIME]
+        # One contradiction takes ~0.1 off confidence: ~x0.95 at the default weight of 0.5.
+        assert job_ratio < 0.98 * other_ratio, (before, after)
+        assert job_ratio > 0.5, (before, after)  # the factor's floor at weight 0.5
