@@ -16,10 +16,11 @@ from selfimprint.adapters.graph_archive import GraphArchive
 from selfimprint.adapters.neo4j import Neo4jGraphStore
 from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
 from selfimprint.adapters.neo4j.message_log import MessageLogs
+from selfimprint.domain.collective import withdrawal_pseudonyms
 from selfimprint.domain.monthly_summary import summary_schedule_id
 from selfimprint.domain.users import UserScope
 from selfimprint.logging import get_logger
-from selfimprint.ports import DataKeyStore
+from selfimprint.ports import CollectiveStore, DataKeyStore
 
 log = get_logger(__name__)
 
@@ -44,6 +45,8 @@ class DeletionReport(BaseModel):
     key_destroyed: bool
     finished_at: datetime
     sweep_workflow_id: str | None = None  # the delayed second pass, if one was started
+    # CollectiveImprint patterns not yet graduated that held the user's pseudonym.
+    collective_patterns_withdrawn: int = 0
 
 
 class SweepInput(BaseModel):
@@ -58,6 +61,7 @@ class SweepReport(BaseModel):
     objects_deleted: int
     memories_deleted: int
     key_destroyed: bool
+    collective_patterns_withdrawn: int = 0
 
 
 class StopWorkflowsInput(BaseModel):
@@ -73,7 +77,8 @@ class DeleteUserPartInput(BaseModel):
 
 
 class DeletionActivities:
-    """cpu queue."""
+    """cpu queue. `collective_secret`: the key of CollectiveImprint's pseudonyms
+    (`Settings.collective_secret()`), to find the user's among them."""
 
     def __init__(
         self,
@@ -83,6 +88,8 @@ class DeletionActivities:
         accounts: Neo4jAccounts,
         archive: GraphArchive,
         keys: DataKeyStore,
+        collective: CollectiveStore,
+        collective_secret: bytes,
     ) -> None:
         self._client = client
         self._graph = graph
@@ -90,6 +97,8 @@ class DeletionActivities:
         self._accounts = accounts
         self._archive = archive
         self._keys = keys
+        self._collective = collective
+        self._collective_secret = collective_secret
 
     @activity.defn(name="deletion.stop_workflows")
     async def stop_workflows(self, data: StopWorkflowsInput) -> list[str]:
@@ -150,6 +159,20 @@ class DeletionActivities:
         return await with_heartbeats(
             self._logs.for_user(UserScope(data.tenant_id, data.user_id)).delete_all()
         )
+
+    @activity.defn(name="deletion.withdraw_collective")
+    async def withdraw_collective(self, data: DeleteUserPartInput) -> int:
+        """Remove the user's pseudonym from each of the tenant's CollectiveImprint patterns not
+        yet graduated (a pseudonym is personal data to the key holder; graduated patterns keep
+        only a count). Returns how many patterns held it: 0 on a repeat."""
+        pending = await self._collective.pending(data.tenant_id)
+        pseudonyms = withdrawal_pseudonyms(
+            data.tenant_id, data.user_id, pending, self._collective_secret
+        )
+        withdrawn = await self._collective.withdraw(data.tenant_id, pseudonyms)
+        # No pattern keys in the log: beside the user id they would say what the user asked.
+        log.info("deletion.collective_withdrawn", patterns=withdrawn)
+        return withdrawn
 
     @activity.defn(name="deletion.delete_profile")
     async def delete_profile(self, data: DeleteUserPartInput) -> bool:

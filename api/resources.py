@@ -43,6 +43,9 @@ class Resources:
     accounts: Neo4jAccounts
     embedder: Embedder
     llm: OpenAICompatibleLLM
+    # CollectiveImprint's pseudonym key (Settings.collective_secret): resolved by `open`, so an
+    # API without one fails at start-up, not on the first context feedback.
+    collective_key: bytes
     # What "now" is for decay, recency and expiry on the read path; scenario tests drive it
     # with the time-skipping Temporal server's clock.
     clock: Callable[[], datetime] = wall_clock
@@ -56,6 +59,7 @@ class Resources:
 
     @staticmethod
     def open(settings: Settings) -> Resources:
+        collective_key = settings.collective_secret()  # first: fail before opening anything
         driver = open_driver(settings)
         return Resources(
             settings=settings,
@@ -64,6 +68,7 @@ class Resources:
             accounts=Neo4jAccounts(driver, settings.neo4j_database),
             embedder=build_embedder(settings),
             llm=build_llm(settings),
+            collective_key=collective_key,
             tuning=settings.domain_tuning(),
         )
 

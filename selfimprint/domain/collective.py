@@ -97,3 +97,12 @@ def pattern_pseudonym(tenant: str, user_id: str, pattern_key: str, secret: bytes
     of patterns per pseudonym would be a profile of its own)."""
     derived = hmac.new(secret, b"collective-pattern:" + pattern_key.encode(), hashlib.sha256)
     return pseudonymize(tenant, user_id, derived.digest())
+
+
+def withdrawal_pseudonyms(
+    tenant: str, user_id: str, pattern_keys: Iterable[str], secret: bytes
+) -> dict[str, str]:
+    """What erasing a user withdraws from CollectiveImprint: per pattern still counting
+    contributors, the pseudonym this user would have contributed to it (whether they did or not:
+    the store removes it where it is). A pseudonym is still personal data to the key holder."""
+    return {key: pattern_pseudonym(tenant, user_id, key, secret) for key in pattern_keys}

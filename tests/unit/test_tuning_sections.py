@@ -7,7 +7,7 @@ snapshot path and CollectiveImprint. Every test here fails when its section's wi
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -469,12 +469,19 @@ class FakeCollective:
     async def graduated(self, tenant: str, pattern_keys: Sequence[str]) -> frozenset[str]:
         return frozenset()
 
+    async def pending(self, tenant: str) -> frozenset[str]:
+        return frozenset()
+
+    async def withdraw(self, tenant: str, pseudonyms: Mapping[str, str]) -> int:
+        return 0
+
 
 @dataclass
 class FakeCollectiveResources:
     tuning: DomainTuning
     store: FakeCollective = field(default_factory=FakeCollective)
     settings: Settings = field(default_factory=Settings)
+    collective_key: bytes = b"k" * 32
     clock: Callable[[], datetime] = lambda: NOW
 
     def collective(self) -> FakeCollective:

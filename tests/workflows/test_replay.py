@@ -14,6 +14,7 @@ from temporalio.worker import Replayer
 
 from tests.workflows.support import TierMoveStub
 from workflows.compaction import CompactionWorkflow
+from workflows.deletion import DeletionWorkflow, ErasureSweepWorkflow
 from workflows.sleep_phase import SleepPhaseWorkflow
 from workflows.user_lifecycle import UserLifecycleWorkflow
 
@@ -29,7 +30,16 @@ def test_histories_are_present() -> None:
 @pytest.mark.parametrize("path", HISTORIES, ids=[p.stem for p in HISTORIES])
 async def test_replay(path: Path) -> None:
     replayer = Replayer(
-        workflows=[UserLifecycleWorkflow, SleepPhaseWorkflow, CompactionWorkflow, TierMoveStub],
+        workflows=[
+            UserLifecycleWorkflow,
+            SleepPhaseWorkflow,
+            CompactionWorkflow,
+            TierMoveStub,
+            # deletion_before_collective_withdraw: an erasure recorded before it withdrew the
+            # user's CollectiveImprint pseudonyms (behind workflow.patched("collective-withdraw")).
+            DeletionWorkflow,
+            ErasureSweepWorkflow,
+        ],
         data_converter=pydantic_data_converter,
     )
     history = WorkflowHistory.from_json(path.stem, path.read_text())

@@ -3,13 +3,14 @@
 A pattern holds its key (enumerated features only, `domain.collective_patterns`) and, until it
 graduates, the keyed pseudonyms of its distinct contributors; at graduation the pseudonyms are
 dropped and only their count and the k it met are kept. No user id, text or time of a
-contribution is stored, so erasing a user never has to touch this layer.
+contribution is stored, but a pseudonym is still personal data to whoever holds the key: erasing
+a user withdraws theirs from every pattern not yet graduated (`withdraw`, from DeletionWorkflow).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from neo4j import AsyncDriver
@@ -37,6 +38,29 @@ MATCH (p:CollectivePattern {tenant: $tenant, key: $key})
 WHERE p.graduated_at IS NULL
 SET p.graduated_at = datetime(), p.k = $k, p.contributor_count = size(p.contributors),
     p.contributors = []
+"""
+
+# The tenant's patterns still counting (`key IS NOT NULL`: a seek on the (tenant, key) index).
+_PENDING = """
+MATCH (p:CollectivePattern {tenant: $tenant})
+WHERE p.key IS NOT NULL AND p.graduated_at IS NULL
+RETURN collect(p.key) AS keys
+"""
+
+# Erasure: one pseudonym per pattern key. Locked first like _CONTRIBUTE, so a concurrent
+# contribution cannot write back a list read before the removal.
+_WITHDRAW = """
+UNWIND $withdrawals AS w
+MATCH (p:CollectivePattern {tenant: $tenant, key: w.key})
+WHERE p.graduated_at IS NULL
+SET p.locked = true
+WITH p, w
+WITH p, w, w.pseudonym IN p.contributors AS present
+SET p.contributors = CASE
+      WHEN present THEN [c IN p.contributors WHERE c <> w.pseudonym]
+      ELSE p.contributors END
+REMOVE p.locked
+RETURN count(CASE WHEN present THEN p END) AS n
 """
 
 _GRADUATED = """
@@ -84,6 +108,21 @@ class Neo4jCollective:
                 await session.run(_GRADUATED, tenant=tenant, keys=list(pattern_keys))
             ).single(strict=True)
         return frozenset(record["keys"])
+
+    async def pending(self, tenant: str) -> frozenset[str]:
+        async with self._driver.session(database=self._database) as session:
+            record = await (await session.run(_PENDING, tenant=tenant)).single(strict=True)
+        return frozenset(record["keys"])
+
+    async def withdraw(self, tenant: str, pseudonyms: Mapping[str, str]) -> int:
+        withdrawals = [{"key": k, "pseudonym": p} for k, p in sorted(pseudonyms.items())]
+        if not withdrawals:
+            return 0
+        async with self._driver.session(database=self._database) as session:
+            record = await (
+                await session.run(_WITHDRAW, tenant=tenant, withdrawals=withdrawals)
+            ).single(strict=True)
+        return int(record["n"])
 
     async def active_users(self, tenant: str, since: datetime) -> int:
         hit = self._active.get(tenant)

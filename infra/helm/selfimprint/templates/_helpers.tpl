@@ -151,7 +151,7 @@ SELFIMPRINT_TEMPORAL_PAYLOAD_KEYS: {roles: [api, cpu, gpu, codec], required: tru
 SELFIMPRINT_TEMPORAL_API_KEY: {roles: [api, cpu, gpu], required: false}
 SELFIMPRINT_LLM_API_KEY: {roles: [api, gpu], required: false}
 SELFIMPRINT_CODEC_TOKEN: {roles: [codec], required: true}
-SELFIMPRINT_COLLECTIVE_PSEUDONYM_KEY: {roles: [api], required: true}
+SELFIMPRINT_COLLECTIVE_PSEUDONYM_KEY: {roles: [api, cpu], required: true}
 {{- end -}}
 
 {{/* Pods ---------------------------------------------------------------------------------- */}}
