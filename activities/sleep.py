@@ -28,6 +28,7 @@ from temporalio.exceptions import ApplicationError
 
 from selfimprint.adapters.llm import LLMAnswerInvalidError
 from selfimprint.domain.belief import DEFAULT_BELIEF, BeliefConfig
+from selfimprint.domain.context import DEFAULT_CONTEXT, ContextConfig
 from selfimprint.domain.decay import ActivityTimeline
 from selfimprint.domain.hypotheses import DEFAULT_POLICY, HypothesisPolicy
 from selfimprint.domain.models import MemoryId
@@ -293,6 +294,7 @@ class SleepActivities:
         hypotheses: HypothesisPolicy = DEFAULT_POLICY,
         stance: StanceConfig = DEFAULT_STANCE,
         beliefs: BeliefConfig = DEFAULT_BELIEF,
+        context: ContextConfig = DEFAULT_CONTEXT,
     ) -> None:
         self._graphs = graphs
         self._patterns = patterns  # operations 1-4 (Settings.sleep_tuning_file)
@@ -301,6 +303,8 @@ class SleepActivities:
         self._hypotheses = hypotheses  # the hypothesis lifecycle (spec §3.5.2)
         self._stance = stance  # how a later memory bears on a hypothesis (domain/stance.py)
         self._beliefs = beliefs  # how that evidence moves its confidence (domain/belief.py)
+        # Operation 6 removes the questions the context no longer serves (its max age).
+        self._context = context
 
     def _graph(self, scope: SleepScope) -> SleepGraph:
         return self._graphs.for_user(scope.tenant_id, scope.user_id)
@@ -495,7 +499,9 @@ class SleepActivities:
             questions = plan_open_loop_questions(
                 scope.user_id, graph.nodes, data.triggers, scope.now, self._triggers
             )
-            return SleepWrites(questions=questions), len(questions)
+            stale_before = scope.now - self._context.prepared_question_max_age
+            writes = SleepWrites(questions=questions, questions_stale_before=stale_before)
+            return writes, len(questions)
 
         questions, applied = await self._operate(
             scope, SleepOperation.OPEN_LOOP_PREPARATION.value, plan

@@ -60,16 +60,17 @@ class Resources:
     @staticmethod
     def open(settings: Settings) -> Resources:
         collective_key = settings.collective_secret()  # first: fail before opening anything
+        tuning = settings.domain_tuning()
         driver = open_driver(settings)
         return Resources(
             settings=settings,
             driver=driver,
-            graph=Neo4jGraphStore(driver, settings.neo4j_database),
+            graph=Neo4jGraphStore(driver, settings.neo4j_database, deletions=tuning.deletions),
             accounts=Neo4jAccounts(driver, settings.neo4j_database),
             embedder=build_embedder(settings),
             llm=build_llm(settings),
             collective_key=collective_key,
-            tuning=settings.domain_tuning(),
+            tuning=tuning,
         )
 
     def archive(self) -> GraphArchive:

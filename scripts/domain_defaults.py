@@ -33,6 +33,7 @@ from selfimprint.domain.compaction.entropy import EntropyConfig
 from selfimprint.domain.context import ContextConfig
 from selfimprint.domain.corrections import CorrectionConfig
 from selfimprint.domain.decay import DecayConfig
+from selfimprint.domain.deleted_memories import DeletedMemoryConfig
 from selfimprint.domain.grounding import GroundingConfig
 from selfimprint.domain.hypotheses import HypothesisPolicy
 from selfimprint.domain.inference_policy import InferencePolicyConfig
@@ -61,7 +62,7 @@ MODELS: list[type[BaseModel]] = [
     CorrectionConfig, PatternConfig, TriggerConfig, IngestionConfig, ContextConfig,
     VerbatimConfig, StructuredConfig, RestatementConfig, GroundingConfig, LanguageConfig,
     LifecycleTimings, PartitionPolicy, HypothesisFormationConfig, StanceConfig, ReviewConfig,
-    SummaryConfig, CollectivePatternConfig,
+    SummaryConfig, CollectivePatternConfig, DeletedMemoryConfig,
 ]  # fmt: skip
 DOC = Path(__file__).resolve().parents[1] / "docs" / "domain-defaults.md"
 

@@ -54,6 +54,7 @@ def graph_activities(
             tuning.hypotheses,
             stance=tuning.stance,
             beliefs=tuning.beliefs,
+            context=tuning.context,
         ),
         reviews=ReviewActivities(graph, tuning.beliefs, tuning.review),
         summaries=SummaryActivities(graph, accounts, tuning.summary),

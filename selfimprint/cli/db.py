@@ -10,7 +10,11 @@ import typer
 from neo4j import AsyncDriver
 
 from selfimprint.adapters.neo4j import MigrationError, MigrationReport, migrate, open_driver
-from selfimprint.adapters.neo4j.migrations import applied_versions, load_migrations
+from selfimprint.adapters.neo4j.migrations import (
+    applied_versions,
+    is_recorded_as,
+    load_migrations,
+)
 from selfimprint.adapters.neo4j.search_terms import backfill_search_terms
 from selfimprint.config import Settings
 from selfimprint.logging import configure_logging
@@ -68,7 +72,7 @@ def db_status() -> None:
             "pending"
             if recorded is None
             else "applied"
-            if recorded == migration.checksum
+            if is_recorded_as(migration, recorded)
             else "CHANGED"
         )
         pending |= state != "applied"

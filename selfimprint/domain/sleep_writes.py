@@ -39,6 +39,14 @@ class SleepWrites(_Frozen):
     weights: tuple[WeightChange, ...] = ()
     triggers: tuple[ScheduledTrigger, ...] = ()
     questions: tuple[OpenLoopQuestion, ...] = ()
+    # Set by the open-loop preparation (operation 6): the write then also removes the user's
+    # earlier questions that the context can no longer serve, so that they do not pile up one
+    # pass after another: prepared before this instant (the pass's now minus
+    # ContextConfig.prepared_question_max_age: the context serves only questions a sleep
+    # prepared more recently), or whose memory is gone, or whose memory is neither an open loop
+    # nor before the end of a trigger window (the context's other two conditions). The pass's
+    # own `questions` stay. A later pass that prepares a removed question again writes it anew.
+    questions_stale_before: AwareDatetime | None = None
 
     def memory_ids(self) -> set[str]:
         """Every memory id these writes name (what a concurrent deletion may have removed)."""
@@ -104,6 +112,7 @@ class SleepWrites(_Frozen):
                 self.weights,
                 self.triggers,
                 self.questions,
+                self.questions_stale_before,
             )
         )
 

@@ -9,7 +9,8 @@ refused, so a typo fails at process start instead of being ignored. The epistemi
 (issue 16) are sections too: `beliefs` (dormancy half-lives, the interpretation cap, evidence
 steps, the stable rule, how many beliefs a review shows), `review` (which memory types a review
 asks about), `summary` (the monthly summary's sizes), `collective` (CollectiveImprint's
-active-user window). The older sleep-only file
+active-user window). `deletions` (issue 16): how long the ids of memories the user deleted are
+remembered against writes planned before the delete (the API's DELETE). The older sleep-only file
 (`SELFIMPRINT_SLEEP_TUNING_FILE`, `SleepTuning`: patterns and triggers) still works; its
 sections win over the same sections of the whole document.
 
@@ -35,6 +36,7 @@ from selfimprint.domain.belief import DEFAULT_BELIEF, BeliefConfig
 from selfimprint.domain.collective_patterns import CollectivePatternConfig
 from selfimprint.domain.compaction.config import CompactionConfig
 from selfimprint.domain.context import ContextConfig
+from selfimprint.domain.deleted_memories import DeletedMemoryConfig
 from selfimprint.domain.hypotheses import HypothesisPolicy
 from selfimprint.domain.ingestion.config import IngestionConfig
 from selfimprint.domain.monthly_summary import SummaryConfig
@@ -53,7 +55,8 @@ class DomainTuning(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     # The API: retrieval ranking (the store's statement and the snapshot path alike) and the
-    # context it assembles.
+    # context it assembles; the cpu worker's sleep removes the prepared questions older than
+    # the context serves (`context.prepared_question_max_age`).
     scoring: ScoringConfig = Field(default_factory=ScoringConfig)
     context: ContextConfig = Field(default_factory=ContextConfig)
     # Ingestion (cpu worker) and extraction (gpu worker).
@@ -80,6 +83,9 @@ class DomainTuning(BaseModel):
     summary: SummaryConfig = Field(default_factory=SummaryConfig)
     # CollectiveImprint's active-user window (the API's unhelpful-context feedback).
     collective: CollectivePatternConfig = Field(default_factory=CollectivePatternConfig)
+    # How long a deleted memory's id keeps writes planned before the delete out (the API's
+    # DELETE /memories/{id}, which applies the rule).
+    deletions: DeletedMemoryConfig = Field(default_factory=DeletedMemoryConfig)
 
     @model_validator(mode="after")
     def _workflow_numbers_unchanged(self) -> Self:

@@ -13,7 +13,7 @@ from neo4j import AsyncDriver
 
 from selfimprint.adapters.neo4j import Neo4jGraphStore
 from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
-from selfimprint.adapters.neo4j.migrations import load_migrations
+from selfimprint.adapters.neo4j.migrations import load_migrations, run_statement
 from selfimprint.adapters.neo4j.search_terms import backfill_search_terms
 from selfimprint.config import Settings
 from selfimprint.domain.belief import (
@@ -377,7 +377,8 @@ async def test_memories_evidenced_before_the_flag_get_it_from_the_migration(
     )
     assert {c.node.id for c in (await store.retrieve(query)).candidates} != with_flag
     (backfill,) = next(m for m in load_migrations() if m.version == 45).statements
-    await graph_driver.execute_query(backfill, database_=database)
+    async with graph_driver.session(database=database) as session:
+        await run_statement(session, backfill)  # batched: an auto-commit transaction
     assert {c.node.id for c in (await store.retrieve(query)).candidates} == with_flag
     records, _, _ = await graph_driver.execute_query(
         "MATCH (n:Memory {scope: $scope}) WHERE n.evidenced RETURN n.id AS id",

@@ -12,6 +12,14 @@ from datetime import datetime
 from neo4j import AsyncManagedTransaction
 
 from selfimprint.adapters.neo4j import summaries
+from selfimprint.adapters.neo4j.decay_clock import micros
+from selfimprint.adapters.neo4j.records import from_epoch_micros
+from selfimprint.domain import deleted_memories
+from selfimprint.domain.deleted_memories import (
+    DEFAULT_DELETED_MEMORIES,
+    DeletedMemory,
+    DeletedMemoryConfig,
+)
 from selfimprint.domain.users import UserScope
 from selfimprint.ports import ForgetReport, ForgottenMemory, TopicSelector
 
@@ -55,11 +63,24 @@ async def delete_nodes(tx: AsyncManagedTransaction, scope: UserScope, ids: Seque
 # One memory the user deleted ("delete this one memory"): its id is remembered on the user's
 # profile, so that nothing re-creates it: node ids are derived from their messages, and a
 # retried extraction of the same messages would write the same id again (the store's upserts
-# skip remembered ids). Only ids (hashes, no content); erasure deletes them with the profile.
-_REMEMBER_DELETED = """
+# skip remembered ids). Only ids (hashes, no content) and when each was deleted, as two parallel
+# lists (`deleted_memory_ids`, `deleted_memory_at_us`: epoch microseconds); erasure deletes them
+# with the profile. How long an id stays is the domain's rule (`domain.deleted_memories.kept`),
+# applied here whenever one is added: the lists never hold more than its `max_ids`.
+#
+# The first SET takes the profile's write lock before the lists are read, so two concurrent
+# deletes of one user cannot both read the lists and each drop the other's id.
+_LOCK_DELETED = """
 MATCH (p:UserProfile {scope: $scope})
-SET p.deleted_memory_ids = coalesce(p.deleted_memory_ids, [])
-                           + [i IN $ids WHERE NOT i IN coalesce(p.deleted_memory_ids, [])]
+SET p.deleted_memory_lock = true
+WITH p
+RETURN coalesce(p.deleted_memory_ids, []) AS ids, coalesce(p.deleted_memory_at_us, []) AS at_us
+"""
+
+_STORE_DELETED = """
+MATCH (p:UserProfile {scope: $scope})
+SET p.deleted_memory_ids = $ids, p.deleted_memory_at_us = $at_us
+REMOVE p.deleted_memory_lock
 """
 
 _DELETED_AMONG = """
@@ -71,22 +92,63 @@ RETURN [i IN $ids WHERE i IN coalesce(p.deleted_memory_ids, [])] AS deleted
 async def deleted_among(
     tx: AsyncManagedTransaction, scope: UserScope, ids: Sequence[str]
 ) -> set[str]:
-    """Those of `ids` that the user deleted one by one (`delete_memory`)."""
+    """Those of `ids` that the user deleted one by one (`delete_memory`) and that are still
+    remembered (`domain.deleted_memories`)."""
     if not ids:
         return set()
     result = await tx.run(_DELETED_AMONG, scope=scope.key, ids=sorted(set(ids)))
     return set((await result.single(strict=True))["deleted"])
 
 
-async def delete_memory(tx: AsyncManagedTransaction, scope: UserScope, memory_id: str) -> bool:
+async def remember_deleted(
+    tx: AsyncManagedTransaction,
+    scope: UserScope,
+    ids: Sequence[str],
+    now: datetime,
+    config: DeletedMemoryConfig = DEFAULT_DELETED_MEMORIES,
+) -> list[str]:
+    """Add `ids` (deleted at `now`) to the profile's remembered deletions and apply the
+    retention rule to the whole list; returns the ids kept, oldest first. An id stored before
+    times were (no entry in `deleted_memory_at_us`) counts as deleted at `now`: it is kept a
+    full retention from the first time the rule sees it. No profile: nothing is written."""
+    record = await (await tx.run(_LOCK_DELETED, scope=scope.key)).single()
+    if record is None:
+        return []
+    stored_ids: list[str] = list(record["ids"])
+    stored_at: list[int] = list(record["at_us"])
+    entries = [
+        DeletedMemory(
+            id=memory_id,
+            deleted_at=from_epoch_micros(stored_at[k]) if k < len(stored_at) else now,
+        )
+        for k, memory_id in enumerate(stored_ids)
+    ]
+    entries += [DeletedMemory(id=memory_id, deleted_at=now) for memory_id in ids]
+    remembered = deleted_memories.kept(entries, now, config)
+    await tx.run(
+        _STORE_DELETED,
+        scope=scope.key,
+        ids=[e.id for e in remembered],
+        at_us=[micros(e.deleted_at) for e in remembered],
+    )
+    return [e.id for e in remembered]
+
+
+async def delete_memory(
+    tx: AsyncManagedTransaction,
+    scope: UserScope,
+    memory_id: str,
+    now: datetime,
+    config: DeletedMemoryConfig = DEFAULT_DELETED_MEMORIES,
+) -> bool:
     """Delete one memory with its edges, the tensions that name it, its place in hypotheses'
     evidence, the sleep results that cite it, and its place in session reviews and monthly
-    summaries (rewritten without it); remember its id. False when the scope has no
-    such memory (deleted before, or never there): nothing is written."""
+    summaries (rewritten without it); remember its id (`remember_deleted`). False when the
+    scope has no such memory (deleted before, or never there): nothing is written."""
     if not await delete_nodes(tx, scope, [memory_id]):
         return False
     await _derived(tx, scope, {memory_id}, None, delete=True)
-    await tx.run(_REMEMBER_DELETED, scope=scope.key, ids=[memory_id])
+    await remember_deleted(tx, scope, [memory_id], now, config)
     return True
 
 

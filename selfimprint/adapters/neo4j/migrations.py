@@ -3,18 +3,27 @@
 Every statement in a migration must be idempotent (`IF NOT EXISTS`), so that two processes
 starting together (API and worker) or a crash half-way through a file are harmless. Applied
 versions are recorded as `(:SchemaMigration {version, name, checksum, applied_at})`; a file
-whose content changed after it was applied is refused: write a new migration instead.
+whose content changed after it was applied is refused: write a new migration instead. The one
+exception is `REWRITTEN`: a migration whose text changed only in how it runs, not in what it
+does, lists the checksums of its earlier texts, which count as applied.
+
+Each statement runs in its own managed transaction (retried by the driver), except a data
+migration over the whole graph, written `CALL { ... } IN TRANSACTIONS OF $batch_rows ROWS`: Neo4j
+runs that only as an auto-commit transaction, which commits one batch at a time (bounded memory
+and locks on a large graph). It gets the parameter `batch_rows` and is retried here on transient
+errors, so it must be rerunnable from any batch (filter on what it sets).
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from neo4j import AsyncDriver, AsyncManagedTransaction, AsyncSession
-from neo4j.exceptions import ClientError
+from neo4j.exceptions import ClientError, DriverError, Neo4jError
 
 from selfimprint.logging import get_logger
 
@@ -23,6 +32,21 @@ log = get_logger(__name__)
 SCHEMA_DIR = Path(__file__).resolve().parents[3] / "infra" / "neo4j" / "schema"
 _FILE = re.compile(r"^(\d{4})_([a-z0-9_]+)\.cypher$")
 INDEX_WAIT_S = 300
+# Rows per transaction of a batched data migration (`$batch_rows`): a few MB of changes each.
+BATCH_ROWS = 10_000
+# A batched statement is an auto-commit transaction, which the driver does not retry: two
+# processes migrating together may deadlock on a batch, a transient error; retried here.
+BATCHED_ATTEMPTS = 5
+BATCHED_RETRY_S = 1.0
+_BATCHED = re.compile(r"\bIN\s+(?:\S+\s+)?(?:CONCURRENT\s+)?TRANSACTIONS\b", re.IGNORECASE)
+
+# Migrations rewritten after they were released, without changing their effect: version -> the
+# checksums of the earlier texts. A database that recorded one of them applied the migration.
+REWRITTEN: dict[int, frozenset[str]] = {
+    # 0045_memory_evidenced_flag: one transaction over every memory, now batched (the same
+    # backfill; docs/decisions.md, "Bounded storage").
+    45: frozenset({"a90124f6d119b2d3530e12465f2f661f04a975abf5cf84f2d808b8fa1e236ae2"}),
+}
 
 _BOOTSTRAP = (
     "CREATE CONSTRAINT schema_migration_version IF NOT EXISTS "
@@ -102,10 +126,51 @@ async def _run_schema(session: AsyncSession, statement: str) -> None:
         log.info("neo4j.migration.raced", code=exc.code)
 
 
+def is_batched(statement: str) -> bool:
+    """Whether the statement commits in batches (`CALL { } IN TRANSACTIONS`): auto-commit only."""
+    return _BATCHED.search(statement) is not None
+
+
+async def _run_batched(session: AsyncSession, statement: str, batch_rows: int) -> None:
+    for attempt in range(1, BATCHED_ATTEMPTS + 1):
+        try:
+            await (await session.run(statement, batch_rows=batch_rows)).consume()
+            return
+        except (Neo4jError, DriverError) as exc:
+            if attempt == BATCHED_ATTEMPTS or not exc.is_retryable():
+                raise
+            log.info("neo4j.migration.batch_retried", attempt=attempt)
+            await asyncio.sleep(BATCHED_RETRY_S * attempt)
+
+
+async def run_statement(
+    session: AsyncSession, statement: str, batch_rows: int = BATCH_ROWS
+) -> None:
+    """One statement of a migration: a batched one as an auto-commit transaction (with
+    `$batch_rows`), any other in a managed transaction."""
+    if is_batched(statement):
+        await _run_batched(session, statement, batch_rows)
+    else:
+        await _run_schema(session, statement)
+
+
+def is_recorded_as(migration: Migration, recorded: str) -> bool:
+    """Whether a recorded checksum is this migration's: its text, or an earlier text of it
+    that `REWRITTEN` lists."""
+    return recorded == migration.checksum or recorded in REWRITTEN.get(
+        migration.version, frozenset()
+    )
+
+
 async def migrate(
-    driver: AsyncDriver, database: str, directory: Path = SCHEMA_DIR
+    driver: AsyncDriver,
+    database: str,
+    directory: Path = SCHEMA_DIR,
+    *,
+    batch_rows: int = BATCH_ROWS,
 ) -> MigrationReport:
-    """Apply every migration not yet recorded, then wait until all indexes are online."""
+    """Apply every migration not yet recorded, then wait until all indexes are online.
+    `batch_rows`: rows per transaction of a batched data migration."""
     migrations = load_migrations(directory)
     report = MigrationReport(database=database)
     async with driver.session(database=database) as session:
@@ -115,7 +180,7 @@ async def migrate(
         for migration in migrations:
             known = applied.get(migration.version)
             if known is not None:
-                if known != migration.checksum:
+                if not is_recorded_as(migration, known):
                     raise MigrationError(
                         f"migration {migration.version:04d}_{migration.name} changed after it "
                         "was applied; add a new migration instead of editing an applied one"
@@ -124,7 +189,7 @@ async def migrate(
                 continue
             # Schema and data changes cannot share a transaction: one per statement.
             for statement in migration.statements:
-                await _run_schema(session, statement)
+                await run_statement(session, statement, batch_rows)
             await session.execute_write(_record, migration)
             report.applied.append(migration.version)
             log.info("neo4j.migration.applied", database=database, version=migration.version)

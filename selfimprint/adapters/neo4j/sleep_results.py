@@ -3,6 +3,9 @@
 `claim` makes an operation's writes exactly-once: it records the operation on the run's
 `:SleepRun` node inside the same transaction as the writes, so either both commit or neither does,
 and a retry finds the operation done and writes nothing.
+
+Open-loop questions do not pile up: the pass that prepares them also removes the user's earlier
+ones the context can no longer serve (`SleepWrites.questions_stale_before`, `_PRUNE_QUESTIONS`).
 """
 
 from __future__ import annotations
@@ -86,6 +89,20 @@ UNWIND $rows AS row
 MERGE (q:OpenLoopQuestion {scope: $scope, id: row.id})
   ON CREATE SET q.tenant_id = $tenant_id, q.created_at = $at
 SET q += row.props, q.prepared_at = $at
+"""
+
+# The questions the context can no longer serve (its rule: reviews._PROMPTS; the domain's
+# statement of this one: SleepWrites.questions_stale_before), except the pass's own ($kept).
+# An index seek on the (scope, id) constraint's scope prefix: the user's questions only.
+_PRUNE_QUESTIONS = """
+MATCH (q:OpenLoopQuestion {scope: $scope})
+WHERE NOT q.id IN $kept
+OPTIONAL MATCH (n:Memory {scope: $scope, id: q.node_id})
+WITH q, n
+WHERE q.prepared_at IS NULL OR q.prepared_at < $stale_before OR n IS NULL
+   OR (n.type <> 'open_loop' AND NOT coalesce(n.priority_until > $now, false))
+DETACH DELETE q
+RETURN count(*) AS pruned
 """
 
 _DELETE_NODES = """
@@ -200,6 +217,14 @@ async def apply_writes(
     for questions in chunked(data.questions, BATCH):
         rows = [_question_row(q) for q in questions]
         await tx.run(_UPSERT_QUESTIONS, scope=key, tenant_id=tenant, at=now, rows=rows)
+    if data.questions_stale_before is not None:
+        await tx.run(
+            _PRUNE_QUESTIONS,
+            scope=key,
+            kept=[q.id for q in data.questions],
+            stale_before=_utc(data.questions_stale_before),
+            now=now,
+        )
     if data.deleted_node_ids:
         await tx.run(_DELETE_NODES, scope=scope.key, ids=list(data.deleted_node_ids))
     return True

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any, TypeVar
 
 from neo4j import AsyncDriver, AsyncManagedTransaction
@@ -34,6 +34,7 @@ from selfimprint.adapters.neo4j.migrations import MigrationReport, migrate
 from selfimprint.domain.belief import DEFAULT_BELIEF, BeliefConfig
 from selfimprint.domain.compaction.plan import CompactionPlan
 from selfimprint.domain.decay import ActivityTimeline, ReinforcementTally
+from selfimprint.domain.deleted_memories import DEFAULT_DELETED_MEMORIES, DeletedMemoryConfig
 from selfimprint.domain.models import Edge, HypothesisStatus, Node, NodeType, Tension, TensionStatus
 from selfimprint.domain.monthly_summary import MonthlySummary
 from selfimprint.domain.session_review import BeliefReview, ReviewVerdict
@@ -85,17 +86,21 @@ class Neo4jGraphStore:
         *,
         database_per_user: bool = False,
         search: retrieval.VectorSearchConfig | None = None,
+        deletions: DeletedMemoryConfig = DEFAULT_DELETED_MEMORIES,
     ) -> None:
         self._driver = driver
         self._database = database
         self._per_user = database_per_user
         self._search = search or retrieval.VectorSearchConfig()
         self._sizes = retrieval.GraphSizes(self._search)
+        self._deletions = deletions  # how long deleted memories' ids are remembered
 
     def for_user(self, tenant_id: str, user_id: str) -> Neo4jUserGraph:
         scope = UserScope(tenant_id, user_id)
         database = user_database_name(scope) if self._per_user else self._database
-        return Neo4jUserGraph(self._driver, database, scope, self._sizes, self._search)
+        return Neo4jUserGraph(
+            self._driver, database, scope, self._sizes, self._search, self._deletions
+        )
 
     async def migrate(self) -> MigrationReport:
         return await migrate(self._driver, self._database)
@@ -123,12 +128,14 @@ class Neo4jUserGraph:
         scope: UserScope,
         sizes: retrieval.GraphSizes,
         search: retrieval.VectorSearchConfig,
+        deletions: DeletedMemoryConfig = DEFAULT_DELETED_MEMORIES,
     ) -> None:
         self._driver = driver
         self._database = database
         self._scope = scope
         self._sizes = sizes
         self._search = search
+        self._deletions = deletions
         self._log = log.bind(tenant_id=scope.tenant_id, user_id=scope.user_id)
 
     @property
@@ -381,17 +388,23 @@ class Neo4jUserGraph:
 
         return await (self._read(work) if dry_run else self._write(work))
 
-    async def delete_memory(self, memory_id: str) -> bool:
+    async def delete_memory(self, memory_id: str, now: datetime | None = None) -> bool:
         """Delete one memory and what names it (`forgetting.delete_memory`); its id stays
-        deleted. False when there was no such memory."""
-        deleted = await self._write(lambda tx: forgetting.delete_memory(tx, self._scope, memory_id))
+        deleted for the retention of `domain.deleted_memories` from `now` (default: the wall
+        clock). False when there was no such memory."""
+        at = now or datetime.now(UTC)
+
+        def work(tx: AsyncManagedTransaction) -> Awaitable[bool]:
+            return forgetting.delete_memory(tx, self._scope, memory_id, at, self._deletions)
+
+        deleted = await self._write(work)
         if deleted:
             self._sizes.forget(self._scope)
             self._log.info("graph.memory_deleted", memory_id=memory_id)
         return deleted
 
     async def was_deleted(self, memory_id: str) -> bool:
-        """Whether the user deleted this memory (`delete_memory`)."""
+        """Whether the user deleted this memory (`delete_memory`) within the retention."""
         found = await self._read(lambda tx: forgetting.deleted_among(tx, self._scope, [memory_id]))
         return memory_id in found
 
