@@ -5,15 +5,22 @@ Idempotent by month: the summary's id is `<user>-<YYYY-MM>` of the month it cove
 or a repeated run overwrites that month's summary. A user whose graph is warm or cold gets a
 summary that says it was skipped and why (the graph is not brought back for it: see
 `SkipReason.GRAPH_ARCHIVED`). A user deleted before its schedule was gets nothing.
+
+`summary.ensure_schedule` (cpu queue) makes sure the user's schedule exists, for the user's
+lifecycle workflow (`workflows/lifecycle_summary.py`): users PUT before schedules existed, or
+while Temporal was down, get theirs too. The schedule itself is built in
+`selfimprint/service/summaries.py`, a layer above this one, and handed in (`SummarySchedules`).
 """
 
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Protocol
 
 from pydantic import BaseModel, ValidationError
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
+from temporalio.service import RPCError, RPCStatusCode
 
 from activities.tiers import with_heartbeats
 from selfimprint.adapters.neo4j import Neo4jGraphStore
@@ -34,6 +41,8 @@ from selfimprint.logging import get_logger
 
 log = get_logger(__name__)
 BAD_DATA = "BadSummaryDataError"
+# The Temporal server has no Schedules API (the time-skipping test server): retrying won't help.
+SCHEDULES_UNSUPPORTED = "SchedulesUnsupportedError"
 
 
 class SummaryInput(BaseModel):
@@ -108,3 +117,60 @@ class SummaryActivities:
             previous_total=previous,
             config=self._config,
         )
+
+
+class ScheduleInput(BaseModel):
+    tenant_id: str
+    user_id: str
+
+
+class SummarySchedules(Protocol):
+    """The users' monthly summary schedules (`selfimprint.service.summaries.MonthlySchedules`)."""
+
+    async def ensure(self, scope: UserScope) -> bool:
+        """Create the user's schedule unless it exists; True if this call created it."""
+        ...
+
+    async def delete(self, scope: UserScope) -> bool:
+        """Delete the user's schedule; False when there was none."""
+        ...
+
+
+class Profiles(Protocol):
+    async def get_profile(self, scope: UserScope) -> UserProfile | None:
+        """None for an unknown user and for one being erased (`deleting_since`)."""
+        ...
+
+
+class ScheduleActivities:
+    """cpu queue."""
+
+    def __init__(self, profiles: Profiles, schedules: SummarySchedules) -> None:
+        self._profiles = profiles
+        self._schedules = schedules
+
+    @activity.defn(name="summary.ensure_schedule")
+    async def ensure_schedule(self, data: ScheduleInput) -> bool:
+        """Make sure the user's monthly summary schedule exists. False, leaving no schedule,
+        when the user is unknown or being erased: an erasure deletes the schedule, and this
+        must not bring it back."""
+        scope = UserScope(data.tenant_id, data.user_id)
+        if await self._profiles.get_profile(scope) is None:
+            log.info("summary.schedule_user_gone", tenant_id=data.tenant_id, user_id=data.user_id)
+            return False
+        try:
+            await self._schedules.ensure(scope)  # logs `summary.schedule_created` if it did
+        except RPCError as exc:
+            if exc.status is RPCStatusCode.UNIMPLEMENTED:
+                raise ApplicationError(
+                    str(exc)[:500], type=SCHEDULES_UNSUPPORTED, non_retryable=True
+                ) from exc
+            raise
+        # The erasure marks the profile (`deleting_since`) before its workflow deletes the
+        # schedule. If it began after the read above, its delete may have come before this
+        # create: the profile shows it now, and what this call made is taken back.
+        if await self._profiles.get_profile(scope) is None:
+            await self._schedules.delete(scope)
+            log.info("summary.schedule_taken_back", tenant_id=data.tenant_id, user_id=data.user_id)
+            return False
+        return True

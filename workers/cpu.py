@@ -12,7 +12,7 @@ from activities.compaction import CompactionActivities
 from activities.ingestion import IngestionActivities
 from activities.reviews import ReviewActivities
 from activities.sleep import SleepActivities
-from activities.summaries import SummaryActivities
+from activities.summaries import ScheduleActivities, SummaryActivities
 from selfimprint.adapters.crypto import FileDataKeyStore, load_kek
 from selfimprint.adapters.graph_archive import build_archive
 from selfimprint.adapters.neo4j import Neo4jGraphStore, open_driver
@@ -20,6 +20,7 @@ from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
 from selfimprint.adapters.neo4j.message_log import MessageLogs
 from selfimprint.config import Settings
 from selfimprint.domain.tuning import DomainTuning
+from selfimprint.service.summaries import MonthlySchedules
 from workers.backlog import watch_backlog
 from workers.runner import Registrations, run_worker
 from workers.storage import deletion_registrations, forget_registrations, tier_registrations
@@ -75,6 +76,8 @@ async def build(settings: Settings, client: Client) -> Registrations:
     keys = FileDataKeyStore(settings.data_dir, load_kek(settings, os.environ))
     archive = build_archive(settings, dict(os.environ), keys=keys)
     compaction = CompactionActivities(graph, archive, tuning.compaction)
+    # The lifecycle makes sure each user's monthly summary schedule exists, on this client.
+    schedules = ScheduleActivities(accounts, MonthlySchedules(client, settings))
     storage = [
         tier_registrations(settings, driver, archive),
         deletion_registrations(settings, driver, client, archive, keys),
@@ -110,6 +113,7 @@ async def build(settings: Settings, client: Client) -> Registrations:
             compaction.apply_soft_reset,
             reviews.open_session_review,
             summaries.produce_monthly,
+            schedules.ensure_schedule,
             *(a for _, acts in storage for a in acts),
         ],
     )

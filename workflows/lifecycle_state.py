@@ -197,6 +197,10 @@ class LifecycleState(BaseModel):
     # A model judges hypothesis evidence in sleep (Settings.model_stance; set at start and by
     # every signal that carries the API's configuration).
     model_stance: bool = False
+    # The user's monthly summary schedule is known to exist (`workflows/lifecycle_summary.py`):
+    # made sure of once per lifecycle, not once per run. States of earlier releases have no
+    # such key: they load as False, and their lifecycle makes sure of it.
+    summary_schedule_ensured: bool = False
 
     @model_validator(mode="before")
     @classmethod

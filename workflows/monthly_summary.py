@@ -1,7 +1,8 @@
 """MonthlySummaryWorkflow: the monthly summary of one user (spec §3.5, §4), started by that user's
-Temporal Schedule `monthly-summary-{tenant}-{user}` (created when the user is PUT, deleted with the
-user; `selfimprint/service/summaries.py`). One activity reads, plans and writes; `workflow.now()`
-decides the month it covers, so a retried activity writes the same summary.
+Temporal Schedule `monthly-summary-{tenant}-{user}` (built in `selfimprint/service/summaries.py`;
+created when the user is PUT and made sure of once per user lifecycle, `lifecycle_summary.py`;
+deleted with the user). One activity reads, plans and writes; `workflow.now()` decides the month
+it covers, so a retried activity writes the same summary.
 """
 
 from __future__ import annotations

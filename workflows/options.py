@@ -86,6 +86,22 @@ COMPACTION = _profile(timedelta(minutes=10), _COMPACTION_RETRY, heartbeat=timede
 # Planning a soft reset: a read and a decision, no heartbeat.
 COMPACTION_PLAN = _profile(timedelta(minutes=10), _COMPACTION_RETRY)
 
+# --- monthly summaries ---------------------------------------------------------------------------
+
+# Making sure a user's summary schedule exists (a profile read, one Temporal call): a blip is
+# retried for about five minutes. What still fails waits for the lifecycle's next run (or the
+# user's next PUT); without a limit, a server that refuses schedules would hold up the
+# lifecycle's continue-as-new for good.
+SUMMARY_SCHEDULE = _profile(
+    timedelta(seconds=60),
+    RetryPolicy(
+        initial_interval=timedelta(seconds=2),
+        maximum_interval=timedelta(minutes=1),
+        maximum_attempts=10,
+        non_retryable_error_types=["SchedulesUnsupportedError"],
+    ),
+)
+
 # --- storage: erasure, forget a topic ------------------------------------------------------------
 
 # Erasure and forgetting must finish: retry without limit, backing off to a minute.

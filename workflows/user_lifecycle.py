@@ -10,7 +10,9 @@ timer that new messages move, runs `SleepPhaseWorkflow` as a child and cancels i
 writes, runs the weekly `CompactionWorkflow` after a 03:00 deep pass, hands tier moves to
 `TierMoveWorkflow` (hot -> warm after 7 idle days, warm -> cold after 30, back to hot before
 extraction or on `context_requested`), re-reads the message log for unsignalled messages at
-start and once a day while idle, and continues-as-new when suggested.
+start and once a day while idle, and continues-as-new when suggested. Beside the loop it opens
+the due session review (`lifecycle_review`) and, once per lifecycle, makes sure the user's
+monthly summary schedule exists (`lifecycle_summary`).
 
 Operators see tier, plan, next sleep and the last sleep's status as search attributes, and a
 one-line summary in the memo.
@@ -63,6 +65,7 @@ with workflow.unsafe.imports_passed_through():
         SoftResetAck,
         SoftResetRequest,
     )
+    from workflows.lifecycle_summary import SummaryScheduleSteps
     from workflows.tiers import TierMoveInput, TierMoveWorkflow, tier_workflow_id
 
 workflow_id = lifecycle_workflow_id
@@ -72,7 +75,7 @@ MAX_FEEDBACK_IDS = 100  # remembered per week; more feedback than this changes n
 
 
 @workflow.defn
-class UserLifecycleWorkflow(SleepSteps, IngestionSteps, ReviewSteps):
+class UserLifecycleWorkflow(SleepSteps, IngestionSteps, ReviewSteps, SummaryScheduleSteps):
     @workflow.init
     def __init__(self, data: LifecycleInput) -> None:
         self._state = data.state
@@ -82,6 +85,8 @@ class UserLifecycleWorkflow(SleepSteps, IngestionSteps, ReviewSteps):
         self._operation: str | None = None  # the graph operation running now, if any
         self._published: tuple[object, ...] | None = None
         self._reviewing = None  # the session review running beside the loop (ReviewSteps)
+        self._scheduling = None  # the summary schedule's activity (SummaryScheduleSteps)
+        self._schedule_tried = False
 
     # --- signals -----------------------------------------------------------------------------
 
@@ -236,6 +241,7 @@ class UserLifecycleWorkflow(SleepSteps, IngestionSteps, ReviewSteps):
             loops += 1
             self._woken = False
             self._start_review()
+            self._ensure_summary_schedule(loops)
             now = workflow.now()
             if not await self._perform(next_step(self._situation(now), now)):
                 return
@@ -331,6 +337,8 @@ class UserLifecycleWorkflow(SleepSteps, IngestionSteps, ReviewSteps):
 
     def _should_continue_as_new(self, loops: int) -> bool:
         if self._sleeping or self._state.ingestion.pending_message_ids or self._review_running():
+            return False
+        if self._scheduling_running():  # its outcome goes into the state carried over
             return False
         if self._continue_after is not None and loops >= self._continue_after:
             return True

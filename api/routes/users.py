@@ -37,7 +37,7 @@ async def put_user(user_id: UserId, profile: UserProfile, who: Caller, request: 
         log.warning("lifecycle.signal_failed", user_id=user_id, error=str(exc))
     try:  # the monthly summary's schedule (spec §4); every PUT makes sure it exists
         await summaries.ensure_schedule(await resources.temporal(), resources.settings, scope)
-    except Exception as exc:  # Temporal down: the profile is stored, a later PUT creates it
+    except Exception as exc:  # Temporal down: the profile is stored; the lifecycle creates it
         log.warning("summary.schedule_failed", user_id=user_id, error=str(exc))
     return UserOut(user_id=user_id, profile=profile, created=not existed)
 

@@ -2,6 +2,11 @@
 produces them, reading them (which marks them seen), and the "a new summary is ready" check
 the context uses to push one to the assistant rather than wait to be asked.
 
+The schedule is made sure of in two places, both through `ensure_schedule` (idempotent): by
+every `PUT /v1/users/{u}`, and once per user lifecycle by the `summary.ensure_schedule` activity
+(`MonthlySchedules`, given to it by the cpu worker), so that users PUT before schedules existed,
+or while Temporal was down, get one too. The erasure deletes it.
+
 The schedule fires on the 1st of each month at 12:00 UTC plus up to 6 h of jitter: at any
 instant in that window every time zone (UTC-12 to UTC+14) is on the 1st or the 2nd, so the
 month before the user's local date (`domain.monthly_summary.covered_month`) is the month that
@@ -23,6 +28,7 @@ from temporalio.client import (
     ScheduleRange,
     ScheduleSpec,
 )
+from temporalio.service import RPCError, RPCStatusCode
 
 from selfimprint.adapters.neo4j import Neo4jGraphStore
 from selfimprint.config import Settings
@@ -79,6 +85,30 @@ async def ensure_schedule(client: Client, settings: Settings, scope: UserScope) 
         return False
     log.info("summary.schedule_created", tenant_id=scope.tenant_id, user_id=scope.user_id)
     return True
+
+
+class MonthlySchedules:
+    """The users' schedules on one Temporal client: what the lifecycle's activity is given
+    (`activities.summaries.SummarySchedules`; activities sit below this layer)."""
+
+    def __init__(self, client: Client, settings: Settings) -> None:
+        self._client = client
+        self._settings = settings
+
+    async def ensure(self, scope: UserScope) -> bool:
+        return await ensure_schedule(self._client, self._settings, scope)
+
+    async def delete(self, scope: UserScope) -> bool:
+        handle = self._client.get_schedule_handle(
+            summary_schedule_id(scope.tenant_id, scope.user_id)
+        )
+        try:
+            await handle.delete(rpc_timeout=SCHEDULE_RPC_TIMEOUT)
+        except RPCError as exc:
+            if exc.status is RPCStatusCode.NOT_FOUND:
+                return False
+            raise
+        return True
 
 
 async def read_summaries(

@@ -1,7 +1,8 @@
 """The monthly summary on the real stack (spec §3.5, §4; issue 16): PUT creates the user's Temporal
 Schedule (idempotently), triggering it runs MonthlySummaryWorkflow on the stack's cpu worker,
 which writes the month's summary to Neo4j; the API hands it out (and marks it seen); an archived
-user's summary says it was skipped; deleting the user removes the schedule and the summaries."""
+user's summary says it was skipped; deleting the user removes the schedule and the summaries. A
+user who never got a schedule at PUT gets one from the lifecycle its messages start."""
 
 from __future__ import annotations
 
@@ -176,6 +177,44 @@ async def test_monthly_summary_from_schedule_to_api_to_erasure(
         await temporal.get_workflow_handle(deleted.json()["operation_id"]).result()
     assert not await schedule_exists(schedule)
     assert await store.recent_summaries(10) == []
+
+
+async def test_a_user_who_was_never_put_with_temporal_up_gets_the_schedule_from_the_lifecycle(
+    stack_settings: Settings, tenant_key: str, graph_driver: AsyncDriver
+) -> None:
+    """A user PUT before schedules existed, or while Temporal was down (the profile stored, no
+    schedule), who then only posts messages: the lifecycle those messages start makes sure of
+    the schedule (`summary.ensure_schedule`). The erasure removes it for good."""
+    tenant, user = tenant_key.split("_")[1], f"sumlife-{uuid.uuid4().hex[:6]}"
+    accounts = Neo4jAccounts(graph_driver, stack_settings.neo4j_database)
+    await accounts.put_profile(UserScope(tenant, user), UserProfile())  # PUT's write, no more
+    temporal: Client = await connect(stack_settings)
+    schedule = temporal.get_schedule_handle(summary_schedule_id(tenant, user))
+    assert not await schedule_exists(schedule)
+    headers = {"Authorization": f"Bearer {tenant_key}"}
+    async with httpx.AsyncClient(base_url=stack_settings.api_url, headers=headers) as http:
+        message = {
+            "id": "m1",
+            "role": "user",
+            "text": "My sister Ana lives in Porto",
+            "sent_at": datetime.now(UTC).isoformat(),
+        }
+        posted = await http.post(f"/v1/users/{user}/messages", json={"messages": [message]})
+        assert posted.status_code == 202, posted.text
+
+        async def created() -> bool | None:
+            return True if await schedule_exists(schedule) else None
+
+        await eventually(created, "the schedule")
+        described = await schedule.describe()
+        assert [(r.start, r.end) for r in described.schedule.spec.calendars[0].day_of_month] == [
+            (1, 1)
+        ]
+
+        deleted = await http.delete(f"/v1/users/{user}")
+        assert deleted.status_code == 202
+        await temporal.get_workflow_handle(deleted.json()["operation_id"]).result()
+    assert not await schedule_exists(schedule)
 
 
 def entry_ids(summary: MonthlySummary) -> list[str]:

@@ -31,6 +31,7 @@ from activities.ingestion import (
 )
 from activities.reviews import ReviewInput, ReviewOutput
 from activities.sleep import SleepActivities, SleepModelActivities
+from activities.summaries import ScheduleInput
 from activities.tiers import TierMoveInput, TierMoveOutcome
 from selfimprint.domain.compaction.plan import CompactionPlan
 from selfimprint.domain.decay import ActivityTimeline
@@ -298,6 +299,23 @@ class ReviewRecorder:
         return ReviewOutput(review_id=f"review-{data.session}", created=True)
 
 
+class ScheduleRecorder:
+    """The summary schedule activity without Temporal's Schedules API: records the users it
+    was asked for; with `failures` set, fails that many attempts first (Temporal retries them)."""
+
+    def __init__(self) -> None:
+        self.users: list[str] = []
+        self.failures = 0
+
+    @activity.defn(name="summary.ensure_schedule")
+    async def ensure_schedule(self, data: ScheduleInput) -> bool:
+        if self.failures > 0:
+            self.failures -= 1
+            raise RuntimeError("temporal frontend unavailable")
+        self.users.append(data.user_id)
+        return True
+
+
 @dataclass
 class Harness:
     graphs: MemoryGraphs
@@ -307,10 +325,17 @@ class Harness:
     gpu_queue: str
     resets: SoftResetRecorder = field(default_factory=SoftResetRecorder)
     reviews: ReviewRecorder = field(default_factory=ReviewRecorder)
+    schedules: ScheduleRecorder = field(default_factory=ScheduleRecorder)
 
 
 def workers(
-    client: Client, h: Harness, *, extra_workflows: Sequence[type] = (), slow: Any = None
+    client: Client,
+    h: Harness,
+    *,
+    extra_workflows: Sequence[type] = (),
+    slow: Any = None,
+    lifecycle: type = UserLifecycleWorkflow,
+    max_cached_workflows: int = 1000,  # 0: no sticky queue, every task replays the history
 ) -> tuple[Worker, Worker]:
     sleep = SleepActivities(h.graphs)
     model = SleepModelActivities(h.llm)
@@ -319,7 +344,7 @@ def workers(
         client,
         task_queue=h.task_queue,
         workflows=[
-            UserLifecycleWorkflow,
+            lifecycle,
             SleepPhaseWorkflow,
             CompactionWorkflow,
             TierMoveStub,
@@ -346,7 +371,9 @@ def workers(
             compaction.plan_soft_reset,
             h.resets.apply,
             h.reviews.open_session_review,
+            h.schedules.ensure_schedule,
         ],
+        max_cached_workflows=max_cached_workflows,
     )
     gpu = Worker(
         client,
