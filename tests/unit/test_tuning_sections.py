@@ -46,6 +46,7 @@ from selfimprint.domain.ingestion.extraction import (
 from selfimprint.domain.messages import Message, Role
 from selfimprint.domain.models import Belief, EvidenceKind, Node, NodeType, Valence
 from selfimprint.domain.monthly_summary import MonthlySummary, SummaryConfig
+from selfimprint.domain.scoring import ScoringConfig
 from selfimprint.domain.session_review import BeliefReview, ReviewConfig
 from selfimprint.domain.sleep_planning import hypothesis_id
 from selfimprint.domain.sleep_writes import SleepWrites
@@ -422,7 +423,8 @@ async def test_the_read_path_sends_the_tuned_beliefs_with_its_query() -> None:
 def test_the_snapshot_path_scores_with_the_querys_beliefs() -> None:
     """The warm/cold path ranks as the store does, with the query's belief numbers: under a cap
     below both confidences, a confirmed interpretation and its untouched twin are equally sure,
-    so the confirmation no longer lifts it and the id decides."""
+    so the confirmation no longer lifts it and the id decides. (Confirmations lift a score
+    only with a support share: the default counts challenges alone.)"""
     seen = NOW - timedelta(days=30)
     untouched = Belief(first_seen=seen, evidence_kind=EvidenceKind.INTERPRETATION)
     confirmed = update_belief(
@@ -442,7 +444,13 @@ def test_the_snapshot_path_scores_with_the_querys_beliefs() -> None:
         hypotheses=(),
         tensions=(),
     )
-    query = RetrievalQuery(embedding=(1.0, 0.0, 0.0), embedding_model="e5", now=NOW, limit=1)
+    query = RetrievalQuery(
+        embedding=(1.0, 0.0, 0.0),
+        embedding_model="e5",
+        now=NOW,
+        limit=1,
+        scoring=ScoringConfig(confidence_support_share=1.0),
+    )
     capped = query.model_copy(update={"beliefs": BeliefConfig(interpretation_cap=0.3)})
     assert query.beliefs == DEFAULT_BELIEF
     assert [c.node.id for c in retrieve_from_snapshot(snapshot, query).candidates] == [
