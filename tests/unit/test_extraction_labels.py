@@ -43,6 +43,11 @@ def _load() -> list[Record]:
 
 
 RECORDS = _load()
+# The split was assigned by position over the first records (README, "Splits"); the rounds
+# written later for the extractor's cues ("Added to train later") are train only, so the eval
+# split stays what it was and the split's shares are checked over the assigned records.
+ASSIGNED = 483
+BY_POSITION = RECORDS[:ASSIGNED]
 
 
 def _has_dates(r: Record) -> bool:
@@ -183,19 +188,23 @@ def _eval_share(rows: list[Record]) -> float:
 
 
 def test_split_is_about_sixty_forty() -> None:
-    assert 0.35 <= _eval_share(RECORDS) <= 0.45
+    assert 0.35 <= _eval_share(BY_POSITION) <= 0.45
+
+
+def test_messages_added_later_are_train_only() -> None:
+    assert all(r["split"] == "train" for r in RECORDS[ASSIGNED:])
 
 
 @pytest.mark.parametrize("lang", ["en", "ru"])
 @pytest.mark.parametrize("kind", sorted(TYPES))
 def test_split_is_stratified_by_type_and_language(lang: str, kind: str) -> None:
-    rows = [r for r in RECORDS if r["lang"] == lang and r["expect"]["type"] == kind]
+    rows = [r for r in BY_POSITION if r["lang"] == lang and r["expect"]["type"] == kind]
     assert 0.25 <= _eval_share(rows) <= 0.55, (lang, kind)
 
 
 @pytest.mark.parametrize("field", sorted(FIELDS))
 def test_split_is_stratified_by_field(field: str) -> None:
-    rows = [r for r in RECORDS if FIELDS[field](r)]
+    rows = [r for r in BY_POSITION if FIELDS[field](r)]
     assert 0.25 <= _eval_share(rows) <= 0.55, field
     for lang in ("en", "ru"):
         assert any(r["split"] == "eval" and r["lang"] == lang for r in rows), (field, lang)

@@ -76,7 +76,10 @@ class LanguageCues:
     not_negations: re.Pattern[str]  # "can't wait": a negation that negates nothing
     another: re.Pattern[str]  # "also", "ещё": one more of a kind, not the same one moved
     plan_when: re.Pattern[str]  # "this year", "в этом году": when a plan is, not what
+    plan_filler: re.Pattern[str]  # "doing", "after all": no detail of a negated plan
     negation_detail: re.Pattern[str]  # "with", "by": after "not", a detail is denied
+    someone_else: re.Pattern[str]  # "my sister", "Денис" right before a claim: not the user's
+    first_person: re.Pattern[str]  # "I", "me", "мы": the user beside them
     habits: tuple[HabitCues, ...]
     habit_negative: re.Pattern[str]  # "not", "quit", "hate": the clause does not do the habit
     habit_change: re.Pattern[str]  # "again", "anymore", "бросил": the habit changed
@@ -142,7 +145,10 @@ def _compile(
         not_negations=_one(slots["not_negations"]),
         another=_one(slots["another"]),
         plan_when=_one(slots["plan_when"]),
+        plan_filler=_one(slots["plan_filler"]),
         negation_detail=_one(slots.get("negation_detail", r"(?!)")),
+        someone_else=_one(slots["someone_else"].replace("{rel}", rel)),
+        first_person=_one(slots["first_person"]),
         habits=tuple(
             HabitCues(name, _one(table["does"]), _one(table["without"]))
             for name, table in habits.items()

@@ -28,3 +28,17 @@ def verb_tense(word: str) -> str | None:
 def is_verb(word: str) -> bool:
     """Whether the likeliest parse of the word is a verb, finite or infinitive."""
     return str(russian_morphology().parse(word.casefold())[0].tag.POS) in {"VERB", "INFN"}
+
+
+@lru_cache(maxsize=8192)
+def is_first_name(word: str) -> bool:
+    """Whether any parse of the word is a first name (grammeme Name): "Денис", "Вика"; not a
+    capitalised adverb opening a sentence ("Наконец")."""
+    return any("Name" in parse.tag for parse in russian_morphology().parse(word.casefold()))
+
+
+@lru_cache(maxsize=8192)
+def is_place_name(word: str) -> bool:
+    """Whether the likeliest parse of the word is a place name (grammeme Geox): "Москве",
+    "Перми"; not a company ("Сбере", "Т-Банке")."""
+    return "Geox" in russian_morphology().parse(word.casefold())[0].tag

@@ -8,6 +8,9 @@ records it and the older memory loses weight (domain.ingestion does both).
 Habits and preferences are claims too: a clause does the habit ("I drink again", "теперь ем
 мясо") or not ("I don't drink", "I'm vegetarian", "бросила курить"); a newer claim of the other
 polarity that says the habit changed contradicts the older one.
+
+A claim is the user's unless another person is its subject ("my sister moved to Glasgow",
+"папа бросил курить"): another's job, home or habit says nothing of the user's (`_whose`).
 """
 
 from __future__ import annotations
@@ -16,19 +19,26 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from selfimprint.domain.structured.cues import LanguageCues, normalise
+from selfimprint.domain.structured.cues import HabitCues, LanguageCues, normalise
 from selfimprint.domain.structured.dates import day_names
-from selfimprint.domain.structured.morphology import is_verb
+from selfimprint.domain.structured.morphology import is_first_name, is_place_name, is_verb
 from selfimprint.domain.structured.slots_model import Slot
-from selfimprint.domain.terms import read, stem
+from selfimprint.domain.terms import FUNCTION_WORDS, NEGATIONS, read, stem
 
 _CLAUSES = re.compile(r"[,;.!?]+|\s(?:but|and|а|но|и)\s", re.IGNORECASE)
+# Where a subject's words stop: a sentence part, "and" kept ("my husband and I are ...").
+_PUNCTUATION = re.compile(r"[,;.!?]+")
 # "there" / "там": the value the older claim names, whatever it is.
 _ANY = frozenset({"there", "там"})
 # The value of a claim of a new partner left unnamed: equal to no name.
 _UNNAMED = frozenset({"\x00unnamed"})
 # Slots with parts (nights, weekends, remote: cues' `scope`) that can end alone.
 _PARTS = frozenset({Slot.JOB, Slot.HOME})
+# Slots one person holds alone: another's job or home is not the user's (a relationship is
+# two people's and a plan may be shared: `_whose`).
+_OWN = frozenset({Slot.JOB, Slot.HOME})
+# Who, as the subject of a relationship's end, is the user's partner ("my girlfriend left").
+_PARTNERS = frozenset({"partner", "wife", "husband", "girlfriend", "boyfriend", "ex"})
 
 
 @dataclass(frozen=True)
@@ -51,6 +61,22 @@ def _negations(clause: str, cues: LanguageCues) -> int:
     return read(clause).negations - len(cues.not_negations.findall(clause))
 
 
+def _anothers_habit(clause: str, habit: HabitCues, cues: LanguageCues) -> bool:
+    """Whether the habit is another person's: the clause's first word of it (the verb, or the
+    habit itself) follows another subject ("my dad quit smoking", "папа бросил курить")."""
+    said = [
+        m
+        for m in (
+            habit.without.search(clause),
+            habit.does.search(clause),
+            cues.habit_negative.search(clause),
+            cues.habit_change.search(clause),
+        )
+        if m is not None
+    ]
+    return bool(said) and _subject(clause, min(said, key=lambda m: m.start()), cues) is not None
+
+
 def _habits(clean: str, cues: LanguageCues) -> list[Claim]:
     """Habit claims, clause by clause: done unless negated, ended or said without ("not vegan
     anymore" negates a "without": done)."""
@@ -59,6 +85,8 @@ def _habits(clean: str, cues: LanguageCues) -> list[Claim]:
         for habit in cues.habits:
             without = bool(habit.without.search(clause))
             if not without and not habit.does.search(clause):
+                continue
+            if _anothers_habit(clause, habit, cues):
                 continue
             negative = len(cues.habit_negative.findall(clause)) + without
             negative -= len(cues.not_negations.findall(clause))
@@ -86,35 +114,97 @@ def _of_a_part(text: str, match: re.Match[str], cues: LanguageCues) -> bool:
     return bool(cues.scope.search(clause.replace(match.group(0), " ")))
 
 
+def _is_name(word: str, cues: LanguageCues) -> bool:
+    """Whether a capitalised word before a claim is a person's name, not a sentence's first
+    word ("Finally moved to Leeds", "Наконец переехали")."""
+    if word in cues.not_names or word.casefold() in FUNCTION_WORDS | NEGATIONS:
+        return False
+    if cues.language == "ru":
+        return is_first_name(word)
+    return not word.casefold().endswith("ly")
+
+
+def _subject(text: str, match: re.Match[str], cues: LanguageCues) -> re.Match[str] | None:
+    """The other person whose claim a match reads: its subject, right before it, is a relation
+    word, a pronoun or a name ("my sister just moved to Glasgow", "сестра переехала в Казань");
+    None when it is the user's (no such subject, or "I" or "me" beside it: "me and Jake", "they
+    let me go")."""
+    starts = [m.end() for m in _PUNCTUATION.finditer(text, 0, match.start())]
+    before = text[starts[-1] if starts else 0 : match.start()]
+    if cues.first_person.search(before + match.group(0)):
+        return None
+    subject = cues.someone_else.search(before)
+    if subject is None:
+        return None
+    name = subject.group("name")
+    return subject if name is None or _is_name(name, cues) else None
+
+
+def _whose(
+    text: str, match: re.Match[str], slot: Slot, ends: bool, cues: LanguageCues
+) -> tuple[bool, str | None]:
+    """Whether a match is a claim of the user's slot, and its value. Another's job or home is
+    not the user's. A relationship ended by a partner ("my girlfriend left", "she's seeing
+    someone else") is; one ended by a named person is that person's ("Паша ушёл к другой": the
+    value is Паша, so it ends a relationship with Паша only); one of a relative or a friend
+    ("my parents are divorcing") is not."""
+    value = match.groupdict().get("value")
+    if slot is Slot.JOB and value and cues.language == "ru" and is_place_name(value):
+        return False, None  # "я сейчас в Москве": a city, not an employer
+    subject = _subject(text, match, cues)
+    if subject is None or slot is Slot.PLAN:
+        return True, value  # a plan is shared: "Anna called off the wedding" ends it
+    if slot in _OWN:
+        return False, None
+    if subject.group("pronoun"):
+        return True, value  # "she's seeing someone else": the partner, most likely
+    if subject.group("name"):
+        return ends, subject.group("name")
+    word = cues.relation_words.search(subject.group(0))
+    if word is None:
+        return False, None  # "my parents", "everyone": relatives and others, not a partner
+    return cues.relations.get(word.group(0).casefold(), "") in _PARTNERS, value
+
+
 def claims(text: str, cues: LanguageCues) -> tuple[Claim, ...]:
     """The slot claims a message or memory makes, ends before holds (a "quit" is never also
-    read as a "work at")."""
+    read as a "work at"); not another person's job or home."""
     clean = normalise(text)
     found: list[Claim] = []
     for slot, slot_cues in cues.slots.items():
+
+        def mine(
+            patterns: Iterable[re.Pattern[str]], ends: bool = False, slot: Slot = slot
+        ) -> list[tuple[re.Match[str], str | None]]:
+            """The user's claims among the matches, each with its value."""
+            kept = []
+            for match in (m for p in patterns for m in p.finditer(clean)):
+                users, value = _whose(clean, match, slot, ends, cues)
+                if users:
+                    kept.append((match, value))
+            return kept
+
         change = bool(slot_cues.change.search(clean))
-        ended = [m for p in slot_cues.ends for m in p.finditer(clean)]
+        ended = mine(slot_cues.ends, ends=True)
         if slot in _PARTS:
             # "I don't teach on Fridays anymore" ends one part of the job, not the job.
-            ended = [m for m in ended if not _of_a_part(clean, m, cues)]
+            ended = [(m, v) for m, v in ended if not _of_a_part(clean, m, cues)]
         if ended:
-            for match in ended:
-                value, named = _value(match.groupdict().get("value"))
+            for match, raw in ended:
+                value, named = _value(raw)
                 if slot is Slot.PLAN and not value:
                     # "the Japan trip isn't happening": the plan is what the clause names.
                     value = read(_clause_of(clean, match.start())).stems
                 found.append(Claim(slot, False, value, change, named))
             continue
         held: list[Claim] = []
-        for now in slot_cues.now:
-            for match in now.finditer(clean):
-                value, named = _value(match.groupdict().get("value"))
-                held.append(Claim(slot, True, value, True, named))
-        for pattern in slot_cues.holds:
-            for match in pattern.finditer(clean):
-                value, named = _value(match.groupdict().get("value"))
-                held.append(Claim(slot, True, value, change, named))
-        if not any(c.value for c in held) and any(p.search(clean) for p in slot_cues.other):
+        for _, raw in mine(slot_cues.now):
+            value, named = _value(raw)
+            held.append(Claim(slot, True, value, True, named))
+        for _, raw in mine(slot_cues.holds):
+            value, named = _value(raw)
+            held.append(Claim(slot, True, value, change, named))
+        if not any(c.value for c in held) and mine(slot_cues.other):
             held.append(Claim(slot, True, _UNNAMED, True, True))
         found += held
     found += _habits(clean, cues)
@@ -154,6 +244,19 @@ def contradicts(new: Claim, old: Claim, older_stems: frozenset[str] = frozenset(
     return False
 
 
+def _of_another(
+    clause: str, said: re.Match[str], older: frozenset[str], cues: LanguageCues
+) -> bool:
+    """Whether a change is said of another person whom the older memory does not name: "Tom
+    quit Initech" leaves "I work at Initech"; "Anna called off the party" ends "going to Anna's
+    party"; "she cancelled" may be anyone's, so it counts."""
+    subject = _subject(clause, said, cues)
+    if subject is None or subject.group("pronoun"):
+        return False
+    who = read(subject.group(0)).stems
+    return bool(who) and not who & older
+
+
 def changes(text: str, older: str, cues: LanguageCues, min_shared: float) -> bool:
     """A state said to have changed about the older memory's subject: "I don't run anymore"
     after "I run every morning", "cancelled the Japan trip" after "flying to Japan in April".
@@ -169,8 +272,10 @@ def changes(text: str, older: str, cues: LanguageCues, min_shared: float) -> boo
     old_negations = _negations(normalise(older), cues)
     scoped_before = bool(cues.scope.search(normalise(older)))
     for clause in _CLAUSES.split(clean):
-        strong = bool(cues.change_strong.search(clause))
-        if not strong and not cues.change_weak.search(clause):
+        said = cues.change_strong.search(clause)
+        strong = bool(said)
+        said = said or cues.change_weak.search(clause)
+        if said is None or _of_another(clause, said, old.stems, cues):
             continue
         if cues.scope.search(clause) and not scoped_before:
             continue
@@ -227,7 +332,8 @@ def _plan_negated(text: str, older: str, plans: list[Claim], cues: LanguageCues)
     for index, clause in enumerate(clauses):
         if not negated[index]:
             continue
-        stems = read(clause).stems
+        # A discourse marker adds no detail ("not doing the masters after all").
+        stems = read(cues.plan_filler.sub(" ", clause)).stems
         if not any(stems & plan.value for plan in plans) or len(stems - known) > _PLAN_NEW_WORDS:
             continue
         restated = any(
