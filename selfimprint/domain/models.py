@@ -120,6 +120,14 @@ class TensionStatus(StrEnum):
     RESOLVED = "resolved"
 
 
+class TensionKeep(StrEnum):
+    """Which side of a tension the user kept: `a` is the newer statement, `b` the older."""
+
+    A = "a"
+    B = "b"
+    BOTH = "both"
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
 
@@ -262,9 +270,15 @@ class Tension(_Strict):
     detected_at: AwareDatetime
     status: TensionStatus = TensionStatus.UNRESOLVED
     note: Annotated[str, Field(max_length=MAX_CONTENT_CHARS)] = ""
+    # How the user resolved it through the API (domain.tensions): part of the tension, so that
+    # it travels with it through warm / cold archives and a retried resolution is still known.
+    resolved_keep: TensionKeep | None = None
+    resolved_at: AwareDatetime | None = None
 
     @model_validator(mode="after")
     def _two_sides(self) -> Self:
         if self.node_a == self.node_b:
             raise ValueError("a tension needs two distinct nodes")
+        if (self.resolved_keep is None) != (self.resolved_at is None):
+            raise ValueError("a tension's resolution needs both what was kept and when")
         return self

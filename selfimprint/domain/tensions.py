@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
-from enum import StrEnum
 from typing import Annotated
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
@@ -28,15 +27,10 @@ from selfimprint.domain.belief import (
 )
 from selfimprint.domain.corrections import MemoryCorrection, apply_correction
 from selfimprint.domain.decay import ActivityTimeline
-from selfimprint.domain.models import MAX_CONTENT_CHARS, Node, Tension, TensionStatus
+from selfimprint.domain.models import MAX_CONTENT_CHARS, Node, Tension, TensionKeep, TensionStatus
 
-
-class Keep(StrEnum):
-    """Which side of a tension the user keeps: `a` is the newer statement, `b` the older."""
-
-    A = "a"
-    B = "b"
-    BOTH = "both"
+# Which side the user keeps (`a` newer, `b` older, `both`): the tension stores it (models).
+Keep = TensionKeep
 
 
 class TensionResolution(BaseModel):
@@ -63,7 +57,11 @@ class TensionRecord(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     tension: Tension
-    resolution: RecordedResolution | None = None
+
+    @property
+    def resolution(self) -> RecordedResolution | None:
+        keep, at = self.tension.resolved_keep, self.tension.resolved_at
+        return None if keep is None or at is None else RecordedResolution(keep=keep, resolved_at=at)
 
 
 class TensionAlreadyResolvedError(ValueError):
@@ -110,7 +108,12 @@ def plan_resolution(
     """The writes that resolve an open tension. `sides`: the tension's memories by id (a side
     already gone is simply not written)."""
     resolved = tension.model_copy(
-        update={"status": TensionStatus.RESOLVED, "note": resolution.note}
+        update={
+            "status": TensionStatus.RESOLVED,
+            "note": resolution.note,
+            "resolved_keep": resolution.keep,
+            "resolved_at": now,
+        }
     )
     recorded = RecordedResolution(keep=resolution.keep, resolved_at=now)
     if resolution.keep is Keep.BOTH:

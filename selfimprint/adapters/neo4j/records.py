@@ -301,11 +301,15 @@ def tension_row(tension: Tension) -> dict[str, Any]:
             "detected_at": utc(tension.detected_at),
             "status": tension.status.value,
             "note": tension.note,
+            "resolved_keep": tension.resolved_keep.value if tension.resolved_keep else None,
+            "resolved_at": utc(tension.resolved_at) if tension.resolved_at else None,
         },
     }
 
 
-TENSION_PROJECTION = "t {.id, .node_a, .node_b, .detected_at, .status, .note}"
+TENSION_PROJECTION = (
+    "t {.id, .node_a, .node_b, .detected_at, .status, .note, .resolved_keep, .resolved_at}"
+)
 
 
 def tension_from_record(raw: Mapping[str, Any]) -> Tension:

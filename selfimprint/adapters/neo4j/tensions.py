@@ -1,6 +1,7 @@
 """Tensions as the user sees them: listed with how each was resolved, and resolved in one
 transaction (the tension, the side marked wrong, the side kept), scope-checked like every
-query. The resolution's `keep` and time are stored on the tension beside its status and note.
+query. The resolution's `keep` and time are fields of the tension (`Tension.resolved_keep`,
+`resolved_at`), so archives carry them like its status and note.
 """
 
 from __future__ import annotations
@@ -11,11 +12,10 @@ from typing import Any
 from neo4j import AsyncManagedTransaction
 
 from selfimprint.adapters.neo4j import browsing, decay_clock, lookups, writes
-from selfimprint.adapters.neo4j.records import TENSION_PROJECTION, tension_from_record, utc
+from selfimprint.adapters.neo4j.records import TENSION_PROJECTION, tension_from_record
 from selfimprint.domain.belief import BeliefConfig
 from selfimprint.domain.models import HypothesisStatus, TensionStatus
 from selfimprint.domain.tensions import (
-    RecordedResolution,
     TensionRecord,
     TensionResolution,
     is_repeat,
@@ -23,7 +23,7 @@ from selfimprint.domain.tensions import (
 )
 from selfimprint.domain.users import UserScope
 
-_FIELDS = f"{TENSION_PROJECTION} AS tension, t.resolved_keep AS keep, t.resolved_at AS resolved_at"
+_FIELDS = f"{TENSION_PROJECTION} AS tension"
 
 _LIST = f"""
 MATCH (t:Tension {{scope: $scope}})
@@ -40,20 +40,9 @@ SET t.status = t.status
 RETURN {_FIELDS}
 """
 
-_RECORD = """
-MATCH (t:Tension {scope: $scope, id: $id})
-SET t.resolved_keep = $keep, t.resolved_at = $resolved_at
-"""
-
 
 def _record(row: Any) -> TensionRecord:
-    keep, at = row["keep"], row["resolved_at"]
-    resolution = (
-        None
-        if keep is None or at is None
-        else RecordedResolution(keep=keep, resolved_at=at.to_native())
-    )
-    return TensionRecord(tension=tension_from_record(row["tension"]), resolution=resolution)
+    return TensionRecord(tension=tension_from_record(row["tension"]))
 
 
 async def list_tensions(
@@ -95,11 +84,4 @@ async def resolve_tension(
     for node_id in plan.refuted_ids:
         await browsing.set_status(tx, scope, node_id, HypothesisStatus.REFUTED)
     await writes.upsert_tensions(tx, scope, [plan.tension])
-    await tx.run(
-        _RECORD,
-        scope=scope.key,
-        id=tension.id,
-        keep=plan.recorded.keep.value,
-        resolved_at=utc(plan.recorded.resolved_at),
-    )
-    return TensionRecord(tension=plan.tension, resolution=plan.recorded)
+    return TensionRecord(tension=plan.tension)
