@@ -227,6 +227,11 @@ class GraphSnapshot(_GraphValue):
     edges: tuple[Edge, ...]
     hypotheses: tuple[Hypothesis, ...]
     tensions: tuple[Tension, ...]
+    # Memories other than hypotheses that the user marked wrong (status refuted: out of every
+    # context). They have no lifecycle record, so their status travels here; the manifest
+    # carries it (an archive written before has none: it could not be written, see
+    # docs/decisions.md).
+    refuted_ids: tuple[MemoryId, ...] = ()
 
 
 class TopicSelector(_GraphValue):

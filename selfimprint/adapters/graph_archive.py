@@ -99,6 +99,8 @@ def merge_snapshots(archived: GraphSnapshot, hot: GraphSnapshot) -> GraphSnapsho
             "edges": union(archived.edges, hot.edges, lambda e: (e.source_id, e.target_id, e.type)),
             "hypotheses": union(archived.hypotheses, hot.hypotheses, lambda h: h.node_id),
             "tensions": union(archived.tensions, hot.tensions, lambda t: t.id),
+            # Marked wrong in either (a memory is never un-marked).
+            "refuted_ids": union(archived.refuted_ids, hot.refuted_ids, lambda i: i),
         }
     )
 

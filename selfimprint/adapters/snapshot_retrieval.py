@@ -31,6 +31,7 @@ def active_nodes(
     snapshot: GraphSnapshot, now: datetime, timeline: ActivityTimeline | None = None
 ) -> dict[str, Node]:
     status = {h.node_id: h.status for h in snapshot.hypotheses}
+    status |= dict.fromkeys(snapshot.refuted_ids, HypothesisStatus.REFUTED)
     return {
         n.id: n
         for n in snapshot.nodes

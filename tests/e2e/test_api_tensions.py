@@ -14,15 +14,19 @@ from datetime import UTC, datetime, timedelta
 from typing import Literal
 
 import pytest
+from temporalio.common import WorkflowIDReusePolicy
 
+from activities.tiers import TierMoveInput
 from selfimprint.adapters.neo4j import Neo4jGraphStore, Neo4jUserGraph, open_driver
 from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
+from selfimprint.adapters.temporal import connect
 from selfimprint.client import ApiError, SelfImprintClient
 from selfimprint.config import Settings
 from selfimprint.domain.ingestion.identity import tension_id
 from selfimprint.domain.models import Belief, Edge, EdgeType, Node, NodeType, Tension
-from selfimprint.domain.users import UserProfile
+from selfimprint.domain.users import Tier, UserProfile
 from selfimprint.ports import Contradiction
+from workflows.tiers import TierMoveWorkflow, tier_workflow_id
 
 pytestmark = pytest.mark.e2e
 
@@ -205,3 +209,37 @@ async def test_a_deleted_memory_stays_deleted(
     assert [m["id"] for m in await client.memories(s.user)] == ["m-old"]
     assert await client.tensions(s.user) == []
     assert (await client.memory(s.user, "m-old"))["edges"] == []
+
+
+async def test_a_resolution_survives_the_archive(
+    client: SelfImprintClient,
+    graph_store: Neo4jGraphStore,
+    tenant_key: str,
+    stack_settings: Settings,
+) -> None:
+    """Resolved, moved to warm storage and back: the tension still says what the user kept, and
+    the same resolution sent again (a client retry) is still answered 200, not 409. Before
+    the resolution was a field of the tension, the archive carried status and note only."""
+    s = await seed(client, graph_store, tenant_key)
+    done = await client.resolve_tension(s.user, s.tension.id, "b", "still there")
+    tenant = tenant_key.split("_")[1]
+    temporal = await connect(stack_settings)
+    for target in (Tier.WARM, Tier.HOT):
+        moved = await temporal.execute_workflow(
+            TierMoveWorkflow.run,
+            TierMoveInput(tenant_id=tenant, user_id=s.user, target=target),
+            id=tier_workflow_id(tenant, s.user),
+            task_queue=stack_settings.task_queue_cpu,
+            id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE,
+        )
+        assert moved.tier is target and moved.moved
+    (listed,) = await client.tensions(s.user)
+    assert (
+        listed["resolution"]
+        == done["resolution"]
+        == {
+            "keep": "b",
+            "resolved_at": done["resolution"]["resolved_at"],
+        }
+    )
+    assert await client.resolve_tension(s.user, s.tension.id, "b", "still there") == done

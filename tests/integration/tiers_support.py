@@ -35,6 +35,7 @@ from selfimprint.domain.models import (
     Edge,
     EdgeType,
     Hypothesis,
+    HypothesisStatus,
     Node,
     NodeType,
     Tension,
@@ -206,7 +207,7 @@ def memory(
 
 async def seed_graph(store: Neo4jUserGraph, size: int = 24) -> None:
     """Every record kind: typed nodes (some pinned), edges of every type, a hypothesis with
-    evidence, a tension."""
+    evidence, a tension, a memory marked wrong."""
     user = store.user_id
     kinds = [NodeType.FACT, NodeType.EVENT, NodeType.PERSON, NodeType.EMOTIONAL_NOTE]
     nodes = [
@@ -240,3 +241,6 @@ async def seed_graph(store: Neo4jUserGraph, size: int = 24) -> None:
         ]
     )
     await store.set_tensions([Tension(id="t001", node_a="n003", node_b="n004", detected_at=NOW)])
+    # A memory the user marked wrong: a status without a hypothesis record (it made every
+    # export fail before it travelled as `GraphSnapshot.refuted_ids`).
+    assert await store.set_status("n005", HypothesisStatus.REFUTED)

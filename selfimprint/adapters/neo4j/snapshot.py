@@ -26,15 +26,25 @@ from selfimprint.adapters.neo4j.records import (
     set_times,
     tension_from_record,
 )
-from selfimprint.domain.models import Edge, Node
+from selfimprint.domain.models import Edge, HypothesisStatus, Node
 from selfimprint.domain.users import UserScope
 from selfimprint.ports import GraphSnapshot
 
+# A hypothesis has its lifecycle record (`hypothesis_created_at` and the rest); another memory
+# the user marked wrong (PATCH wrong, a review's or a tension's answer) carries only
+# `hypothesis_status` = refuted, which travels as `GraphSnapshot.refuted_ids`.
 _NODES = f"""
 MATCH (n:Memory {{scope: $scope}})
 RETURN {node_projection("n", with_vectors=True)} AS node,
-       CASE WHEN n.hypothesis_status IS NULL THEN null ELSE {HYPOTHESIS_PROJECTION} END AS hyp
+       CASE WHEN n.hypothesis_created_at IS NULL THEN null ELSE {HYPOTHESIS_PROJECTION} END AS hyp,
+       n.hypothesis_created_at IS NULL AND n.hypothesis_status = $refuted AS refuted
 ORDER BY n.id
+"""
+
+_SET_REFUTED = """
+UNWIND $ids AS id
+MATCH (n:Memory {scope: $scope, id: id})
+SET n.hypothesis_status = $refuted
 """
 
 _EDGES = f"""
@@ -54,7 +64,9 @@ async def export_graph(
     tx: AsyncManagedTransaction, scope: UserScope, now: datetime
 ) -> GraphSnapshot:
     """Read in one transaction, so the snapshot is consistent."""
-    node_rows = [r async for r in await tx.run(_NODES, scope=scope.key)]
+    node_rows = [
+        r async for r in await tx.run(_NODES, scope=scope.key, refuted=HypothesisStatus.REFUTED)
+    ]
     edge_rows = [r async for r in await tx.run(_EDGES, scope=scope.key)]
     tension_rows = [r async for r in await tx.run(_TENSIONS, scope=scope.key)]
     return GraphSnapshot(
@@ -66,6 +78,7 @@ async def export_graph(
             hypothesis_from_record(r["node"]["id"], r["hyp"]) for r in node_rows if r["hyp"]
         ),
         tensions=tuple(tension_from_record(r["tension"]) for r in tension_rows),
+        refuted_ids=tuple(r["node"]["id"] for r in node_rows if r["refuted"]),
     )
 
 
@@ -84,6 +97,10 @@ async def import_graph(
     elements = await _create_nodes(tx, scope, snapshot.nodes)
     await _create_edges(tx, snapshot.edges, elements)
     await writes.set_hypotheses(tx, scope, snapshot.hypotheses)
+    for chunk in chunked(snapshot.refuted_ids, writes.BATCH):
+        await tx.run(
+            _SET_REFUTED, scope=scope.key, ids=list(chunk), refuted=HypothesisStatus.REFUTED
+        )
     await writes.upsert_tensions(tx, scope, snapshot.tensions)
 
 
@@ -150,7 +167,7 @@ async def _create_edges(
 _COUNTS = """
 CALL () {
   MATCH (n:Memory {scope: $scope})
-  RETURN count(n) AS nodes, count(n.hypothesis_status) AS hypotheses
+  RETURN count(n) AS nodes, count(n.hypothesis_created_at) AS hypotheses
 }
 CALL () { MATCH (:Memory {scope: $scope})-[r]->(:Memory {scope: $scope}) RETURN count(r) AS edges }
 CALL () { MATCH (t:Tension {scope: $scope}) RETURN count(t) AS tensions }
