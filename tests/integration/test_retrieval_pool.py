@@ -322,7 +322,8 @@ async def test_restated_and_contradicted_memories_carry_the_factor_in_cypher(
     # The stored memories as the domain sees them after those writes.
     nodes = [evidenced.get(n.id, n) for n in plain]
     alive = [n for n in nodes if not (n.expires_at and n.expires_at <= timeline.reading(NOW))]
-    strong = ScoringConfig(confidence_weight=1.0)
+    # Confirmations count too (support share 1): restated memories are what reinforce writes.
+    strong = ScoringConfig(confidence_weight=1.0, confidence_support_share=1.0)
     found = await store.retrieve(
         RetrievalQuery(
             embedding=plain[0].embedding or (),
