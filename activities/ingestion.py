@@ -9,6 +9,7 @@ same graph.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from enum import StrEnum
 
@@ -27,6 +28,7 @@ from selfimprint.domain.ingestion.plan import RejectionReason
 from selfimprint.domain.ingestion.planner import plan_ingestion
 from selfimprint.domain.language import detect_language
 from selfimprint.domain.messages import Message, Role
+from selfimprint.domain.reply_context import context_of, contextual_passage, replied_to
 from selfimprint.domain.structured.extractor import (
     DEFAULT_STRUCTURED,
     StructuredConfig,
@@ -98,6 +100,9 @@ class ExtractionBatch(BaseModel):
     # Other messages pending in the log (oldest first, at most ALSO_PENDING): the workflow
     # queues those it was never told about.
     also_pending: list[str] = Field(default_factory=list)
+    # User message id -> the text of the message it replied to (domain.reply_context); empty
+    # in batches of an older release, whose memories then have no reply context.
+    replies: dict[str, str] = Field(default_factory=dict)
 
 
 class ExtractInput(BaseModel):
@@ -119,6 +124,9 @@ class ExtractedBatch(BaseModel):
     llm_error: str | None = None
     embeddings: dict[str, list[float]]
     embedding_model: str
+    # Candidate ref -> the vector of its content read after the message it replied to
+    # (domain.reply_context.contextual_passage), for candidates whose source has one.
+    context_embeddings: dict[str, list[float]] = Field(default_factory=dict)
 
 
 class ApplyInput(BaseModel):
@@ -189,10 +197,12 @@ class IngestionActivities:
             for n in await store.sharing_terms(search_terms(user_text), RELATED_MEMORIES)
             if n.id not in shown
         ]
+        preceding = await message_log.preceding(messages[0]) if messages else None
         return ExtractionBatch(
             tenant_id=data.tenant_id,
             user_id=data.user_id,
             messages=messages,
+            replies=replied_to(messages, preceding, self._config.reply_context_chars),
             recent=[RecentMemory.from_node(n) for n in recent_nodes],
             language=detect_language(user_text or " ".join(m.text for m in messages)),
             now=data.now or datetime.now(UTC),
@@ -235,6 +245,8 @@ class IngestionActivities:
             now=batch.now,
             embeddings=extracted.embeddings,
             embedding_model=extracted.embedding_model,
+            context_embeddings=extracted.context_embeddings,
+            replies=batch.replies,
             nearest=nearest,
             recent=recent,
             tallies=tallies,
@@ -335,10 +347,10 @@ class ExtractionActivities:
         answer: Extraction
         if self._mode is ExtractionMode.VERBATIM:
             answer = verbatim_extraction(batch.messages, self._verbatim)
-            return await self._embedded(answer, self._mode, None)
+            return await self._embedded(answer, self._mode, None, batch.replies)
         if self._mode is ExtractionMode.STRUCTURED:
             draft, vectors = await self._structured_pass(batch)
-            return await self._embedded(draft, self._mode, None, known=vectors)
+            return await self._embedded(draft, self._mode, None, batch.replies, known=vectors)
         if self._mode is ExtractionMode.REFINE:
             return await self._refined(batch)
         try:
@@ -351,14 +363,14 @@ class ExtractionActivities:
             mode, error = ExtractionMode.VERBATIM, str(exc)[:500]
             answer = verbatim_extraction(batch.messages, self._verbatim)
             log.warning("ingestion.verbatim_fallback", user_id=batch.user_id, error=error)
-            return await self._embedded(answer, mode, error)
+            return await self._embedded(answer, mode, error, batch.replies)
         answer, kept = keep_the_users_words(
             answer, batch.messages, known=[r.content for r in batch.recent], config=self._verbatim
         )
         if kept:
             # The model proposed what the messages do not say: those messages are kept verbatim.
             log.warning("ingestion.verbatim_kept", user_id=batch.user_id, message_ids=list(kept))
-        return await self._embedded(answer, mode, error)
+        return await self._embedded(answer, mode, error, batch.replies)
 
     async def _refined(self, batch: ExtractionBatch) -> ExtractedBatch:
         draft, vectors = await self._structured_pass(batch)
@@ -371,9 +383,13 @@ class ExtractionActivities:
             # The draft is the user's words, typed: keep it rather than a verbatim copy.
             error = str(exc)[:500]
             log.warning("ingestion.refinement_unusable", user_id=batch.user_id, error=error)
-            return await self._embedded(draft, ExtractionMode.REFINE, error, known=vectors)
+            return await self._embedded(
+                draft, ExtractionMode.REFINE, error, batch.replies, known=vectors
+            )
         answer = refine(draft, corrections)
-        return await self._embedded(answer, ExtractionMode.REFINE, None, known=vectors)
+        return await self._embedded(
+            answer, ExtractionMode.REFINE, None, batch.replies, known=vectors
+        )
 
     async def _structured_pass(
         self, batch: ExtractionBatch
@@ -403,12 +419,19 @@ class ExtractionActivities:
         answer: Extraction,
         mode: ExtractionMode,
         error: str | None,
+        replies: Mapping[str, str],
         known: dict[str, list[float]] | None = None,
     ) -> ExtractedBatch:
         """The answer with a passage vector per candidate (`known`: vectors already computed,
-        by text)."""
+        by text), and one of it read in its reply context where its message replied to one."""
         known = dict(known or {})
-        missing = [c.content for c in answer.candidates if c.content not in known]
+        passages = {}
+        for c in answer.candidates:
+            context = context_of(c.source_message_ids, replies)
+            if context is not None:
+                passages[c.ref] = contextual_passage(context, c.content)
+        wanted = [c.content for c in answer.candidates] + list(passages.values())
+        missing = [t for t in wanted if t not in known]
         known.update(await self._vectors(list(dict.fromkeys(missing))))
         return ExtractedBatch(
             answer=answer,
@@ -416,4 +439,5 @@ class ExtractionActivities:
             llm_error=error,
             embeddings={c.ref: known[c.content] for c in answer.candidates},
             embedding_model=self._embedder.model_id,
+            context_embeddings={ref: known[text] for ref, text in passages.items()},
         )

@@ -121,6 +121,10 @@ class RetrievalQuery(_GraphValue):
         tuple[Annotated[str, Field(min_length=1, max_length=100)], ...], Field(max_length=MAX_TERMS)
     ] = ()
     lexical_limit: Annotated[int, Field(ge=0, le=1000)] = 50
+    # Compare the query with each memory as it reads after the message it replied to
+    # (Node.context_embedding, domain.reply_context) where it has one: the context read path.
+    # Off for sameness checks (the restatement test's nearest), which compare contents.
+    in_context: bool = False
     # The §3.4 score's numbers (the operator's `DomainTuning.scoring`): a store ranks with them,
     # and the read path ranks the store's candidates with the same ones.
     scoring: ScoringConfig = DEFAULT_SCORING

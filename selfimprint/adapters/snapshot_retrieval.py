@@ -55,8 +55,8 @@ def retrieve_from_snapshot(
     ]
     if not pool:
         return RetrievalResult(candidates=(), neighbours=(), edges=())
-    lexical = _lexical(snapshot.nodes, query.terms)
-    matrix = np.asarray([n.embedding for n in pool], dtype=np.float32)
+    lexical = _lexical(snapshot.nodes, query.terms, query.scoring.context_term_share)
+    matrix = np.asarray([_compared(n, query.in_context) for n in pool], dtype=np.float32)
     wanted = np.asarray(query.embedding, dtype=np.float32)
     norms = np.linalg.norm(matrix, axis=1) * (float(np.linalg.norm(wanted)) or 1.0)
     cosines = (matrix @ wanted) / np.where(norms == 0, 1.0, norms)
@@ -131,6 +131,7 @@ class _Lexicon:
 
     terms: tuple[str, ...]
     idf: dict[str, float]
+    context_share: float = 0.0
 
     def held(self, node: Node) -> float:
         held = set(search_terms(node.content))
@@ -139,17 +140,32 @@ class _Lexicon:
     def relevance(self, node: Node) -> float | None:
         if not self.idf:
             return None
-        return lexical_relevance(self.terms, search_terms(node.content), self.idf)
+        return lexical_relevance(
+            self.terms,
+            search_terms(node.content),
+            self.idf,
+            context_terms=node.context_terms,
+            context_share=self.context_share,
+        )
 
 
-def _lexical(stored: Iterable[Node], terms: Iterable[str]) -> _Lexicon:
+def _lexical(stored: Iterable[Node], terms: Iterable[str], context_share: float) -> _Lexicon:
     wanted = tuple(dict.fromkeys(terms))
     nodes = list(stored)
     if not wanted:
         return _Lexicon(wanted, {})
     frequency = Counter(t for n in nodes for t in set(wanted).intersection(search_terms(n.content)))
-    return _Lexicon(wanted, idf_weights(frequency, len(nodes)))
+    return _Lexicon(wanted, idf_weights(frequency, len(nodes)), context_share)
+
+
+def _compared(node: Node, in_context: bool) -> tuple[float, ...]:
+    """The vector a query is compared with, as the Neo4j path does (retrieval.py, `_VECTOR`)."""
+    if in_context and node.context_embedding is not None:
+        return node.context_embedding
+    return node.embedding or ()
 
 
 def _without_vector(node: Node) -> Node:
-    return node.model_copy(update={"embedding": None, "embedding_model": None})
+    return node.model_copy(
+        update={"embedding": None, "embedding_model": None, "context_embedding": None}
+    )

@@ -63,6 +63,10 @@ def apply_correction(
             "content": correction.content,
             "embedding": embedding,
             "embedding_model": embedding_model,
+            # Read after the message it replied to, the old words: the corrected ones stand
+            # alone (domain.reply_context).
+            "context_embedding": None,
+            "context_terms": (),
             "belief": _belief(
                 node,
                 confidence=config.corrected_confidence,

@@ -22,6 +22,7 @@ MAX_SOURCES = 1_000
 # Evidence ids kept per belief stream and direction (domain.belief); the oldest drop out first.
 MAX_EVIDENCE_IDS = 32
 MAX_MODEL_NAME_CHARS = 200
+MAX_CONTEXT_TERMS = 64  # as domain.terms.MAX_TERMS
 
 _ID_PATTERN = r"^[A-Za-z0-9_.:\-]+$"
 # Characters kept verbatim by safe_id; ':' is the escape marker, so it is escaped itself.
@@ -194,6 +195,11 @@ class Node(_Strict):
     embedding_model: Annotated[str, Field(min_length=1, max_length=MAX_MODEL_NAME_CHARS)] | None = (
         None
     )
+    # How the memory reads in its reply context (domain.reply_context): the vector of the
+    # message it answered and its content together (same model as `embedding`), and that
+    # message's search terms. Retrieval metadata only: never shown, never compared for sameness.
+    context_embedding: Annotated[tuple[float, ...], Field(min_length=1)] | None = None
+    context_terms: Annotated[tuple[str, ...], Field(max_length=MAX_CONTEXT_TERMS)] = ()
 
     @model_validator(mode="after")
     def _check_type_rules(self) -> Self:
@@ -210,6 +216,12 @@ class Node(_Strict):
         # and infinities propagate into it; so does overflow, which only absurd values reach.
         if self.embedding is not None and not math.isfinite(sum(self.embedding)):
             raise ValueError("embedding values must be finite")
+        if self.context_embedding is not None and (
+            self.embedding is None
+            or len(self.context_embedding) != len(self.embedding)
+            or not math.isfinite(sum(self.context_embedding))
+        ):
+            raise ValueError("a context_embedding needs an embedding of the same size, finite")
         return self
 
     @model_validator(mode="after")

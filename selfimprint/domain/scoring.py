@@ -71,6 +71,11 @@ class ScoringConfig(BaseModel):
     # similarity and half the lexical relevance when the query has words the user's memories
     # hold (an even split, not tuned on any benchmark; docs/decisions.md, issue 19).
     lexical_share: Unit = 0.5
+    # Not in the spec: project choice. A query term found only in the message a memory replied
+    # to (Node.context_terms, domain.reply_context) counts this share of one the memory holds:
+    # the question it answered is about it, less surely than its own words. Chosen on LoCoMo
+    # dev among 0, 0.25 and 0.5 (docs/decisions.md, "Reply context").
+    context_term_share: Unit = 0.5
     # Not in the spec: project choice. How much the confidence shift (in [-1, 1]) moves a score:
     # one contradiction takes ~0.1 off a new memory's confidence, so -5% at 0.5; at most ×0.5.
     # Measured on LoCoMo dev against 0 (BENCHMARKS.md); 0 turns the factor off.

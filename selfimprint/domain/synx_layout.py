@@ -215,6 +215,13 @@ def encode_record(kind: RecordKind, ordinal: int, value: BaseModel) -> bytes:
     if isinstance(value, Node) and value.embedding is not None:
         vector = value.embedding
         body = value.model_dump_json(exclude={"embedding"}).encode()
+        if value.context_embedding is not None:
+            # The reply-context vector follows the content's in the binary tail (the same
+            # size, Node checks it); the body says so with an empty list in its place.
+            vector = value.embedding + value.context_embedding
+            data = json.loads(body)
+            data["context_embedding"] = []
+            body = json.dumps(data, separators=(",", ":")).encode()
     else:
         body = value.model_dump_json().encode()
     if vector is None:
@@ -237,6 +244,10 @@ class Record:
                 data: dict[str, Any] = json.loads(self.body)
                 if self.vector is not None:
                     data["embedding"] = self.vector
+                    if data.get("context_embedding") == []:
+                        half = len(self.vector) // 2
+                        data["embedding"] = self.vector[:half]
+                        data["context_embedding"] = self.vector[half:]
                 return Node.model_validate(data)
             model = _RECORD_MODELS.get(self.kind)
             if model is None:

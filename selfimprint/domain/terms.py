@@ -147,13 +147,22 @@ def idf_weights(document_frequency: Mapping[str, int], documents: int) -> dict[s
 
 
 def lexical_relevance(
-    query_terms: Iterable[str], memory_terms: Iterable[str], idf: Mapping[str, float]
+    query_terms: Iterable[str],
+    memory_terms: Iterable[str],
+    idf: Mapping[str, float],
+    context_terms: Iterable[str] = (),
+    context_share: float = 0.0,
 ) -> float | None:
     """The idf-weighted share of the query terms (those the user's memories hold at all) that
-    the memory holds; None when no memory holds any query term (no lexical evidence)."""
+    the memory holds; a term only the message it replied to holds (`context_terms`,
+    domain.reply_context) counts `context_share` of its weight. None when no memory holds any
+    query term (no lexical evidence)."""
     # Summed in the query's order, as the Neo4j statement does, so both give the same floats.
     wanted = [t for t in dict.fromkeys(query_terms) if t in idf]
     if not wanted:
         return None
-    held = set(memory_terms)
-    return sum(idf[t] if t in held else 0.0 for t in wanted) / sum(idf[t] for t in wanted)
+    held, around = set(memory_terms), set(context_terms)
+    found = sum(
+        idf[t] if t in held else (context_share * idf[t] if t in around else 0.0) for t in wanted
+    )
+    return found / sum(idf[t] for t in wanted)

@@ -191,6 +191,7 @@ async def _retrieve(
             # A lexical pool of 0 turns lexical relevance off: similarity alone.
             terms=search_terms(message) if resources.settings.retrieval_lexical_pool else (),
             lexical_limit=resources.settings.retrieval_lexical_pool,
+            in_context=True,
             scoring=resources.tuning.scoring,
             beliefs=resources.tuning.beliefs,
         )

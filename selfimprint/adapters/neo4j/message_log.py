@@ -115,6 +115,16 @@ RETURN m.id AS id, m.role AS role, m.text AS text, m.sent_at AS sent_at
 ORDER BY m.sent_at, m.id
 """
 
+# The message right before one (any role, any state): what it replied to. A seek on
+# (scope, sent_at) (migration 0046) reads the user's messages backwards from it.
+_PRECEDING = """
+WITH datetime({epochSeconds: $sent_at[0], nanosecond: $sent_at[1]}) AS at
+MATCH (m:RawMessage {scope: $scope})
+WHERE m.sent_at <= at AND NOT (m.sent_at = at AND m.id >= $id)
+RETURN m.id AS id, m.role AS role, m.text AS text, m.sent_at AS sent_at
+ORDER BY m.sent_at DESC, m.id DESC LIMIT 1
+"""
+
 _SET_STATE = """
 UNWIND $ids AS id
 MATCH (m:RawMessage {scope: $scope, id: id})
@@ -204,6 +214,23 @@ class Neo4jMessageLog:
                 )
                 async for r in result
             ]
+
+    async def preceding(self, message: Message) -> Message | None:
+        """The message logged right before `message` in the conversation (by sent_at, then id),
+        whatever its role or extraction state; None for the first."""
+        async with self._driver.session(database=self._database) as session:
+            result = await session.run(
+                _PRECEDING,
+                scope=self._scope.key,
+                sent_at=epoch_parts(message.sent_at),
+                id=message.id,
+            )
+            r = await result.single()
+            if r is None:
+                return None
+            return Message(
+                id=r["id"], role=Role(r["role"]), text=r["text"], sent_at=r["sent_at"].to_native()
+            )
 
     async def set_state(self, ids: Sequence[str], state: ExtractionState) -> None:
         async with self._driver.session(database=self._database) as session:

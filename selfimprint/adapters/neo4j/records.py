@@ -8,6 +8,9 @@ Storage decisions (docs/graph-store.md):
 - Vectors live in `embedding_<dim>` (float32, via db.create.setNodeVectorProperty) next to
   `embedding_model`, one vector index per dimension (a Neo4j vector index has one dimension),
   over the :IndexedMemory label only: users below the exact-scan threshold stay out of it.
+  A memory's reply-context vector (domain.reply_context) lives in `context_embedding_<dim>`,
+  same model, no index: the context read path compares the query with it in the exact scan and
+  in the pool the index found, never searches by it.
 """
 
 from __future__ import annotations
@@ -106,6 +109,10 @@ def vector_property(dimension: int) -> str:
     return f"embedding_{dimension}"
 
 
+def context_vector_property(dimension: int) -> str:
+    return f"context_{vector_property(dimension)}"
+
+
 # Nodes of users big enough for the vector index carry this label too (schema 0030).
 INDEXED_LABEL = "IndexedMemory"
 
@@ -129,7 +136,7 @@ _EDGE_TYPES: dict[str, EdgeType] = {v: k for k, v in REL_TYPES.items()}
 _NODE_SCALARS = (
     "id", "user_id", "type", "content", "valence", "importance", "weight", "weight_at",
     "created_at", "last_reinforced_at", "is_inference", "is_pinned", "decay_coefficient",
-    "significant", "expires_at", "sources", "embedding_model",
+    "significant", "expires_at", "sources", "embedding_model", "context_terms",
 )  # fmt: skip
 _BELIEF_FIELDS = (
     "confidence", "permanence", "first_seen", "confirmed_at", "challenged_at", "evidence_kind",
@@ -140,6 +147,7 @@ _HYPOTHESIS_FIELDS = (
     "last_surfaced_at", "high_bar",
 )  # fmt: skip
 _VECTOR_FIELDS = tuple(f"embedding_{d}" for d in VECTOR_DIMENSIONS)
+_CONTEXT_VECTOR_FIELDS = tuple(f"context_embedding_{d}" for d in VECTOR_DIMENSIONS)
 _NODE_FIELDS = _NODE_SCALARS + _BELIEF_FIELDS
 # The node fields that hold instants: read back as epoch microseconds (see `epoch_micros`).
 _NODE_TIMES = frozenset(
@@ -152,7 +160,7 @@ _EDGE_TIMES = ("created_at", "last_reinforced_at")
 def node_projection(var: str, *, with_vectors: bool = False) -> str:
     """A Cypher map projection of a node's model fields: returning `n {.*}` would ship every
     vector (1.5-4 KB each) to the read path, which never needs them."""
-    fields = _NODE_FIELDS + (_VECTOR_FIELDS if with_vectors else ())
+    fields = _NODE_FIELDS + (_VECTOR_FIELDS + _CONTEXT_VECTOR_FIELDS if with_vectors else ())
     items = (f"{f}: {epoch_micros(f'{var}.{f}')}" if f in _NODE_TIMES else f".{f}" for f in fields)
     return var + " {" + ", ".join(items) + "}"
 
@@ -202,6 +210,10 @@ def node_row(node: Node) -> dict[str, Any]:
     props |= belief_properties(node.belief)
     # What retrieval matches a query's words against (retrieval.py, lexical relevance).
     props["terms"] = list(search_terms(node.content))
+    if node.embedding is not None and node.context_embedding is None:
+        # A node written with its vectors and no reply context (a corrected content): a stored
+        # context vector would read the old content. A node read without vectors keeps both.
+        props |= dict.fromkeys(_CONTEXT_VECTOR_FIELDS)
     props, times = split_times(props)
     return {
         "id": node.id,
@@ -212,6 +224,12 @@ def node_row(node: Node) -> dict[str, Any]:
         "sources": list(dict.fromkeys(node.sources)),
         "embedding": list(node.embedding) if node.embedding is not None else None,
         "vector_property": vector_property(len(node.embedding)) if node.embedding else None,
+        "context_embedding": (
+            list(node.context_embedding) if node.context_embedding is not None else None
+        ),
+        "context_vector_property": (
+            context_vector_property(len(node.context_embedding)) if node.context_embedding else None
+        ),
     }
 
 
@@ -229,8 +247,12 @@ def node_from_record(raw: Mapping[str, Any]) -> Node:
     # A property never written (evidence lists on memories stored before they existed) is absent.
     data["belief"] = {f: values[f] for f in _BELIEF_FIELDS if values.get(f) is not None}
     data["embedding"] = tuple(vector) if vector is not None else None
+    context = next((values[f] for f in _CONTEXT_VECTOR_FIELDS if values.get(f) is not None), None)
+    data["context_embedding"] = tuple(context) if context is not None else None
+    data["context_terms"] = tuple(values.get("context_terms") or ())
     if vector is None:
         data["embedding_model"] = None
+        data["context_embedding"] = None
     return Node.model_validate({k: v for k, v in data.items() if v is not None})
 
 

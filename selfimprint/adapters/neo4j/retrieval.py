@@ -32,6 +32,7 @@ from selfimprint.adapters.neo4j.records import (
     EDGE_PROJECTION,
     INDEXED_LABEL,
     Rows,
+    context_vector_property,
     edge_from_record,
     node_from_record,
     node_projection,
@@ -133,6 +134,11 @@ WITH {carried}, CASE WHEN uncapped > 1.0 THEN 1.0 ELSE uncapped END AS total
 """
 
 
+# The vector a query is compared with: the memory's reply-context vector where it has one and
+# the query wants it (`$context_property`, RetrievalQuery.in_context), else its content's
+# (`$context_property` is then `$property` itself). The index finds the nearest by content.
+_VECTOR = "coalesce(n[$context_property], n[$property])"
+
 # Neo4j's cosine score is normalised, (1 + cos) / 2; calibrated like scoring.calibrated_similarity.
 _CALIBRATED = """CASE WHEN 2.0 * score - 1.0 <= $similarity_floor THEN 0.0
   WHEN 2.0 * score - 1.0 >= 1.0 THEN 1.0
@@ -142,13 +148,14 @@ _BY_INDEX = f"""
 CALL db.index.vector.queryNodes($index, $fetch, $embedding) YIELD node AS n, score
 WHERE n.scope = $scope AND n.embedding_model = $model AND {active("n")}
 WITH n, score ORDER BY score DESC LIMIT $nearest_limit
-RETURN n, score, 'similar' AS kind
+RETURN n, CASE WHEN $context_property = $property THEN score
+  ELSE vector.similarity.cosine({_VECTOR}, $embedding) END AS score, 'similar' AS kind
 """
 
 _EXACT = f"""
 MATCH (n:Memory {{scope: $scope}})
 WHERE n.embedding_model = $model AND {active("n")}
-WITH n, vector.similarity.cosine(n[$property], $embedding) AS score
+WITH n, vector.similarity.cosine({_VECTOR}, $embedding) AS score
 WHERE score IS NOT NULL
 WITH n, score ORDER BY score DESC LIMIT $nearest_limit
 RETURN n, score, 'similar' AS kind
@@ -163,7 +170,7 @@ USING INDEX n:Memory(scope, priority_until)
 WHERE n.scope = $scope AND n.priority_until >= $now AND n.priority_from <= $now
   AND {active("n")}
 WITH n, CASE WHEN n.embedding_model = $model
-             THEN coalesce(vector.similarity.cosine(n[$property], $embedding), 0.0)
+             THEN coalesce(vector.similarity.cosine({_VECTOR}, $embedding), 0.0)
              ELSE 0.0 END AS score
 ORDER BY n.priority_until, n.id LIMIT $scheduled_limit
 RETURN n, score, 'scheduled' AS kind
@@ -177,7 +184,7 @@ WHERE {active("n")}
 {_scored("n, clock_now", "0.0", "0.0")}
 ORDER BY total DESC, n.id LIMIT $prior_limit
 WITH n, CASE WHEN n.embedding_model = $model
-             THEN coalesce(vector.similarity.cosine(n[$property], $embedding), 0.0)
+             THEN coalesce(vector.similarity.cosine({_VECTOR}, $embedding), 0.0)
              ELSE 0.0 END AS score
 RETURN n, score, 'prior' AS kind
 """
@@ -230,13 +237,14 @@ _LEXICAL = f"""
 MATCH (n:Memory {{scope: $scope}})
 WHERE n.id IN lexical_ids AND {active("n")}
 WITH n, CASE WHEN n.embedding_model = $model
-             THEN coalesce(vector.similarity.cosine(n[$property], $embedding), 0.0)
+             THEN coalesce(vector.similarity.cosine({_VECTOR}, $embedding), 0.0)
              ELSE 0.0 END AS score
 RETURN n, score, 'lexical' AS kind
 """
 
 _LEXICAL_RELEVANCE = """CASE WHEN idf_total > 0.0
-  THEN reduce(s = 0.0, d IN idf | s + CASE WHEN d.t IN coalesce(n.terms, []) THEN d.w ELSE 0.0 END)
+  THEN reduce(s = 0.0, d IN idf | s + CASE WHEN d.t IN coalesce(n.terms, []) THEN d.w
+         WHEN d.t IN coalesce(n.context_terms, []) THEN $context_term_share * d.w ELSE 0.0 END)
        / idf_total END"""
 _RELEVANCE = f"""CASE WHEN lexical IS NULL THEN {_CALIBRATED}
   ELSE (1.0 - $lexical_share) * ({_CALIBRATED}) + $lexical_share * lexical END"""
@@ -279,6 +287,7 @@ def score_params(
         "similarity_floor": similarity_floor,
         "similarity_weight": scoring.similarity_weight,
         "lexical_share": scoring.lexical_share,
+        "context_term_share": scoring.context_term_share,
         "hypothesis_multiplier": scoring.hypothesis_multiplier,
         "recency_weight": scoring.recency_weight,
         "weight_weight": scoring.effective_weight_weight,
@@ -419,6 +428,9 @@ async def retrieve(
         "lexical_fetch": LEXICAL_FETCH_FACTOR * max(query.lexical_limit, 1),
         **term_queries(scope.key, query.terms),
         "property": vector_property(dimension),
+        "context_property": (
+            context_vector_property(dimension) if query.in_context else vector_property(dimension)
+        ),
         "now_ms": decay_clock.micros(query.now) // 1000,
         **decay_clock.reading_params(query.now),
         **score_params(query.similarity_floor, query.scoring, beliefs=query.beliefs),

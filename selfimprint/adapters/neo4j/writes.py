@@ -43,12 +43,17 @@ class MissingNodesError(LookupError):
         self.node_ids = tuple(node_ids)
 
 
-# Stores `row.embedding` as float32 (half a float64 list) under `row.vector_property`; rows
-# without a vector pass through. Every node write path ends with it.
+# Stores `row.embedding` as float32 (half a float64 list) under `row.vector_property`, and the
+# reply-context vector likewise; rows without a vector pass through. Every node write path ends
+# with it.
 SET_VECTOR = """WITH n, row
 CALL (n, row) {
   WITH n, row WHERE row.embedding IS NOT NULL
   CALL db.create.setNodeVectorProperty(n, row.vector_property, row.embedding)
+}
+CALL (n, row) {
+  WITH n, row WHERE row.context_embedding IS NOT NULL
+  CALL db.create.setNodeVectorProperty(n, row.context_vector_property, row.context_embedding)
 }"""
 
 

@@ -6,7 +6,8 @@ accepted one either reinforces the memory it restates (`reinforcement`) or becom
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import date
 
 from selfimprint.domain.decay import coefficient_for, expires_at, is_significant_event
@@ -22,6 +23,7 @@ from selfimprint.domain.ingestion.identity import memory_id
 from selfimprint.domain.ingestion.plan import NodeMentions, Rejection, RejectionReason
 from selfimprint.domain.ingestion.reinforcement import find_duplicate
 from selfimprint.domain.models import Belief, EvidenceKind, Node, NodeType
+from selfimprint.domain.reply_context import context_of, context_terms
 
 
 def trim_content(content: str, limit: int) -> str:
@@ -100,6 +102,29 @@ def screen(draft: PlanDraft, candidate: ExtractedMemory) -> str | None:
     return content
 
 
+@dataclass(frozen=True)
+class ReplyContext:
+    """How a new memory reads after the message it replied to (domain.reply_context)."""
+
+    embedding: tuple[float, ...]
+    terms: tuple[str, ...]
+
+
+def reply_context(
+    candidate: ExtractedMemory,
+    content: str,
+    replies: Mapping[str, str],
+    context_embeddings: Mapping[str, Sequence[float]],
+) -> ReplyContext | None:
+    """The candidate's reply context: its first cited message's (the extraction activity
+    embedded the same one), when that message replied to one and the vector came with it."""
+    context = context_of(candidate.source_message_ids, replies)
+    vector = context_embeddings.get(candidate.ref)
+    if context is None or vector is None:
+        return None
+    return ReplyContext(tuple(vector), context_terms(context, content))
+
+
 def add_candidate(
     draft: PlanDraft,
     candidate: ExtractedMemory,
@@ -107,6 +132,7 @@ def add_candidate(
     nearest: Sequence[tuple[Node, float]],
     embedding: Sequence[float] | None,
     embedding_model: str | None,
+    replied: ReplyContext | None = None,
 ) -> None:
     """Record a screened candidate: it reinforces the memory it restates, or it becomes a new
     node, with the dates and the names its cited messages say."""
@@ -124,7 +150,7 @@ def add_candidate(
     if node_id in draft.new_nodes:
         return  # the same statement from the same messages, proposed twice
     draft.new_nodes[node_id] = _new_node(
-        draft, node_id, candidate, content, sources, embedding, embedding_model
+        draft, node_id, candidate, content, sources, embedding, embedding_model, replied
     )
     dates = _valid_dates(candidate.dates_mentioned)
     # A name the cited messages never say is the extractor's, not the user's.
@@ -148,6 +174,7 @@ def _new_node(
     sources: tuple[str, ...],
     embedding: Sequence[float] | None,
     embedding_model: str | None,
+    replied: ReplyContext | None,
 ) -> Node:
     node_type = NodeType(candidate.type.value)
     significant = is_significant_event(node_type, candidate.importance, draft.config.decay)
@@ -185,4 +212,11 @@ def _new_node(
         ),
         embedding=vector,
         embedding_model=embedding_model if vector is not None else None,
+        # Only beside a content vector of the same model and size (Node checks the size).
+        context_embedding=(
+            replied.embedding
+            if replied is not None and vector is not None and len(replied.embedding) == len(vector)
+            else None
+        ),
+        context_terms=replied.terms if replied is not None else (),
     )

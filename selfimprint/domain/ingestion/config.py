@@ -48,6 +48,10 @@ class IngestionConfig(_Value):
     # trimmed at a word boundary (or rejected when `trim_overlong` is off).
     max_content_chars: Annotated[int, Field(ge=20, le=MAX_CONTENT_CHARS)] = 300
     trim_overlong: bool = True
+    # Project choice: a memory keeps how it reads after the message it replied to
+    # (domain.reply_context), at most this much of that message, its end; 0 = off. The same
+    # cap as a memory: LoCoMo's turns fit it whole (docs/decisions.md, "Reply context").
+    reply_context_chars: Annotated[int, Field(ge=0, le=MAX_CONTENT_CHARS)] = 300
     # Project choice, following the article (component 2, confidence must be earned by observed
     # behaviour; self-report is a weaker stream, domain.belief caps it at 0.6).
     observed_confidence: Unit = 0.6

@@ -10,7 +10,7 @@ from datetime import datetime
 
 from selfimprint.domain.belief import DEFAULT_BELIEF, BeliefConfig
 from selfimprint.domain.decay import ActivityTimeline, ReinforcementTally
-from selfimprint.domain.ingestion.candidates import add_candidate, screen
+from selfimprint.domain.ingestion.candidates import add_candidate, reply_context, screen
 from selfimprint.domain.ingestion.config import DEFAULT_INGESTION, IngestionConfig
 from selfimprint.domain.ingestion.contradictions import plan_contradictions
 from selfimprint.domain.ingestion.draft import PlanDraft
@@ -30,6 +30,8 @@ def plan_ingestion(
     now: datetime,
     embeddings: Mapping[str, Sequence[float]] | None = None,
     embedding_model: str | None = None,
+    context_embeddings: Mapping[str, Sequence[float]] | None = None,
+    replies: Mapping[str, str] | None = None,
     nearest: Mapping[str, Sequence[tuple[Node, float]]] | None = None,
     recent: Sequence[Node] = (),
     tallies: Mapping[str, ReinforcementTally] | None = None,
@@ -41,6 +43,8 @@ def plan_ingestion(
 
     - `messages`: the batch the extraction came from (source ids are checked against it).
     - `embeddings`: candidate ref -> vector of its content, from `embedding_model`.
+    - `context_embeddings`: candidate ref -> vector of its content read after the message it
+      replied to; `replies`: user message id -> that message's text (domain.reply_context).
     - `nearest`: candidate ref -> the user's existing memories nearest to it, with cosine
       similarity (the duplicate check, spec §3.9).
     - `recent`: the memories shown to the extractor; edges and contradictions may point to them.
@@ -61,6 +65,8 @@ def plan_ingestion(
         beliefs=beliefs,
     )
     embeddings = embeddings or {}
+    context_embeddings = context_embeddings or {}
+    replies = replies or {}
     nearest = nearest or {}
     for candidate in extraction.candidates:
         content = screen(draft, candidate)
@@ -72,6 +78,7 @@ def plan_ingestion(
                 nearest.get(candidate.ref, ()),
                 embeddings.get(candidate.ref),
                 embedding_model,
+                reply_context(candidate, content, replies, context_embeddings),
             )
     reinforcements = plan_reinforcements(draft)
     for extracted in extraction.edges:
