@@ -71,8 +71,11 @@ class Life:
         await self.sync_clock()
         await self.settle()
 
-    async def say(self, *texts: str, sent_at: datetime | None = None) -> list[str]:
-        """The user writes; returns the message ids once every message is extracted."""
+    async def say(
+        self, *texts: str, sent_at: datetime | None = None, role: str = "user"
+    ) -> list[str]:
+        """The user (or with `role="assistant"`, the assistant) writes; returns the message
+        ids once every message is extracted."""
         ids, messages = [], []
         for text in texts:
             self.seq += 1
@@ -81,7 +84,7 @@ class Life:
             messages.append(
                 {
                     "id": message_id,
-                    "role": "user",
+                    "role": role,
                     "text": text,
                     "sent_at": (sent_at or self.clock.now).isoformat(),
                 }
