@@ -72,3 +72,19 @@ def test_marking_wrong_zeroes_confidence_and_records_the_challenge() -> None:
     wrong = apply_correction(fact(), MemoryCorrection(wrong=True), T0 + timedelta(hours=1))
     assert wrong.belief.confidence == 0.0
     assert wrong.belief.challenged_at == T0 + timedelta(hours=1)
+
+
+def test_corrected_content_drops_its_reply_context_and_a_pin_keeps_it() -> None:
+    replied = fact(context_embedding=(0.6, 0.8), context_terms=("employer",))
+    now = T0 + timedelta(days=1)
+    fixed = apply_correction(
+        replied,
+        MemoryCorrection(content="Works at Initrode."),
+        now,
+        embedding=(0.0, 1.0),
+        embedding_model="e5",
+    )
+    # Its vector read the old words after the message they replied to.
+    assert fixed.context_embedding is None and fixed.context_terms == ()
+    pinned = apply_correction(replied, MemoryCorrection(pinned=True), now)
+    assert pinned.context_embedding == (0.6, 0.8) and pinned.context_terms == ("employer",)

@@ -530,3 +530,21 @@ def test_large_graphs_stream_with_bounded_extra_memory() -> None:
     graph_size = after - before  # what the reader built and returned
     assert write_peak < graph_size / 10
     assert read_peak - after < graph_size / 10
+
+
+def test_a_reply_context_vector_round_trips_in_the_binary_tail() -> None:
+    """domain.reply_context: the second vector follows the content's, bit for bit; the JSON body
+    carries neither."""
+    replied = node(
+        "r-1",
+        embedding=(0.5, -0.0, 1e-300),
+        embedding_model="e5",
+        context_embedding=(0.125, 3.0, -2.5),
+        context_terms=("paint", "weekend"),
+    )
+    snapshot = sample_snapshot().model_copy(update={"nodes": (replied, *sample_snapshot().nodes)})
+    back = from_bytes(to_bytes(snapshot, data_key()), data_key())
+    assert back.model_dump_json() == snapshot.model_dump_json()
+    by_id = {n.id: n for n in back.nodes}
+    assert by_id["r-1"].context_embedding == (0.125, 3.0, -2.5)
+    assert by_id["v-1"].context_embedding is None

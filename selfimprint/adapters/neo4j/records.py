@@ -9,8 +9,7 @@ Storage decisions (docs/graph-store.md):
   `embedding_model`, one vector index per dimension (a Neo4j vector index has one dimension),
   over the :IndexedMemory label only: users below the exact-scan threshold stay out of it.
   A memory's reply-context vector (domain.reply_context) lives in `context_embedding_<dim>`,
-  same model, no index: the context read path compares the query with it in the exact scan and
-  in the pool the index found, never searches by it.
+  same model, with its own vector index over :IndexedMemory (the context read path asks both).
 """
 
 from __future__ import annotations
@@ -111,6 +110,10 @@ def vector_property(dimension: int) -> str:
 
 def context_vector_property(dimension: int) -> str:
     return f"context_{vector_property(dimension)}"
+
+
+def context_vector_index(dimension: int) -> str:
+    return f"indexed_memory_{context_vector_property(dimension)}"
 
 
 # Nodes of users big enough for the vector index carry this label too (schema 0030).

@@ -32,6 +32,7 @@ from selfimprint.adapters.neo4j.records import (
     EDGE_PROJECTION,
     INDEXED_LABEL,
     Rows,
+    context_vector_index,
     context_vector_property,
     edge_from_record,
     node_from_record,
@@ -150,6 +151,14 @@ WHERE n.scope = $scope AND n.embedding_model = $model AND {active("n")}
 WITH n, score ORDER BY score DESC LIMIT $nearest_limit
 RETURN n, CASE WHEN $context_property = $property THEN score
   ELSE vector.similarity.cosine({_VECTOR}, $embedding) END AS score, 'similar' AS kind
+"""
+
+# In context, the nearest by reply context too, from its own index (migration 0047).
+_BY_CONTEXT_INDEX = f"""
+CALL db.index.vector.queryNodes($context_index, $fetch, $embedding) YIELD node AS n, score
+WHERE n.scope = $scope AND n.embedding_model = $model AND {active("n")}
+WITH n, score ORDER BY score DESC LIMIT $nearest_limit
+RETURN n, score, 'similar' AS kind
 """
 
 _EXACT = f"""
@@ -316,6 +325,9 @@ BY_INDEX = _read_query(_BY_INDEX, lexical=False)
 EXACT = _read_query(_EXACT, lexical=False)
 BY_INDEX_LEXICAL = _read_query(_BY_INDEX, lexical=True)
 EXACT_LEXICAL = _read_query(_EXACT, lexical=True)
+_BOTH_INDEXES = f"{_BY_INDEX}\n  UNION ALL\n{_BY_CONTEXT_INDEX}"
+BY_INDEXES = _read_query(_BOTH_INDEXES, lexical=False)
+BY_INDEXES_LEXICAL = _read_query(_BOTH_INDEXES, lexical=True)
 
 _SIZES = f"""
 CALL () {{ MATCH (n:{INDEXED_LABEL}) RETURN count(n) AS indexed_total }}
@@ -436,7 +448,12 @@ async def retrieve(
         **score_params(query.similarity_floor, query.scoring, beliefs=query.beliefs),
     }
     lexical = bool(query.terms)
-    exact, by_index = (EXACT_LEXICAL, BY_INDEX_LEXICAL) if lexical else (EXACT, BY_INDEX)
+    exact = EXACT_LEXICAL if lexical else EXACT
+    if query.in_context:
+        by_index = BY_INDEXES_LEXICAL if lexical else BY_INDEXES
+        params["context_index"] = context_vector_index(dimension)
+    else:
+        by_index = BY_INDEX_LEXICAL if lexical else BY_INDEX
     size = await sizes.get(tx, scope)
     fetch = index_fetch(nearest, size, config)
     if fetch is None:
