@@ -144,7 +144,13 @@ async def test_the_scripted_conversation_becomes_a_typed_graph_on_the_default_st
         for e in edges
     ), edges
     # "Злюсь на себя из-за провального собеседования": a cause, linked to what it names.
-    angry = next(m for m in memories if "w3-ru-frustration" in m["sources"])
+    angry = next(
+        m for m in memories if m["sources"][0] == "w3-ru-frustration" and "Злюсь" in m["content"]
+    )
+    assert (angry["type"], angry["valence"]) == (
+        "emotional_note",
+        "negative",
+    )  # a feeling, explained
     angry_edges = (await client.memory(user, angry["id"]))["edges"]
     assert any(e["type"] == "caused_by" and e["direction"] == "out" for e in angry_edges)
 

@@ -344,8 +344,16 @@ def structured_extraction(
         if reading.type == NONE and not mentions and not contradicts:
             continue
         kind = CandidateType(reading.type if reading.type != NONE else CandidateType.FACT.value)
+        valence = reading.valence
         causal = _causal(piece.text, piece.cues)
         content = piece.text
+        if causal is not None and piece.cues.emotion.search(normalise(causal.effect)):
+            # "Злюсь на себя из-за провала, надо было...": the effect is what the sentence
+            # says, the cause explains it; a feeling there makes the memory an emotional note,
+            # whatever the explanation's words lean to (the head read "надо было" as open).
+            felt = typed(piece, causal.effect, False)
+            if felt.type == CandidateType.EMOTIONAL_NOTE.value:
+                kind, valence = CandidateType.EMOTIONAL_NOTE, felt.valence
         cause_ref: str | None = None
         if causal is not None:
             cause_ref = best_match(causal.cause, exclude=piece.ref)
@@ -367,7 +375,7 @@ def structured_extraction(
                     (),
                 )
                 linkable.append((cause_ref, causal.cause))
-        add(piece, piece.ref, content, kind, reading.valence, dates, names, contradicts)
+        add(piece, piece.ref, content, kind, valence, dates, names, contradicts)
         linkable.append((piece.ref, content))
         after = _after(piece.text, piece.cues) if kind in _AFTER_TYPES else None
         earlier = best_match(after, exclude=piece.ref) if after else None
