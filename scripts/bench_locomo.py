@@ -85,6 +85,7 @@ from selfimprint.devstack.ports import isolated_port_settings
 from selfimprint.domain.context import count_tokens
 from selfimprint.domain.decay import DEFAULT_DECAY
 from selfimprint.domain.messages import MAX_BATCH_MESSAGES, Message, Role
+from selfimprint.domain.reply_context import contextual_passage
 from selfimprint.domain.users import UserProfile
 from selfimprint.logging import configure_logging
 from selfimprint.ports import Embedder
@@ -516,13 +517,23 @@ def unit_rows(vectors: list[list[float]]) -> np.ndarray:
 
 
 def flat_scores(
-    embedder: Embedder, conversation: Conversation, questions: Sequence[Question]
+    embedder: Embedder,
+    conversation: Conversation,
+    questions: Sequence[Question],
+    *,
+    reply_context: bool = False,
 ) -> list[QuestionScore]:
     """Rank the raw turns by cosine with the question: the same texts the memory user got. Cut
-    at k, and packed in rank order into DEFAULT_BUDGET tokens (the same estimator)."""
+    at k, and packed in rank order into DEFAULT_BUDGET tokens (the same estimator).
+    `reply_context`: each turn is embedded after the turn before it, as the product embeds a
+    memory's reply context (domain.reply_context); the items are still the turns alone."""
     turns = conversation.turns
     texts = turn_texts(conversation)
-    passages = unit_rows(embedder.embed_passages([t.text for t in turns]))
+    embedded = [
+        contextual_passage(turns[i - 1].text, t.text) if reply_context and i else t.text
+        for i, t in enumerate(turns)
+    ]
+    passages = unit_rows(embedder.embed_passages(embedded))
     queries = unit_rows(embedder.embed_queries([q.text for q in questions]))
     scores = []
     for question, query in zip(questions, queries, strict=True):
@@ -675,11 +686,16 @@ def run(args: argparse.Namespace, configs: Sequence[StackConfig]) -> dict[str, A
     # The flat baseline, once: it depends on the embedder and the texts only.
     embedder = build_embedder(stack_settings(args, None, configs[0]))
     flat = SystemScores()
+    flat_replies = SystemScores() if args.flat_reply_context else None
     per_conversation = []
     for conversation in conversations:
         questions = eligible(conversation, args.limit)
         t0 = time.monotonic()
         flat.questions.extend(flat_scores(embedder, conversation, questions))
+        if flat_replies is not None:
+            flat_replies.questions.extend(
+                flat_scores(embedder, conversation, questions, reply_context=True)
+            )
         say(f"[flat/{conversation.sample_id}] {len(questions)} questions scored")
         per_conversation.append(
             {
@@ -708,10 +724,24 @@ def run(args: argparse.Namespace, configs: Sequence[StackConfig]) -> dict[str, A
         }
         runs.append(done)
     wall = {"flat_baseline_s": round(t_flat, 1), "total_s": round(time.monotonic() - t_all, 1)}
-    return report(args, runs, flat, per_conversation, embedder.model_id, wall)
+    return report(args, runs, flat, per_conversation, embedder.model_id, wall, flat_replies)
 
 
-def config_report(args: argparse.Namespace, done: ConfigRun, flat: SystemScores) -> dict[str, Any]:
+def _versus_flat(done: ConfigRun, flat: SystemScores) -> dict[str, Any]:
+    return {
+        f"{credit}@{cut}": paired_bootstrap(
+            done.scores.values(credit, cut), flat.values(credit, cut)
+        ).as_dict()
+        for credit, cut in COMPARISONS
+    }
+
+
+def config_report(
+    args: argparse.Namespace,
+    done: ConfigRun,
+    flat: SystemScores,
+    flat_replies: SystemScores | None = None,
+) -> dict[str, Any]:
     config, sleep = done.config, done.sleep
     ingestion = [c["ingestion"] for c in done.per_conversation]
     return {
@@ -733,12 +763,12 @@ def config_report(args: argparse.Namespace, done: ConfigRun, flat: SystemScores)
         },
         "memories_returned_per_question": done.scores.returned_stats(),
         "scores": done.scores.summary(),
-        "vs_flat": {
-            f"{credit}@{cut}": paired_bootstrap(
-                done.scores.values(credit, cut), flat.values(credit, cut)
-            ).as_dict()
-            for credit, cut in COMPARISONS
-        },
+        "vs_flat": _versus_flat(done, flat),
+        **(
+            {"vs_flat_reply_context": _versus_flat(done, flat_replies)}
+            if flat_replies is not None
+            else {}
+        ),
         "ingestion": {
             "memories_created": sum(int(i.get("memories_created", 0)) for i in ingestion),
             "memories_reinforced": sum(int(i.get("memories_reinforced", 0)) for i in ingestion),
@@ -774,6 +804,7 @@ def report(
     per_conversation: list[dict[str, Any]],
     embedder_id: str,
     wall: dict[str, float],
+    flat_replies: SystemScores | None = None,
 ) -> dict[str, Any]:
     return {
         "benchmark": "LoCoMo evidence recall",
@@ -808,9 +839,14 @@ def report(
             },
             "parallel_conversations": args.parallel,
         },
-        "configs": [config_report(args, r, flat) for r in runs],
+        "configs": [config_report(args, r, flat, flat_replies) for r in runs],
         "vs_first_config": [versus(r, runs[0]) for r in runs[1:]],
         "flat_baseline": flat.summary(),
+        **(
+            {"flat_baseline_reply_context": flat_replies.summary()}
+            if flat_replies is not None
+            else {}
+        ),
         "per_conversation": per_conversation,
         "wall_s": wall,
     }
@@ -915,6 +951,12 @@ def markdown(result: dict[str, Any]) -> str:
         lines.append(row(f"`{c['name']}`", c["scores"]["overall"], True, True))
     lines.append(row("flat, top k", base["overall"], True, False))
     lines.append(row(f"flat, {budget}-token cut", base["overall"], False, True))
+    replies = result.get("flat_baseline_reply_context")
+    if replies:
+        lines.append(row("flat with reply context, top k", replies["overall"], True, False))
+        lines.append(
+            row(f"flat with reply context, {budget}-token cut", replies["overall"], False, True)
+        )
     boot = cfg["bootstrap"]
     lines += [
         "",
@@ -931,6 +973,24 @@ def markdown(result: dict[str, Any]) -> str:
             + " | ".join(_interval(c["vs_flat"][f"{credit}@{cut}"]) for credit, cut in COMPARISONS)
             + " |"
         )
+    if replies:
+        lines += [
+            "",
+            "Memory minus the flat baseline with reply context (each turn embedded after the turn "
+            "before it, as the product embeds a memory), the same way:",
+            "",
+            f"| configuration | text {at} | text @10 | source {at} | source @10 |",
+            "|---|---|---|---|---|",
+        ]
+        for c in configs:
+            lines.append(
+                f"| `{c['name']}` | "
+                + " | ".join(
+                    _interval(c["vs_flat_reply_context"][f"{credit}@{cut}"])
+                    for credit, cut in COMPARISONS
+                )
+                + " |"
+            )
     if result.get("vs_first_config"):
         lines += [
             "",
@@ -1111,6 +1171,13 @@ def main() -> None:
     )
     parser.add_argument(
         "--no-sleep", action="store_true", help="no sleep phase between sessions (faster)"
+    )
+    parser.add_argument(
+        "--flat-reply-context",
+        action="store_true",
+        help="also a flat baseline whose turns are embedded after the turn before each (the "
+        "product's reply context, domain.reply_context): how much of the gain a flat index "
+        "with the same trick would have",
     )
     parser.add_argument(
         "--session-timeout", type=float, default=3600.0, help="extraction wait per session (s)"
