@@ -36,6 +36,7 @@ from selfimprint.devstack.report import replace_section
 from selfimprint.devstack.services import PythonProcess
 from selfimprint.domain.decay import ActivityTimeline, coefficient_for, expires_at
 from selfimprint.domain.models import Belief, Node, NodeType, Valence
+from selfimprint.domain.reply_context import context_terms
 from selfimprint.domain.users import UserScope
 
 SUBJECTS = ["my sister", "my manager", "the dentist", "our landlord", "my running club", "Marta"]
@@ -73,6 +74,7 @@ def synthetic_node(
     at: datetime,
     weight: float = 1.0,
     timeline: ActivityTimeline | None = None,
+    context: tuple[tuple[float, ...], tuple[str, ...]] | None = None,
 ) -> Node:
     """The benchmarks' memory number `i`: types in rotation (every ninth a negative emotional
     note), stored weight `weight` at `at`, its expiry on `timeline`."""
@@ -95,7 +97,20 @@ def synthetic_node(
         belief=Belief(first_seen=at),
         embedding=tuple(vector),
         embedding_model=model,
+        context_embedding=context[0] if context else None,
+        context_terms=context[1] if context else (),
     )
+
+
+def _reply_context(
+    previous: str, before: list[float], text: str, own: list[float]
+) -> tuple[tuple[float, ...], tuple[str, ...]]:
+    """A stand-in for a memory's reply context (domain.reply_context) without embedding twice:
+    the normalised sum of the previous sentence's vector and its own, which is near what the two
+    embedded together give, and the previous sentence's terms."""
+    summed = [a + b for a, b in zip(before, own, strict=True)]
+    norm = sum(x * x for x in summed) ** 0.5 or 1.0
+    return tuple(x / norm for x in summed), context_terms(previous, text)
 
 
 async def load_memories(settings: Settings, scope: UserScope, n: int) -> float:
@@ -111,7 +126,13 @@ async def load_memories(settings: Settings, scope: UserScope, n: int) -> float:
     nodes = []
     for i, (text, vector) in enumerate(zip(texts, vectors, strict=True)):
         created = now - timedelta(days=rng.uniform(0, 60))
-        nodes.append(synthetic_node(i, scope.user_id, text, vector, embedder.model_id, created))
+        # Every memory but the first replied to the sentence before it, as in a conversation.
+        context = _reply_context(texts[i - 1], vectors[i - 1], text, vector) if i else None
+        nodes.append(
+            synthetic_node(
+                i, scope.user_id, text, vector, embedder.model_id, created, context=context
+            )
+        )
     driver = open_driver(settings)
     try:
         store = Neo4jGraphStore(driver, settings.neo4j_database).for_user(
