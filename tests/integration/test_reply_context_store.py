@@ -15,6 +15,7 @@ from selfimprint.adapters.neo4j import Neo4jGraphStore, Neo4jUserGraph, VectorSe
 from selfimprint.adapters.neo4j.message_log import Neo4jMessageLog
 from selfimprint.config import Settings
 from selfimprint.domain.messages import Message, Role
+from selfimprint.domain.models import Node
 from selfimprint.domain.scoring import ScoringConfig
 from selfimprint.domain.users import UserScope
 from selfimprint.ports import RetrievalQuery
@@ -36,7 +37,7 @@ def asked(seed: int, *, in_context: bool, terms: tuple[str, ...] = ()) -> Retrie
     )
 
 
-def answered(user: str) -> list:  # type: ignore[type-arg]
+def answered(user: str) -> list[Node]:
     """ "a1" reads like query 500 only in its reply context; the others are unrelated."""
     return [
         node(

@@ -116,15 +116,25 @@ def test_a_new_memory_keeps_its_reply_context_vector_and_terms() -> None:
 
 
 def test_without_the_vector_or_the_reply_a_memory_has_no_context() -> None:
-    common = {
-        "user_id": "u-1",
-        "now": NOW + timedelta(minutes=1),
-        "embeddings": {"n1": [1.0, 0.0]},
-        "embedding_model": "e5",
-    }
-    no_vector = plan_ingestion(_answer(), [ASKED, ANSWER], replies={"m2": ASKED.text}, **common)
+    later = NOW + timedelta(minutes=1)
+    vectors = {"n1": [1.0, 0.0]}
+    no_vector = plan_ingestion(
+        _answer(),
+        [ASKED, ANSWER],
+        user_id="u-1",
+        now=later,
+        embeddings=vectors,
+        embedding_model="e5",
+        replies={"m2": ASKED.text},
+    )
     no_reply = plan_ingestion(
-        _answer(), [ASKED, ANSWER], context_embeddings={"n1": [0.6, 0.8]}, **common
+        _answer(),
+        [ASKED, ANSWER],
+        user_id="u-1",
+        now=later,
+        embeddings=vectors,
+        embedding_model="e5",
+        context_embeddings={"n1": [0.6, 0.8]},
     )
     for plan in (no_vector, no_reply):
         (node,) = plan.nodes
