@@ -207,7 +207,10 @@ def read_type(
     *,
     dated: bool,
     config: StructuredConfig = DEFAULT_STRUCTURED,
+    whole: str | None = None,
 ) -> TypeReading:
+    """`whole`: the message `text` is a piece of (a long message is read in runs of sentences):
+    only a short message can be small talk, whatever its pieces look like alone."""
     clean = normalise(text)
     scores = dict.fromkeys((*_TYPES, NONE), 0.0)
     valence_p: dict[str, float] = {}
@@ -231,7 +234,7 @@ def read_type(
     if head is None and scores[best_type] == 0.0:
         best_type = CandidateType.FACT.value  # no head, no cue: what verbatim would store
     chosen = NONE if scores[NONE] > scores[best_type] + config.none_margin else best_type
-    if chosen == NONE and len(read(text).stems) > config.none_max_words:
+    if chosen == NONE and len(read(whole or text).stems) > config.none_max_words:
         chosen = best_type  # a long message that opens with "Thanks, Mel!" still says something
     valence = _valence(chosen, valence_p)
     return TypeReading(chosen, valence, scores)
@@ -311,7 +314,15 @@ def structured_extraction(
         )
 
     def typed(piece: _Piece, text: str, dated: bool) -> TypeReading:
-        return read_type(text, vectors.get(text), piece.cues, head, dated=dated, config=config)
+        return read_type(
+            text,
+            vectors.get(text),
+            piece.cues,
+            head,
+            dated=dated,
+            config=config,
+            whole=piece.message.text,
+        )
 
     def best_match(text: str, exclude: str) -> str | None:
         """The memory a cause or an "after" names: the latest one that holds the most of its

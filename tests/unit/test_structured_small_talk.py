@@ -1,0 +1,52 @@
+"""Only a short message is small talk: a piece of a long message that alone reads like small
+talk (a closing "Thanks, see you soon!", a photo's caption) is kept with the rest of what the
+message says (domain.structured.extractor)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from selfimprint.domain.messages import Message, Role
+from selfimprint.domain.structured.extractor import structured_extraction, texts_to_embed
+from selfimprint.domain.structured.head import ExtractionHead, Softmax
+
+pytestmark = pytest.mark.unit
+
+TYPES = ("fact", "event", "emotional_note", "person", "open_loop", "none")
+# [1, 0] reads as a fact, [0, 1] as small talk.
+HEAD = ExtractionHead(
+    embedding_model="test",
+    types=Softmax(
+        labels=TYPES, weights=((4, 0), (0, 0), (0, 0), (0, 0), (0, 0), (0, 4)), bias=(0,) * 6
+    ),
+    valence=Softmax(labels=("positive", "negative", "none"), weights=((0, 0),) * 3, bias=(0,) * 3),
+)
+LONG = (
+    "We finally moved the whole team to the new office on the river last week, and the commute "
+    "is twenty minutes shorter for me now, which means I can drop the kids at school before "
+    "work, have breakfast with them, and still be at my desk before the stand-up meeting starts "
+    "at nine, or even earlier on Fridays. Thanks, see you soon!"
+)
+CLOSING = "Thanks, see you soon!"
+
+
+def _contents(text: str) -> list[str]:
+    message = Message(id="m1", role=Role.USER, text=text, sent_at=datetime(2026, 3, 1, tzinfo=UTC))
+    vectors = {
+        t: [0.0, 1.0] if t.endswith(CLOSING) and len(t) < 60 else [1.0, 0.0]
+        for t in texts_to_embed([message], [])
+    }
+    answer = structured_extraction([message], [], vectors, HEAD, similarity_floor=0.0)
+    return [c.content for c in answer.candidates]
+
+
+def test_the_closing_piece_of_a_long_message_is_kept() -> None:
+    contents = _contents(LONG)
+    assert len(contents) == 2, contents  # the message is read in two runs of sentences
+    assert CLOSING in contents[1]
+
+
+def test_the_same_words_alone_are_small_talk() -> None:
+    assert _contents(CLOSING) == []
