@@ -111,4 +111,6 @@ def _without_embeddings(snapshot: GraphSnapshot) -> GraphSnapshot:
 
 
 def _bare(node: Node) -> Node:
-    return node.model_copy(update={"embedding": None, "embedding_model": None})
+    return node.model_copy(
+        update={"embedding": None, "embedding_model": None, "context_embedding": None}
+    )
