@@ -415,6 +415,20 @@ def _pool(
     )
 
 
+def _shown(node: Node, chosen: Sequence[Node]) -> bool:
+    """Whether a chosen memory made from the same message already shows all of this one's
+    words: a span of a message (the person "my sister Anna", a cause) beside the whole sentence
+    spends the budget on text the context already holds."""
+    words = _one_line(node.content).casefold()
+    sources = set(node.sources)
+    return any(
+        other.id != node.id
+        and sources.intersection(other.sources)
+        and words in _one_line(other.content).casefold()
+        for other in chosen
+    )
+
+
 def _question(node: Node, template: _Template, limit: int) -> str:
     topic = _one_line(node.content)
     question = topic if topic.endswith("?") else template.question.format(topic=topic.rstrip(".!"))
@@ -499,7 +513,11 @@ def assemble_context(
     text = f"{template.instruction}\n{closing}" if closing else ""
     open_loops: list[Node] = []
     for entry in pool:
-        trial = [*chosen, entry]
+        if _shown(entry[1], [node for _, node in chosen]):
+            continue
+        # A fuller memory of the same message takes the place of a span of it already chosen.
+        kept = [c for c in chosen if not _shown(c[1], [entry[1]])]
+        trial = [*kept, entry]
         body, trial_loops = _render([node for _, node in trial], edges, template)
         trial_text = "\n".join(p for p in (template.instruction, body, closing) if p)
         if count_tokens(trial_text, estimate) <= budget:

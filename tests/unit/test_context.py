@@ -412,3 +412,14 @@ def test_an_unseen_monthly_summary_is_announced_after_the_review_in_the_users_la
     assert ru.summary_month == "2026-11"
     plain = assemble_context([], [], [], [], language="en", now=NOW)
     assert plain.closing_text == "" and plain.text == "" and plain.summary_month is None
+
+
+def test_a_span_of_a_message_already_shown_whole_is_left_out() -> None:
+    whole = node("whole", "My colleague Marta offered a mock interview.", sources=("m1",))
+    span = node("span", "My colleague Marta", NodeType.PERSON, sources=("m1",))
+    elsewhere = node("other", "My colleague Marta", NodeType.PERSON, sources=("m2",))
+    # The span ranks first: the whole sentence of the same message takes its place.
+    used = assemble([(span, 0.9), (whole, 0.8), (elsewhere, 0.7)]).memories_used
+    assert [m.id for m in used] == ["whole", "other"]  # another message's words stay
+    used = assemble([(whole, 0.9), (span, 0.8)]).memories_used
+    assert [m.id for m in used] == ["whole"]
