@@ -80,9 +80,13 @@ async def test_a_three_week_conversation_is_remembered_with_sources(
     assert answer.context.startswith("Background on the user")
     assert answer.tokens <= 400
     used_sources = {s for m in answer.memories for s in m.sources}
-    # The chain's evidence: the interview, the frustration after it, the underpreparation.
+    # The chain's evidence that lasts: the interview and the underpreparation. The frustration
+    # after it is a negative emotional note (both messages, since "Злюсь на себя из-за..." is
+    # typed as one): forgotten within days of activity (spec §3.3, coefficient 0.5), and the
+    # context leaves forgotten memories out. (It passed before only while the Russian message
+    # was mistyped as an open loop.)
     assert used_sources & {"w1-interview", "w3-interview-done"}, answer.memories
-    assert used_sources & {"w3-frustration", "w3-ru-frustration"}, answer.memories
+    assert not used_sources & {"w3-frustration", "w3-ru-frustration"}, answer.memories
     assert used_sources & {"w2-underprep", "w2-ru-stress", "w1-busy"}, answer.memories
     assert [m.score for m in answer.memories] == sorted(
         (m.score for m in answer.memories), reverse=True
