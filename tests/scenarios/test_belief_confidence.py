@@ -27,10 +27,13 @@ QUIT = "I quit Initech, I am not working there anymore."
 
 
 def _similarity_only(folder: Path, **scoring: float) -> Path:
-    """A tuning file whose score is similarity alone, so only the confidence factor moves it."""
+    """A tuning file whose score is similarity alone, so only the confidence factor moves it;
+    without reply context (domain.reply_context), so that two statements said one after the
+    other stay equally relevant (the second would otherwise also be read after the first)."""
     tuning = folder / "tuning.json"
     weights = {"similarity_weight": 1.0, "recency_weight": 0.0, "effective_weight_weight": 0.0}
-    tuning.write_text(json.dumps({"scoring": weights | scoring}))
+    no_replies = {"reply_context_chars": 0}
+    tuning.write_text(json.dumps({"scoring": weights | scoring, "ingestion": no_replies}))
     return tuning
 
 
