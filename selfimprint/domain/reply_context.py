@@ -14,8 +14,8 @@ user said, the memory's content stays the user's words, and the text itself is n
 its vector and stems, on the memory, deleted with it). The restatement test, contradictions and
 every other comparison still use the content's own vector.
 
-Measured on LoCoMo dev (BENCHMARKS.md, docs/decisions.md "Reply context"): without it, a third of
-the evidence turns a question needs were replies whose words the question does not share.
+Measured on LoCoMo dev (BENCHMARKS.md, docs/decisions.md "Reply context"): structured extraction's
+text-credited recall of the first ten memories went from 0.625 to 0.684.
 """
 
 from __future__ import annotations
