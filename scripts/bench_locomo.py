@@ -898,6 +898,18 @@ def _sleep_text(sleep: dict[str, Any]) -> str:
     )
 
 
+def _versus_table(configs: Sequence[dict[str, Any]], key: str, at: str) -> list[str]:
+    """Rows of each configuration's paired differences (`key`: which baseline)."""
+    lines = [
+        f"| configuration | text {at} | text @10 | source {at} | source @10 |",
+        "|---|---|---|---|---|",
+    ]
+    for c in configs:
+        cells = (_interval(c[key][f"{credit}@{cut}"]) for credit, cut in COMPARISONS)
+        lines.append(f"| `{c['name']}` | " + " | ".join(cells) + " |")
+    return lines
+
+
 def markdown(result: dict[str, Any]) -> str:
     cfg = result["configuration"]
     configs, base = result["configs"], result["flat_baseline"]
@@ -964,33 +976,16 @@ def markdown(result: dict[str, Any]) -> str:
         f"{boot['level'] * 100:.0f} % interval ({boot['resamples']} resamples of the "
         f"questions, seed {boot['seed']}); {at} is compared with the flat {budget}-token cut.",
         "",
-        f"| configuration | text {at} | text @10 | source {at} | source @10 |",
-        "|---|---|---|---|---|",
+        *_versus_table(configs, "vs_flat", at),
     ]
-    for c in configs:
-        lines.append(
-            f"| `{c['name']}` | "
-            + " | ".join(_interval(c["vs_flat"][f"{credit}@{cut}"]) for credit, cut in COMPARISONS)
-            + " |"
-        )
     if replies:
         lines += [
             "",
             "Memory minus the flat baseline with reply context (each turn embedded after the turn "
             "before it, as the product embeds a memory), the same way:",
             "",
-            f"| configuration | text {at} | text @10 | source {at} | source @10 |",
-            "|---|---|---|---|---|",
+            *_versus_table(configs, "vs_flat_reply_context", at),
         ]
-        for c in configs:
-            lines.append(
-                f"| `{c['name']}` | "
-                + " | ".join(
-                    _interval(c["vs_flat_reply_context"][f"{credit}@{cut}"])
-                    for credit, cut in COMPARISONS
-                )
-                + " |"
-            )
     if result.get("vs_first_config"):
         lines += [
             "",
