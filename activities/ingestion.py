@@ -27,6 +27,7 @@ from selfimprint.domain.ingestion.extraction import Extraction, RecentMemory
 from selfimprint.domain.ingestion.plan import RejectionReason
 from selfimprint.domain.ingestion.planner import plan_ingestion
 from selfimprint.domain.language import detect_language
+from selfimprint.domain.lifecycle import EXTRACTION_BATCH, MODEL_FREE_EXTRACTION_BATCH
 from selfimprint.domain.messages import Message, Role
 from selfimprint.domain.reply_context import context_of, contextual_passage, replied_to
 from selfimprint.domain.structured.extractor import (
@@ -127,6 +128,9 @@ class ExtractedBatch(BaseModel):
     # Candidate ref -> the vector of its content read after the message it replied to
     # (domain.reply_context.contextual_passage), for candidates whose source has one.
     context_embeddings: dict[str, list[float]] = Field(default_factory=dict)
+    # How many messages this extractor takes in its next batch (the lifecycle's next Extract);
+    # an older release's answer reads 4.
+    batch_size: int = Field(default=EXTRACTION_BATCH, ge=1)
 
 
 class ApplyInput(BaseModel):
@@ -333,6 +337,9 @@ class ExtractionActivities:
         self._verbatim = verbatim
         self._structured = structured
         self._head = head_for(embedder.model_id)
+        # A language model's prompt must fit its context; without one, batches can be larger.
+        model_free = mode in (ExtractionMode.STRUCTURED, ExtractionMode.VERBATIM)
+        self.batch_size = MODEL_FREE_EXTRACTION_BATCH if model_free else EXTRACTION_BATCH
         if mode is ExtractionMode.STRUCTURED and self._head is None:
             raise ValueError(
                 f"structured extraction has no classifier head for {embedder.model_id!r}: "
@@ -440,4 +447,5 @@ class ExtractionActivities:
             embeddings={c.ref: known[c.content] for c in answer.candidates},
             embedding_model=self._embedder.model_id,
             context_embeddings={ref: known[text] for ref, text in passages.items()},
+            batch_size=self.batch_size,
         )

@@ -93,6 +93,8 @@ class IngestionSteps(LifecycleView):
             )
             self._state.ingestion.stats.messages_failed += len(batch.messages)
             return
+        # The extractor says how many messages it takes at once (a model-free one more).
+        self._state.ingestion.batch_size = extracted.batch_size
         outcome = await workflow.execute_activity_method(
             IngestionActivities.apply_extraction,
             ApplyInput(batch=batch, extracted=extracted),

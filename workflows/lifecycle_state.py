@@ -10,6 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, model_validator
 
 from activities.forget import ForgetInput
+from selfimprint.domain.lifecycle import EXTRACTION_BATCH
 from selfimprint.domain.lifecycle_timings import LifecycleTimings
 from selfimprint.domain.sleep_policy import ActivityLog, Depth, SleepKind
 from selfimprint.domain.sleep_writes import SleepStatus
@@ -88,6 +89,9 @@ class IngestionQueue(BaseModel):
     # The message log is re-read for unsignalled messages at start and once a day while idle.
     reconciled: bool = False
     last_reconcile_at: datetime | None = None
+    # How many messages the next extraction takes: what the extractor asked for with its last
+    # answer (`ExtractedBatch.batch_size`); a run's state from an older release reads 4.
+    batch_size: int = Field(default=EXTRACTION_BATCH, ge=1)
 
 
 class SleepRecord(BaseModel):

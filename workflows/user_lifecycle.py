@@ -243,7 +243,9 @@ class UserLifecycleWorkflow(SleepSteps, IngestionSteps, ReviewSteps, SummarySche
             self._start_review()
             self._ensure_summary_schedule(loops)
             now = workflow.now()
-            if not await self._perform(next_step(self._situation(now), now)):
+            if not await self._perform(
+                next_step(self._situation(now), now, self._state.ingestion.batch_size)
+            ):
                 return
 
     def _situation(self, now: datetime) -> Situation:

@@ -25,9 +25,13 @@ from selfimprint.domain.sleep_policy import Depth, SleepKind
 from selfimprint.domain.sleep_writes import SleepStatus
 from selfimprint.domain.users import Tier
 
-# Batches stay small: the local 135M model has a 2k-token context, and a failed batch is
-# retried whole. The extraction budget in characters is enforced again by the load activity.
+# Batches stay small for a language model: the local 135M model has a 2k-token context, and a
+# failed batch is retried whole. The first batch of a run is this size too.
 EXTRACTION_BATCH = 4
+# Extraction without a model (structured, verbatim) has no prompt to fit: larger batches share
+# each batch's fixed cost (three activities, four workflow tasks, the recent memories loaded and
+# read) among more messages. Measured in docs/decisions.md, "Extraction batch size by extractor".
+MODEL_FREE_EXTRACTION_BATCH = 12
 # A wait shorter than this would spin the loop on a deadline that is due but blocked.
 MIN_WAIT = timedelta(seconds=1)
 # A cancelled sleep's activity may still be finishing a write after the child has closed, so an

