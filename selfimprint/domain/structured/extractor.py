@@ -283,6 +283,9 @@ def structured_extraction(
     ]
     places = organisations([r.content for r in recent] + [m.text for m in messages])
     older = [(r.id, r.content) for r in recent]
+    # What the batch's earlier messages said (message id, ref, content): a message can contradict
+    # a line said minutes before it, in the same batch, as well as an older memory.
+    said: list[tuple[str, str, str]] = []
     linkable: list[tuple[str, str]] = [(r.id, r.content) for r in recent]
 
     def add(
@@ -351,7 +354,8 @@ def structured_extraction(
         mentions = find_people(piece.text, piece.cues, known_names, not_people=places)
         names = [m.name for m in mentions]
         reading = typed(piece, piece.text, bool(dates))
-        contradicts = list(contradicted(piece.text, older, piece.cues))
+        said_before = [(ref, text) for message, ref, text in said if message != piece.message.id]
+        contradicts = list(contradicted(piece.text, older + said_before, piece.cues))
         if reading.type == NONE and not mentions and not contradicts:
             continue
         kind = CandidateType(reading.type if reading.type != NONE else CandidateType.FACT.value)
@@ -388,6 +392,7 @@ def structured_extraction(
                 linkable.append((cause_ref, causal.cause))
         add(piece, piece.ref, content, kind, valence, dates, names, contradicts)
         linkable.append((piece.ref, content))
+        said.append((piece.message.id, piece.ref, content))
         after = _after(piece.text, piece.cues) if kind in _AFTER_TYPES else None
         earlier = best_match(after, exclude=piece.ref) if after else None
         if earlier is not None and earlier != cause_ref:
