@@ -64,8 +64,9 @@ UNGROUNDED = Counter(
 
 # How many of the user's recent memories the extractor sees (to link and to spot contradictions).
 RECENT_MEMORIES = 12
-# ... and how many older memories sharing the batch's search terms join them.
-RELATED_MEMORIES = 8
+# ... and how many older memories sharing the batch's search terms join them, per message of
+# the batch (a batch of 12 looks for three times as many as one of 4, whose share it was).
+RELATED_MEMORIES_PER_MESSAGE = 2
 ALSO_PENDING = 100
 # The error type `pending_messages` raises for a user with no profile (erased, or being erased):
 # the lifecycle ends instead of living on for nobody (a late signal-with-start can start one).
@@ -198,7 +199,9 @@ class IngestionActivities:
         shown = {n.id for n in recent_nodes}
         recent_nodes += [
             n
-            for n in await store.sharing_terms(search_terms(user_text), RELATED_MEMORIES)
+            for n in await store.sharing_terms(
+                search_terms(user_text), RELATED_MEMORIES_PER_MESSAGE * len(messages)
+            )
             if n.id not in shown
         ]
         preceding = await message_log.preceding(messages[0]) if messages else None
@@ -412,6 +415,7 @@ class ExtractionActivities:
             self._head,
             similarity_floor=self._embedder.similarity_floor,
             config=self._structured,
+            replies=batch.replies,
         )
         return answer, vectors
 

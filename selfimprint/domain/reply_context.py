@@ -61,6 +61,13 @@ def context_of(sources: Sequence[str], replies: Mapping[str, str]) -> str | None
     return replies.get(sources[0]) if sources else None
 
 
+def asks_a_question(context: str) -> bool:
+    """Whether the message replied to asks something: what answers it is worth remembering
+    even when short (`StructuredConfig.answer_min_words`). Anywhere in its end, not only last:
+    "Have you seen it? Sounds like you know it well!" asks too."""
+    return "?" in context or "？" in context
+
+
 def contextual_passage(context: str, content: str) -> str:
     """The text whose vector is a memory's `context_embedding`."""
     return f"{context}\n{content}"

@@ -50,3 +50,24 @@ def test_the_closing_piece_of_a_long_message_is_kept() -> None:
 
 def test_the_same_words_alone_are_small_talk() -> None:
     assert _contents(CLOSING) == []
+
+
+def _answer(text: str, replied_to: str) -> list[str]:
+    """`text` read as small talk by the head, said in reply to `replied_to`."""
+    message = Message(id="m1", role=Role.USER, text=text, sent_at=datetime(2026, 3, 1, tzinfo=UTC))
+    vectors = {t: [0.0, 1.0] for t in texts_to_embed([message], [])}
+    answer = structured_extraction(
+        [message], [], vectors, HEAD, similarity_floor=0.0, replies={"m1": replied_to}
+    )
+    return [c.content for c in answer.candidates]
+
+
+def test_a_short_answer_to_a_question_is_kept() -> None:
+    # The head reads both as small talk; the question is what makes the first worth keeping.
+    text = "I added some sage for a nice flavor. Enjoy!"
+    assert _answer(text, "Can you tell me what spices you used in the soup?") == [text]
+    assert _answer(text, "The soup was lovely, thank you.") == []
+
+
+def test_a_pleasantry_after_a_question_is_still_small_talk() -> None:
+    assert _answer("Good, thanks!", "How are you today?") == []

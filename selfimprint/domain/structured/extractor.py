@@ -39,6 +39,7 @@ from selfimprint.domain.ingestion.extraction import (
 from selfimprint.domain.language import detect_language
 from selfimprint.domain.messages import Message, Role
 from selfimprint.domain.models import EdgeType, NodeType, Valence
+from selfimprint.domain.reply_context import asks_a_question
 from selfimprint.domain.structured.cues import LanguageCues, cues, normalise
 from selfimprint.domain.structured.dates import resolve_dates
 from selfimprint.domain.structured.head import NONE, ExtractionHead
@@ -79,6 +80,12 @@ class StructuredConfig(BaseModel):
     # content words, while LoCoMo's chatty turns open with a greeting and go on to say what
     # happened (with the head alone, 301 of its 688 evidence turns were read as small talk).
     none_max_words: int = Field(6, ge=0)
+    # ... and never when it answers a question (the message it replied to asks one,
+    # domain.reply_context) with at least this many content words: "I added some sage for a
+    # nice flavor" after "what spices did you use?" is the answer, not a pleasantry, while
+    # "good, thanks" after "how are you?" stays small talk. LoCoMo dev: 6 of the 17 evidence
+    # turns the extractor dropped (docs/decisions.md, "Batch size ... answers").
+    answer_min_words: int = Field(3, ge=1)
     importance: Mapping[CandidateType, float] = Field(default_factory=_default_importance)
     dated_event_importance: float = Field(0.7, ge=0.0, le=1.0)
     # A cause (or an "after") names the latest memory holding at least this share of its
@@ -208,9 +215,11 @@ def read_type(
     dated: bool,
     config: StructuredConfig = DEFAULT_STRUCTURED,
     whole: str | None = None,
+    answers: bool = False,
 ) -> TypeReading:
     """`whole`: the message `text` is a piece of (a long message is read in runs of sentences):
-    only a short message can be small talk, whatever its pieces look like alone."""
+    only a short message can be small talk, whatever its pieces look like alone. `answers`:
+    the message replied to a question."""
     clean = normalise(text)
     scores = dict.fromkeys((*_TYPES, NONE), 0.0)
     valence_p: dict[str, float] = {}
@@ -234,7 +243,10 @@ def read_type(
     if head is None and scores[best_type] == 0.0:
         best_type = CandidateType.FACT.value  # no head, no cue: what verbatim would store
     chosen = NONE if scores[NONE] > scores[best_type] + config.none_margin else best_type
-    if chosen == NONE and len(read(whole or text).stems) > config.none_max_words:
+    words = len(read(whole or text).stems)
+    if chosen == NONE and (
+        words > config.none_max_words or (answers and words >= config.answer_min_words)
+    ):
         chosen = best_type  # a long message that opens with "Thanks, Mel!" still says something
     valence = _valence(chosen, valence_p)
     return TypeReading(chosen, valence, scores)
@@ -269,8 +281,11 @@ def structured_extraction(
     *,
     similarity_floor: float,
     config: StructuredConfig = DEFAULT_STRUCTURED,
+    replies: Mapping[str, str] | None = None,
 ) -> Extraction:
-    """The batch's candidates and edges; `vectors` holds passage vectors of `texts_to_embed`."""
+    """The batch's candidates and edges; `vectors` holds passage vectors of `texts_to_embed`;
+    `replies`: message id -> the text it replied to (`ExtractionBatch.replies`)."""
+    replies = replies or {}
     candidates: list[ExtractedMemory] = []
     edges: list[ExtractedEdge] = []
     # Names of the people the user already told of (their person memories' capitalised words).
@@ -325,6 +340,7 @@ def structured_extraction(
             dated=dated,
             config=config,
             whole=piece.message.text,
+            answers=asks_a_question(replies.get(piece.message.id, "")),
         )
 
     def best_match(text: str, exclude: str) -> str | None:
