@@ -204,10 +204,12 @@ def ingest(
     messages: int,
     label: str,
     period: int | None = None,
+    user: str | None = None,
 ) -> tuple[float, int]:
     """Send `messages` messages in batches of 4 and wait until all are extracted. `period`:
-    message m<j> says what m<j mod period> said (the replay of a recorded conversation)."""
-    user = f"ingest-{label}-{uuid.uuid4().hex[:6]}"
+    message m<j> says what m<j mod period> said (the replay of a recorded conversation).
+    `user`: the user to create (default: a new name from `label`)."""
+    user = user or f"ingest-{label}-{uuid.uuid4().hex[:6]}"
     http.put(f"/v1/users/{user}", json={}).raise_for_status()
     texts = synthetic_sentences(period or messages, random.Random(11))
     started = time.perf_counter()
