@@ -533,6 +533,11 @@ def test_contradiction(language: str, older: str, newer: str) -> None:
         ),
         ("ru", "Я работаю в библиотеке.", "в библиотеке сегодня выставка"),
         ("ru", "Я живу в Воронеже.", "в Воронеже открыли новый парк"),
+        # Resolve to go on is not a plan's end (LoCoMo: "I won't quit" had halved the weight of
+        # every earlier "I'll keep going").
+        ("en", "I'll keep plugging away and stay optimistic.", "I won't quit, I'll keep going!"),
+        ("en", "I'll make sure to keep you updated.", "I won't let this bring me down."),
+        ("en", "I'll keep pushing and working hard.", "I won't give up on my dreams."),
     ],
 )
 def test_same_topic_without_contradiction(language: str, older: str, newer: str) -> None:
