@@ -538,7 +538,12 @@ def test_contradiction(language: str, older: str, newer: str) -> None:
         ("en", "I'll keep plugging away and stay optimistic.", "I won't quit, I'll keep going!"),
         ("en", "I'll make sure to keep you updated.", "I won't let this bring me down."),
         ("en", "I'll keep pushing and working hard.", "I won't give up on my dreams."),
-        ("ru", "Буду дальше готовиться к экзамену.", "Не буду сдаваться, буду готовиться к экзамену!"),
+        ("en", "I go to the dance studio every week.", "I won't quit the dance studio, no way."),
+        (
+            "ru",
+            "Буду дальше готовиться к экзамену.",
+            "Не буду сдаваться, буду готовиться к экзамену!",
+        ),
     ],
 )
 def test_same_topic_without_contradiction(language: str, older: str, newer: str) -> None:
