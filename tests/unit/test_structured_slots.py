@@ -544,6 +544,50 @@ def test_contradiction(language: str, older: str, newer: str) -> None:
             "Буду дальше готовиться к экзамену.",
             "Не буду сдаваться, буду готовиться к экзамену!",
         ),
+        # A plan's value ends with its sentence: "I'll call you back." plans no baking.
+        (
+            "en",
+            "I'll call you back. Off to bake bread now!",
+            "I dropped the bread off at my aunt's",
+        ),
+        # "dropped off" delivers; "any more" before a noun adds.
+        (
+            "en",
+            "I'm going to bake a pie for the food bank.",
+            "dropped off the pie at the food bank",
+        ),
+        (
+            "en",
+            "I'll send you the photos from the trip.",
+            "do you want any more photos from the trip?",
+        ),
+        # Resolve, stock phrases and tag questions negate nothing.
+        (
+            "en",
+            "I'm going to run the half marathon in May.",
+            "I'm never giving up on the half marathon",
+        ),
+        ("en", "Pottery is fun, isn't it?", "I started a pottery class"),
+        (
+            "en",
+            "I'm opening a bakery next year.",
+            "opening a bakery isn't just a job now, it's a dream",
+        ),
+        ("ru", "Буду готовиться к марафону.", "Не сдамся, к марафону буду готова!"),
+        # Someone else's or nobody's future, a past outcome, a thing not done yet, advice.
+        ("en", "I'll train hard for the tournament.", "it won't be easy, the tournament is tough"),
+        ("en", "I'll finish the novel this month.", "haven't finished the novel yet, almost there"),
+        ("en", "I'll keep writing my blog.", "Don't be afraid to write, you told me once"),
+        ("en", "I'll never forget the trip to Lisbon.", "I'll always remember the trip to Lisbon"),
+        # Light words name no plan: "make" is not what "make sure to call mum" is about.
+        ("en", "I'll make sure to call mum on Sunday.", "didn't make it to the final, oh well"),
+        # Another plan near one put off is no plan taken up again; plant milk is not dairy.
+        ("en", "The chess tournament got pushed back.", "I'm thinking of joining a chess club"),
+        (
+            "en",
+            "I love oat milk in my coffee.",
+            "since I'm vegan I'm only having dairy-free stuff now",
+        ),
     ],
 )
 def test_same_topic_without_contradiction(language: str, older: str, newer: str) -> None:

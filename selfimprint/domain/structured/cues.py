@@ -15,6 +15,7 @@ from importlib import resources
 from typing import Any
 
 from selfimprint.domain.structured.slots_model import Slot
+from selfimprint.domain.terms import stem
 
 _FLAGS = re.IGNORECASE | re.UNICODE
 
@@ -74,6 +75,10 @@ class LanguageCues:
     scope: re.Pattern[str]  # "nights", "по выходным": a change of one part of a job or home
     hedge: re.Pattern[str]  # "maybe", "может": doubt, not a change
     not_negations: re.Pattern[str]  # "can't wait": a negation that negates nothing
+    resolve: re.Pattern[str]  # "never give up": a negated giving-up, the thing goes on
+    pending: re.Pattern[str]  # "yet", "пока не": a negation of what is still to do
+    advice: re.Pattern[str]  # "don't be afraid to ...": said to the other person
+    light: frozenset[str]  # stems of "make", "go", "time": shared, they name no subject
     another: re.Pattern[str]  # "also", "ещё": one more of a kind, not the same one moved
     plan_when: re.Pattern[str]  # "this year", "в этом году": when a plan is, not what
     plan_filler: re.Pattern[str]  # "doing", "after all": no detail of a negated plan
@@ -143,6 +148,10 @@ def _compile(
         scope=_one(slots["scope"]),
         hedge=_one(slots["hedge"]),
         not_negations=_one(slots["not_negations"]),
+        resolve=_one(slots["resolve"]),
+        pending=_one(slots["pending"]),
+        advice=_one(slots["advice"]),
+        light=frozenset(stem(w) for w in slots["light"].split()),
         another=_one(slots["another"]),
         plan_when=_one(slots["plan_when"]),
         plan_filler=_one(slots["plan_filler"]),

@@ -30,6 +30,8 @@ from selfimprint.domain.terms import FUNCTION_WORDS, NEGATIONS, read, stem
 _CLAUSES = re.compile(r"[,;.!?]+|\s(?:but|and|а|но|и)\s", re.IGNORECASE)
 # Where a subject's words stop: a sentence part, "and" kept ("my husband and I are ...").
 _PUNCTUATION = re.compile(r"[,;.!?]+")
+# A claim's value ends with its sentence: "I'll let you know. Off to bake" plans no baking.
+_SENTENCE_END = re.compile(r"[;.!?]")
 # "there" / "там": the value the older claim names, whatever it is.
 _ANY = frozenset({"there", "там"})
 # The value of a claim of a new partner left unnamed: equal to no name.
@@ -59,8 +61,10 @@ def _value(raw: str | None) -> tuple[frozenset[str], bool]:
 
 
 def _negations(clause: str, cues: LanguageCues) -> int:
-    """Negations of a clause, less those of idioms that negate nothing ("can't wait")."""
-    return read(clause).negations - len(cues.not_negations.findall(clause))
+    """Negations of a clause, less those of idioms that negate nothing ("can't wait") and of
+    resolve to go on ("never give up", "не сдамся")."""
+    idle = len(cues.not_negations.findall(clause)) + len(cues.resolve.findall(clause))
+    return read(clause).negations - idle
 
 
 def _anothers_habit(clause: str, habit: HabitCues, cues: LanguageCues) -> bool:
@@ -195,7 +199,7 @@ def _claims(text: str, cues: LanguageCues) -> tuple[Claim, ...]:
             for match in (m for p in patterns for m in p.finditer(clean)):
                 users, value = _whose(clean, match, slot, ends, cues)
                 if users:
-                    kept.append((match, value))
+                    kept.append((match, _SENTENCE_END.split(value, 1)[0] if value else value))
             return kept
 
         change = bool(slot_cues.change.search(clean))
@@ -225,18 +229,27 @@ def _claims(text: str, cues: LanguageCues) -> tuple[Claim, ...]:
     return tuple(dict.fromkeys(found))
 
 
-def contradicts(new: Claim, old: Claim, older_stems: frozenset[str] = frozenset()) -> bool:
+def contradicts(
+    new: Claim,
+    old: Claim,
+    older_stems: frozenset[str] = frozenset(),
+    light: frozenset[str] = frozenset(),
+) -> bool:
     """Whether the newer claim makes the older one no longer true; `older_stems` are the content
-    stems of the whole older memory (a value may stand anywhere in it)."""
+    stems of the whole older memory (a value may stand anywhere in it); `light` words ("make",
+    "time") are shared by too many values to say two are the same."""
     if new.slot is not old.slot:
         return False
     if new.slot is Slot.HABIT:
         # "I drink again" after "I don't drink": the same habit, the other way, said to change.
         return new.value == old.value and new.holds != old.holds and new.change
-    shared = bool(new.value & (old.value | older_stems))
     if new.slot is Slot.PLAN:
-        # A plan dropped (or taken up again) about the same thing.
-        return new.holds != old.holds and shared
+        # The very plan, by the words of its own clause ("cancelled the Japan trip" after "flying
+        # to Japan"), not words elsewhere in the older memory; taken up again only when said so
+        # ("going to Japan after all").
+        same = bool(new.value & old.value - light)
+        return new.holds != old.holds and same and (new.change or not new.holds)
+    shared = bool(new.value & (old.value | older_stems) - light)
     if not new.holds and old.holds:
         # An end of that value, or of any: unsaid, or a common noun ("quit the café"); not of
         # another named one ("left Globex" says nothing of Initech).
@@ -295,8 +308,10 @@ def changes(text: str, older: str, cues: LanguageCues, min_shared: float) -> boo
             continue
         # The subject must be shared in the clause that says the change: "not on the night
         # rota anymore, only day shifts at St. Mary's" did not change the job at St. Mary's.
+        # A light word ("go") is a shared subject only beside a strong marker: "not going
+        # anymore" ends "going to the concert"; "here they go again" changes nothing.
         new = read(clause)
-        shared = len(new.stems & old.stems)
+        shared = len(new.stems & old.stems - (frozenset() if strong else cues.light))
         if not old.stems or shared < max(1.0, min_shared * len(old.stems)):
             continue
         if strong or (_negations(clause, cues) % 2) != (old_negations % 2):
@@ -342,13 +357,20 @@ def _plan_negated(text: str, older: str, plans: list[Claim], cues: LanguageCues)
     says it the other way ("в Турцию не летим, а едем на машине": the trip stays)."""
     known = read(older).stems
     clauses = [cues.plan_when.sub(" ", c) for c in _CLAUSES.split(normalise(text))]
-    negated = [_negations(c, cues) % 2 == 1 and _negates_an_act(c, cues, known) for c in clauses]
+    negated = [
+        _negations(c, cues) % 2 == 1
+        and not (cues.pending.search(c) or cues.advice.search(c))
+        and _negates_an_act(c, cues, known)
+        for c in clauses
+    ]
     for index, clause in enumerate(clauses):
         if not negated[index]:
             continue
         # A discourse marker adds no detail ("not doing the masters after all").
         stems = read(cues.plan_filler.sub(" ", clause)).stems
-        if not any(stems & plan.value for plan in plans) or len(stems - known) > _PLAN_NEW_WORDS:
+        if not any(stems & plan.value - cues.light for plan in plans):
+            continue
+        if len(stems - known) > _PLAN_NEW_WORDS:
             continue
         restated = any(
             not negated[other]
@@ -379,7 +401,7 @@ def contradicted(
         stems = read(content).stems
         plans = [c for c in theirs if c.slot is Slot.PLAN and c.holds and c.value]
         if (
-            any(contradicts(new, old, stems) for new in mine for old in theirs)
+            any(contradicts(new, old, stems, cues.light) for new in mine for old in theirs)
             or (plans and _plan_negated(text, content, plans, cues))
             or changes(text, content, cues, min_shared)
         ):
