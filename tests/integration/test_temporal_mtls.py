@@ -27,6 +27,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 from temporalio.api.workflowservice.v1 import ListNamespacesRequest
+from temporalio.client import Client
 
 from selfimprint.adapters.temporal import connect
 from selfimprint.config import Settings
@@ -102,6 +103,15 @@ def pki(tmp_path_factory: pytest.TempPathFactory) -> Pki:
     )
 
 
+async def _serving(port: int, deadline: float) -> bool:
+    while time.monotonic() < deadline:
+        with contextlib.suppress(RuntimeError):
+            await Client.connect(f"127.0.0.1:{port}")
+            return True
+        await asyncio.sleep(0.2)
+    return False
+
+
 @pytest.fixture(scope="module")
 def dev_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
     temporal = Path(sys.executable).parent / "temporal"
@@ -120,7 +130,7 @@ def dev_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
         stderr=subprocess.DEVNULL,
     )  # fmt: skip
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             with contextlib.suppress(OSError):
                 socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
@@ -128,6 +138,10 @@ def dev_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
             time.sleep(0.1)
         else:
             pytest.fail("the Temporal dev server did not open its port")
+        # The port opens before the frontend serves ("Frontend is not healthy yet"), and a
+        # connect fails on that; wait for a plain connect to work, so that only TLS is tested.
+        if not asyncio.run(_serving(port, deadline)):
+            pytest.fail("the Temporal dev server did not become healthy")
         yield port
     finally:
         proc.terminate()
