@@ -131,7 +131,9 @@ class ActivityLog(_Frozen):
         at = _utc(at)
         counts = {d.day: d.messages for d in self.days}
         counts[at.date()] = counts.get(at.date(), 0) + messages
-        oldest = max(counts) - timedelta(days=thresholds.month_window_days - 1)
+        # The month window reaches back month_window_days x 24 h, which touches one day more
+        # than that many calendar days (`stats`): keep that day too.
+        oldest = max(counts) - timedelta(days=thresholds.month_window_days)
         last = at if self.last_message_at is None else max(_utc(self.last_message_at), at)
         return ActivityLog(
             days=tuple(
@@ -146,12 +148,22 @@ class ActivityLog(_Frozen):
         first = today - timedelta(days=days - 1)
         return sum(d.messages for d in self.days if first <= d.day <= today)
 
+    def messages_since(self, start: datetime, now: datetime) -> int:
+        """Messages on the UTC days from `start`'s to `now`'s, both included."""
+        first, today = _utc(start).date(), _utc(now).date()
+        return sum(d.messages for d in self.days if first <= d.day <= today)
+
     def stats(
         self, now: datetime, thresholds: ActivityThresholds = DEFAULT_THRESHOLDS
     ) -> ActivityStats:
+        # The month count covers every day that overlaps the last month_window_days x 24 h, so
+        # a user whose last message is younger than `inactive_after` (30 days) is never counted
+        # as having none: 30 calendar days alone missed a message sent 29 d 23 h 59 min ago
+        # and switched a dormant user's sleeps off a day early.
+        month_start = _utc(now) - timedelta(days=thresholds.month_window_days)
         return ActivityStats(
             messages_in_rate_window=self.messages_in_last(thresholds.rate_window_days, now),
-            messages_in_month_window=self.messages_in_last(thresholds.month_window_days, now),
+            messages_in_month_window=self.messages_since(month_start, now),
             last_message_at=self.last_message_at,
         )
 

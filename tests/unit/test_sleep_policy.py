@@ -8,7 +8,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
@@ -100,12 +100,23 @@ def test_thirty_silent_days_make_a_user_inactive() -> None:
     assert activity_level(stats(0, 0, last=None), START) is ActivityLevel.INACTIVE
 
 
+def test_a_message_younger_than_thirty_days_keeps_the_user_dormant() -> None:
+    # Found by the property below: 29 d 23 h 59 min of silence fell outside 30 calendar days.
+    message = START + timedelta(days=9, minutes=1)
+    now = START + timedelta(days=39)
+    log = log_of(message)
+    assert log.stats(now).messages_in_month_window == 1
+    assert activity_level(log.stats(now), now) is ActivityLevel.DORMANT
+    later = message + timedelta(days=30)
+    assert activity_level(log.stats(later), later) is ActivityLevel.INACTIVE
+
+
 def test_activity_log_counts_utc_days_and_forgets_after_the_month_window() -> None:
     log = log_of(*(START + timedelta(days=d, hours=1) for d in range(45)))
     now = START + timedelta(days=44, hours=2)
-    assert len(log.days) == 30
+    assert len(log.days) == 31  # the 30 days before `now` touch 31 UTC days
     assert log.messages_in_last(7, now) == 7
-    assert log.stats(now).messages_in_month_window == 30
+    assert log.stats(now).messages_in_month_window == 31
     assert log.last_message_at == START + timedelta(days=44, hours=1)
     with pytest.raises(ValueError):
         log.record(now, messages=0)
@@ -326,6 +337,13 @@ _offsets = st.integers(min_value=0, max_value=400 * 24 * 60).map(lambda m: timed
     message_offsets=st.lists(_offsets, min_size=1, max_size=60),
     sleep_offset=st.none() | _offsets,
     extra=st.integers(0, 3 * 24 * 60).map(lambda m: timedelta(minutes=m)),
+)
+@example(  # 29 d 23 h 59 min of silence read as inactive (calendar-day month window)
+    plan=Plan.PAID,
+    tz=ZoneInfo("Europe/Berlin"),
+    message_offsets=[timedelta(days=9, minutes=1)],
+    sleep_offset=timedelta(days=36),
+    extra=timedelta(days=3),
 )
 def test_next_sleep_respects_the_trigger_rule_everywhere(
     plan: Plan,
