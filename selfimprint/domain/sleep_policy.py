@@ -144,9 +144,7 @@ class ActivityLog(_Frozen):
 
     def messages_in_last(self, days: int, now: datetime) -> int:
         """Messages on the last `days` UTC calendar days, today included."""
-        today = _utc(now).date()
-        first = today - timedelta(days=days - 1)
-        return sum(d.messages for d in self.days if first <= d.day <= today)
+        return self.messages_since(_utc(now) - timedelta(days=days - 1), now)
 
     def messages_since(self, start: datetime, now: datetime) -> int:
         """Messages on the UTC days from `start`'s to `now`'s, both included."""
