@@ -7,6 +7,7 @@ Set SELFIMPRINT_TEST_KEEP_STACK=1 to leave it running after the session (for deb
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -17,21 +18,40 @@ from neo4j import AsyncDriver
 from selfimprint.adapters.neo4j import Neo4jGraphStore, migrate, open_driver
 from selfimprint.config import Settings
 from selfimprint.devstack import stack
-from selfimprint.devstack.ports import isolated_port_settings
 from selfimprint.devstack.process import ServiceStartError
+from tests.deadlines import READY_S
 
 
 @pytest.fixture(scope="session")
 def stack_settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
-    data_dir: Path = tmp_path_factory.mktemp("selfimprint-stack")
-    settings = Settings(data_dir=data_dir, **isolated_port_settings())  # type: ignore[arg-type]
+    def configure(ports: dict[str, int]) -> Settings:
+        # A fresh data dir per attempt: a start that lost a port race leaves nothing behind.
+        data_dir: Path = tmp_path_factory.mktemp("selfimprint-stack")
+        return Settings(data_dir=data_dir, start_timeout_s=READY_S, **ports)  # type: ignore[arg-type]
+
     try:
-        stack.up(settings)
+        settings, _ = stack.up_on_free_ports(configure)
     except ServiceStartError as exc:
-        pytest.fail(f"local stack failed to start: {exc}\n{exc.log_tail}")
+        pytest.fail(
+            f"local stack failed to start: {exc} (deadline SELFIMPRINT_START_TIMEOUT_S="
+            f"{READY_S:.0f}s); the end of its log:\n{exc.log_tail}"
+        )
+    except stack.PreflightError as exc:
+        pytest.fail(str(exc))
     yield settings
     if not os.environ.get("SELFIMPRINT_TEST_KEEP_STACK"):
         stack.down(settings)
+
+
+@pytest.fixture(autouse=True)
+def _collected_within_the_test(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Objects a test leaves behind (a workflow coroutine of an evicted run, a client) are
+    collected at its teardown, so an exception raised while collecting them (pytest turns
+    unraisable exceptions into errors) fails the test that left them, not a later one. Pure
+    unit tests (tests/unit/) start no workers and skip the collection's cost."""
+    yield
+    if request.node.path.parent.name != "unit":
+        gc.collect()
 
 
 # --- graph store (Neo4j adapter) -----------------------------------------------------------------

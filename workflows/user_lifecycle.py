@@ -315,9 +315,19 @@ class UserLifecycleWorkflow(SleepSteps, IngestionSteps, ReviewSteps, SummarySche
         self._operation = name
         try:
             yield
-        finally:
+        except GeneratorExit:
+            # The run is torn down (evicted from the worker's cache, or its coroutine collected):
+            # no workflow call may run now, and the state dies with the run anyway.
             self._operation = None
-            self._state.forgets.last_operation_ended_at = workflow.now()
+            raise
+        except BaseException:
+            self._ended()
+            raise
+        self._ended()
+
+    def _ended(self) -> None:
+        self._operation = None
+        self._state.forgets.last_operation_ended_at = workflow.now()
 
     async def _replay_forget(self, forget: ForgetInput) -> None:
         """Run a forget again, alone: nothing else touches the graph while the loop waits."""

@@ -18,6 +18,16 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+# How the services of the stack say that a port was taken: Go's and Python's "bind: address
+# already in use", Neo4j's "Address 127.0.0.1:N is already in use, cannot bind to it",
+# llama.cpp's "couldn't bind HTTP server socket".
+PORT_CLASH_MARKERS = ("already in use", "couldn't bind", "could not bind")
+
+
+def says_port_clash(text: str) -> bool:
+    lowered = text.lower()
+    return any(marker in lowered for marker in PORT_CLASH_MARKERS)
+
 
 class ServiceStartError(RuntimeError):
     """A service did not become ready; carries the tail of its log for the operator."""
@@ -27,6 +37,12 @@ class ServiceStartError(RuntimeError):
         self.name = name
         self.reason = reason
         self.log_tail = log_tail
+
+    @property
+    def port_clash(self) -> bool:
+        """Another process held one of the service's ports when it tried to bind it: a start
+        on other ports can succeed (throw-away stacks pick their ports, then bind them later)."""
+        return says_port_clash(self.reason) or says_port_clash(self.log_tail)
 
 
 @dataclass(frozen=True)
@@ -144,6 +160,13 @@ class ManagedProcess:
         while True:
             if not self.running():
                 raise ServiceStartError(self.name, "exited during start-up", tail(self.log_file))
+            if says_port_clash(self.since_start()):
+                # Some servers log the failed bind and keep running (llama.cpp's HTTP thread
+                # dies, the process waits): waiting out the deadline would only cost minutes.
+                self.stop()
+                raise ServiceStartError(
+                    self.name, "a port it needs is already in use", tail(self.log_file)
+                )
             with contextlib.suppress(Exception):
                 if ready():
                     return time.monotonic() - started
@@ -153,6 +176,15 @@ class ManagedProcess:
                 )
             time.sleep(delay)
             delay = min(delay * 1.5, 0.5)
+
+    def since_start(self) -> str:
+        """What the service logged since its latest start (at most the last 16 KiB)."""
+        lines = tail(self.log_file, lines=400).splitlines()
+        banner = f" start {self.name}"  # the line `start` writes before launching it
+        for index in range(len(lines) - 1, -1, -1):
+            if lines[index].startswith("=== ") and lines[index].endswith(banner):
+                return "\n".join(lines[index + 1 :])
+        return "\n".join(lines)
 
     def stop(self, grace_s: float = 30.0) -> bool:
         """SIGTERM the process group, then SIGKILL after the grace period. True if it ran."""

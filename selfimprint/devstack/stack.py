@@ -4,12 +4,14 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from selfimprint.config import Settings
-from selfimprint.devstack.process import ManagedProcess, ServiceStartError
+from selfimprint.devstack.ports import isolated_port_settings
+from selfimprint.devstack.process import ManagedProcess, ServiceStartError, says_port_clash
 from selfimprint.devstack.secrets import ensure_local_secrets
 from selfimprint.devstack.services import Service, all_services, busy_ports
 from selfimprint.logging import get_logger
@@ -26,6 +28,11 @@ class PreflightError(RuntimeError):
     def __init__(self, problems: list[str]) -> None:
         super().__init__("cannot start the local stack:\n  - " + "\n  - ".join(problems))
         self.problems = problems
+
+    @property
+    def port_clash(self) -> bool:
+        """Every problem is a port held by another process (nothing else to fix)."""
+        return all(says_port_clash(p) for p in self.problems)
 
 
 @dataclass
@@ -103,6 +110,33 @@ def up(settings: Settings) -> list[ServiceReport]:
             process_for(service, settings).stop()
         raise
     return reports
+
+
+PORT_ATTEMPTS = 4
+
+
+def up_on_free_ports(
+    configure: Callable[[dict[str, int]], Settings], attempts: int = PORT_ATTEMPTS
+) -> tuple[Settings, list[ServiceReport]]:
+    """Start a throw-away stack (tests, benchmarks) on ports picked free just now.
+
+    A picked port is free when picked but only bound later, by the service, so another process
+    can take it in between (a busy CI machine does). Such a start fails with "already in use"
+    (before anything starts, in `preflight`, or in the service's own log); it is then made again
+    on fresh ports. `configure` gets the port settings and returns the stack's settings; it is
+    called once per attempt, so it can give each attempt a fresh data directory. Any other
+    failure, or the last attempt's, is raised as it is.
+    """
+    attempt = 1
+    while True:
+        settings = configure(isolated_port_settings())
+        try:
+            return settings, up(settings)
+        except (PreflightError, ServiceStartError) as exc:
+            if attempt >= attempts or not exc.port_clash:
+                raise
+            log.warning("stack.port_taken", attempt=attempt, error=str(exc), retry=True)
+        attempt += 1
 
 
 def _launch(settings: Settings, services: list[Service], started: list[Service]) -> set[str]:

@@ -41,10 +41,11 @@ from selfimprint.domain.monthly_summary import (
 from selfimprint.domain.session_review import DEFAULT_REVIEW, plan_review
 from selfimprint.domain.users import Tier, UserProfile, UserScope
 from selfimprint.ports import HypothesisRecord, StoredSummary
+from tests.deadlines import READY_S
 
 pytestmark = pytest.mark.integration
 T = TypeVar("T")
-WAIT_S = 120.0
+WAIT_S = READY_S
 
 
 async def eventually(probe: Callable[[], Awaitable[T | None]], what: str) -> T:

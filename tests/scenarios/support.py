@@ -33,7 +33,9 @@ from selfimprint.adapters.temporal import data_converter
 from selfimprint.config import Settings
 from selfimprint.domain.users import UserScope
 from selfimprint.ports import LLM
-from tests.workflows.support import TEST_SERVER, ScriptedLLM
+from tests.deadlines import READY_S
+from tests.temporal_server import start_test_server
+from tests.workflows.support import ScriptedLLM
 from workers import cpu, gpu
 from workflows.ids import lifecycle_workflow_id
 from workflows.user_lifecycle import UserLifecycleWorkflow
@@ -96,7 +98,7 @@ class Life:
         await self.settle()
         return ids
 
-    async def settle(self, timeout_s: float = 180.0) -> None:
+    async def settle(self, timeout_s: float = READY_S) -> None:
         """Until no message is pending and nothing the lifecycle started is still running."""
         deadline = time.monotonic() + timeout_s
         handle = self.env.client.get_workflow_handle(self.lifecycle_id)
@@ -144,7 +146,7 @@ class Life:
         found: dict[str, Any] = answer.json()
         return found
 
-    async def until_hot(self, timeout_s: float = 120.0) -> None:
+    async def until_hot(self, timeout_s: float = READY_S) -> None:
         deadline = time.monotonic() + timeout_s
         while (await self.context("ping"))["tier"] != "hot":
             if time.monotonic() > deadline:
@@ -181,9 +183,7 @@ async def a_life(
     real embedder and a scripted sleep LLM), the API in process with the server's clock, and a
     new user on it."""
     settings = _queues(stack_settings).model_copy(update={"tuning_file": tuning_file})
-    env = await WorkflowEnvironment.start_time_skipping(
-        data_converter=data_converter(settings), test_server_existing_path=str(TEST_SERVER)
-    )
+    env = await start_test_server(data_converter(settings))
     clock = SimulatedClock()
     stack = ExitStack()
     try:

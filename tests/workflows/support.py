@@ -7,7 +7,6 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 from pydantic import BaseModel
@@ -53,7 +52,6 @@ from workflows.sleep_phase import SleepPhaseWorkflow
 from workflows.user_lifecycle import UserLifecycleWorkflow
 
 AnswerT = TypeVar("AnswerT", bound=BaseModel)
-TEST_SERVER = Path(__file__).resolve().parents[2] / ".venv" / "bin" / "temporal-test-server"
 
 
 @dataclass

@@ -24,8 +24,8 @@ from temporalio.testing import WorkflowEnvironment
 from selfimprint.config import Settings
 from selfimprint.domain.sleep_policy import Depth
 from selfimprint.domain.sleep_writes import SleepStatus
+from tests.temporal_server import start_test_server
 from tests.workflows.support import (
-    TEST_SERVER,
     Harness,
     IngestionStub,
     MemoryGraphs,
@@ -68,11 +68,7 @@ async def sdk_metrics() -> AsyncIterator[tuple[WorkflowEnvironment, str]]:
     port = _free_port()
     runtime = temporal_runtime(Settings(bind_host="127.0.0.1", worker_sdk_metrics_port=port))
     assert runtime is not None
-    environment = await WorkflowEnvironment.start_time_skipping(
-        data_converter=pydantic_data_converter,
-        test_server_existing_path=str(TEST_SERVER),
-        runtime=runtime,
-    )
+    environment = await start_test_server(pydantic_data_converter, runtime)
     yield environment, f"http://127.0.0.1:{port}/metrics"
     await environment.shutdown()
 
