@@ -25,6 +25,7 @@ from selfimprint.domain.compaction.entropy import EntropyMetrics
 from selfimprint.domain.compaction.plan import CompactionPlan, plan_compaction
 from selfimprint.domain.compaction.soft_reset import plan_soft_reset, should_soft_reset
 from selfimprint.domain.decay import ActivityTimeline
+from selfimprint.domain.fading import FadingConfig
 from selfimprint.logging import get_logger
 from selfimprint.ports import (
     MAX_BATCH_IDS,
@@ -43,7 +44,7 @@ class CompactionGraph(Protocol):
 
     async def decay_clock(self) -> ActivityTimeline: ...
 
-    async def prune_expired(self, now: datetime) -> list[str]: ...
+    async def prune_expired(self, now: datetime, fading: FadingConfig) -> list[str]: ...
 
     async def apply_compaction(self, plan: CompactionPlan) -> CompactionOutcome: ...
 
@@ -140,9 +141,9 @@ class CompactionActivities:
     async def compact(self, data: CompactInput) -> CompactOutput:
         started = time.perf_counter()
         graph = self._graphs.for_user(data.tenant_id, data.user_id)
-        # The sweeper first (spec §3.3, bounded batches): an expired memory must not be the
-        # survivor a fresh re-mention of it is folded into.
-        pruned = await graph.prune_expired(data.now)
+        # The sweeper first (spec §3.3, bounded batches; issue 32: noise and what is past the
+        # per-user bound go, other faded memories stay).
+        pruned = await graph.prune_expired(data.now, self._config.fading)
         activity.heartbeat(f"pruned {len(pruned)}")
         snapshot = await graph.export_graph(data.now)
         timeline = await graph.decay_clock()

@@ -30,6 +30,7 @@ from selfimprint.devstack.process import ManagedProcess
 from selfimprint.devstack.report import replace_section
 from selfimprint.devstack.secrets import ensure_local_secrets
 from selfimprint.devstack.services import Neo4jLocal
+from selfimprint.domain.fading import FadingConfig
 from selfimprint.domain.models import Belief, Node, NodeType
 from selfimprint.logging import configure_logging, get_logger
 from selfimprint.ports import RetrievalQuery
@@ -216,7 +217,7 @@ async def run(args: argparse.Namespace, settings: Settings) -> list[str]:
             await graph.upsert(batch[start : start + 5_000])
         hits = await graph.prune_cost(NOW)
         t0 = time.perf_counter()
-        pruned = await graph.prune_expired(NOW)
+        pruned = await graph.prune_expired(NOW, FadingConfig(max_faded=0))  # all of them go
         ms = (time.perf_counter() - t0) * 1000
         report(
             f"| prune 100 expired of {size:,} nodes | {ms:.1f} ms, "

@@ -64,6 +64,7 @@ from selfimprint.domain.belief import DEFAULT_BELIEF, BeliefConfig  # noqa: E402
 from selfimprint.domain.compaction.plan import CompactionPlan  # noqa: E402
 from selfimprint.domain.context import PreparedQuestion  # noqa: E402
 from selfimprint.domain.decay import ActivityTimeline, ReinforcementTally  # noqa: E402
+from selfimprint.domain.fading import FadingConfig  # noqa: E402
 from selfimprint.domain.ingestion.plan import Downweight as Downweight  # noqa: E402 - re-exported
 from selfimprint.domain.models import (  # noqa: E402
     AwareDatetime,
@@ -341,7 +342,7 @@ class UserGraphStore(Protocol):
         self, node_id: str, window: timedelta, max_depth: int = 5
     ) -> list[Node]: ...
 
-    async def prune_expired(self, now: datetime) -> list[str]: ...
+    async def prune_expired(self, now: datetime, fading: FadingConfig) -> list[str]: ...
 
     async def apply_compaction(self, plan: CompactionPlan) -> CompactionOutcome: ...
 

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from selfimprint.domain.decay import ActivityTimeline, is_expired
 from selfimprint.domain.models import Edge, EdgeType, MemoryId, Node, NodeType
-from selfimprint.domain.scoring import ScoredMemory
+from selfimprint.domain.scoring import DEFAULT_SCORING, ScoredMemory, ScoringConfig, recognised
 from selfimprint.domain.session_review import ReviewPrompt, ReviewSide
 
 
@@ -390,14 +390,22 @@ def _pool(
     now: datetime,
     config: ContextConfig,
     timeline: ActivityTimeline | None,
+    scoring: ScoringConfig,
 ) -> list[tuple[float, Node]]:
     """Every memory that may enter the context with its score, best first, ties by id."""
 
     def alive(node: Node) -> bool:
-        # Decayed below the removal threshold but not yet pruned: already forgotten.
+        # Decayed below the removal threshold: faded, out of the default pool (issue 32).
         return not is_expired(node, now, timeline=timeline)
 
-    known = {n.id: n for n in nodes if alive(n)}
+    found = {n.id: n for n in nodes}
+    # A faded candidate stays only when the query recognises it (a strong match); a faded
+    # neighbour never comes back through its link alone.
+    known = {
+        m.id: found[m.id]
+        for m in ranked
+        if m.id in found and (alive(found[m.id]) or recognised(m.similarity, scoring))
+    }
     scores: dict[str, float] = {}
     for memory in ranked:
         if memory.id in known:
@@ -485,6 +493,7 @@ def assemble_context(
     review: ReviewPrompt | None = None,
     prepared: Sequence[PreparedQuestion] = (),
     summary_month: str | None = None,
+    scoring: ScoringConfig = DEFAULT_SCORING,
 ) -> AssembledContext:
     """Assemble the extractive context (spec §3.4) within `budget_tokens` (config default 400).
 
@@ -493,6 +502,8 @@ def assemble_context(
     - `neighbours`, `edges`: the one-hop expansion (`RetrievalResult.neighbours` / `.edges`).
     - `language`: of the user's latest message (`language.detect_language`).
     - `timeline`: the user's decay clock (expiry is read on it, spec §3.8.1).
+    - `scoring`: a faded (expired) candidate is kept only when `scoring.recognised` says the
+      query matches it strongly (issue 32).
     - `review`: the open session review; its block closes the text and is placed first, so
       memories fill what budget it leaves (the review is the article's enforcement mechanism).
     - `prepared`: the sleep's questions whose time has come, joined to `open_loop_questions`.
@@ -503,7 +514,7 @@ def assemble_context(
     used_language = template_language(language)
     template = _TEMPLATES[used_language]
     estimate = config.token_estimate
-    pool = _pool(ranked, nodes, neighbours, edges, now, config, timeline)
+    pool = _pool(ranked, nodes, neighbours, edges, now, config, timeline, scoring)
     asked = _review_block(review, template, config) if review else ""
     notice = template.summary_ready.format(month=summary_month) if summary_month else ""
     closing = "\n".join(p for p in (asked, notice) if p)

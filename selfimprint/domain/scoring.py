@@ -94,6 +94,12 @@ class ScoringConfig(BaseModel):
     # Spec §3.5.1 marks a scheduled event's subgraph "high priority" without a number: project
     # choice, added to the score inside the window (enough to beat a fresh but unrelated memory).
     scheduled_priority_boost: Unit = 0.25
+    # Issue 32, forgetting demotes: a memory decayed under the removal threshold is kept but
+    # leaves the default pool; a query whose calibrated similarity to it reaches this brings it
+    # back (recognition: cue-dependent recall). 0.27 is multilingual-e5-small's cosine 0.84
+    # (floor 0.78): in a probe of 10 question/answer pairs and 13 unrelated pairs, half the
+    # answers and none of the unrelated passed (docs/decisions.md, "Forgetting demotes").
+    recognition_min_similarity: Unit = 0.27
 
     @model_validator(mode="after")
     def _weights_sum_to_one(self) -> Self:
@@ -198,6 +204,13 @@ def confidence_factor(
     shift = confidence_shift(belief, now, config, beliefs)
     counted = shift if shift < 0.0 else config.confidence_support_share * shift
     return 1.0 + config.confidence_weight * counted
+
+
+def recognised(similarity: float, config: ScoringConfig = DEFAULT_SCORING) -> bool:
+    """Whether a query matches a faded memory (decayed under the removal threshold, kept)
+    strongly enough to bring it back into the pool: `similarity` is the calibrated embedding
+    similarity, lexical relevance aside (a shared word is not recognition)."""
+    return similarity >= config.recognition_min_similarity
 
 
 def relevance(candidate: Candidate, config: ScoringConfig = DEFAULT_SCORING) -> float:

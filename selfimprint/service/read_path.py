@@ -136,6 +136,7 @@ async def build_context(
         review=review,
         prepared=asked.questions,
         summary_month=asked.summary_month,
+        scoring=resources.tuning.scoring,
     )
     timings["assemble"] = (time.perf_counter() - mark) * 1000
 

@@ -31,6 +31,7 @@ from selfimprint.config import Settings
 from selfimprint.domain.compaction.duplicates import SimilarPair
 from selfimprint.domain.compaction.plan import apply_compaction, plan_compaction
 from selfimprint.domain.decay import ReinforcementTally
+from selfimprint.domain.fading import FadingConfig
 from selfimprint.domain.models import (
     Belief,
     Edge,
@@ -41,6 +42,7 @@ from selfimprint.domain.models import (
     NodeType,
     Tension,
     TensionStatus,
+    Valence,
     safe_id,
 )
 from selfimprint.ports import (
@@ -285,7 +287,9 @@ async def test_retrieval_ranks_by_similarity_and_expands_one_hop(graph: Neo4jUse
     user = graph.user_id
     nodes = [node(f"n{i}", user, seed=i) for i in range(30)]
     far = node("far", user, seed=999)
-    expired = node("expired", user, seed=5, expires_at=NOW - timedelta(seconds=1))
+    # Faded, and the query does not recognise it (issue 32; a strong match would bring it back:
+    # test_retrieval_pool.py): out of the pool and of the expansion.
+    expired = node("expired", user, seed=998, expires_at=NOW - timedelta(seconds=1))
     other_model = node("other-model", user, seed=5, embedding_model="another-model")
     await graph.upsert(
         [*nodes, far, expired, other_model],
@@ -390,14 +394,28 @@ async def test_causal_chains_causes_and_what_followed(graph: Neo4jUserGraph) -> 
 # --- pruning, compaction ----------------------------------------------------------------------
 
 
-async def test_prune_removes_expired_unpinned_nodes_and_their_tensions(
+def _feeling(node_id: str, user_id: str, expires: datetime) -> Node:
+    return node(
+        node_id,
+        user_id,
+        node_type=NodeType.EMOTIONAL_NOTE,
+        valence=Valence.NEGATIVE,
+        expires_at=expires,
+    )
+
+
+async def test_the_sweeper_deletes_faded_noise_and_keeps_faded_facts_with_their_tensions(
     graph: Neo4jUserGraph,
 ) -> None:
+    """Issue 32: forgetting demotes. A fact decayed under the removal threshold is kept (with
+    the tension that names it); a faded emotional note is noise and goes."""
     user = graph.user_id
     await graph.upsert(
         [
             node("old", user, expires_at=NOW - timedelta(days=1)),
             node("due", user, expires_at=NOW),
+            _feeling("sulk", user, NOW - timedelta(days=1)),
+            _feeling("mood", user, NOW + timedelta(days=1)),
             node("later", user, expires_at=NOW + timedelta(days=1)),
             node("forever", user),
         ],
@@ -405,10 +423,31 @@ async def test_prune_removes_expired_unpinned_nodes_and_their_tensions(
     )
     tension = Tension(id="t", node_a="old", node_b="later", detected_at=NOW)
     await graph.set_tensions([tension])
-    assert sorted(await graph.prune_expired(NOW)) == ["due", "old"]
-    assert ids(await graph.get_nodes(["old", "due", "later", "forever"])) == ["forever", "later"]
-    assert await graph.tensions() == []
-    assert await graph.prune_expired(NOW) == []
+    assert await graph.prune_expired(NOW, FadingConfig()) == ["sulk"]
+    kept = ["old", "due", "mood", "later", "forever"]
+    assert ids(await graph.get_nodes([*kept, "sulk"])) == sorted(kept)
+    assert [t.id for t in await graph.tensions()] == ["t"]
+    assert await graph.prune_expired(NOW, FadingConfig()) == []
+
+
+async def test_past_the_bound_the_longest_faded_memories_go(graph: Neo4jUserGraph) -> None:
+    user = graph.user_id
+    await graph.upsert(
+        [
+            node("oldest", user, expires_at=NOW - timedelta(days=3)),
+            node("older", user, expires_at=NOW - timedelta(days=2)),
+            node("old", user, expires_at=NOW - timedelta(days=1)),
+            node("pinned", user, expires_at=NOW - timedelta(days=9), is_pinned=True),
+            node("live", user, expires_at=NOW + timedelta(days=1)),
+        ]
+    )
+    assert await graph.prune_expired(NOW, FadingConfig(max_faded=3)) == []  # at the bound
+    assert await graph.prune_expired(NOW, FadingConfig(max_faded=1)) == ["oldest", "older"]
+    assert ids(await graph.get_nodes(["oldest", "older", "old", "pinned", "live"])) == [
+        "live",
+        "old",
+        "pinned",
+    ]
 
 
 async def test_store_applies_a_compaction_plan_like_the_domain_model(graph: Neo4jUserGraph) -> None:

@@ -511,3 +511,64 @@ async def test_memories_stored_before_lexical_retrieval_get_their_terms(
     for r in records:
         assert tuple(r["terms"]) == search_terms(r["content"])
     assert await backfill_search_terms(graph_driver, database) == 0  # nothing left to do
+
+
+def _at_similarity(similarity: float, floor: float, axis: int) -> tuple[float, ...]:
+    """A unit vector whose calibrated similarity to the first basis vector is `similarity`."""
+    cosine = floor + similarity * (1.0 - floor)
+    vector = np.zeros(384)
+    vector[0], vector[axis] = cosine, float(np.sqrt(1.0 - cosine**2))
+    return tuple(float(x) for x in vector)
+
+
+async def test_a_faded_memory_joins_the_pool_only_when_the_query_recognises_it(
+    graph_store: Neo4jGraphStore, graph_driver: AsyncDriver, stack_settings: Settings
+) -> None:
+    """Issue 32: a memory decayed under the removal threshold is kept out of the default pool
+    (best before similarity, lexical, expansion) and joins the nearest only at a calibrated
+    similarity of `recognition_min_similarity` or more; a live memory needs no such match."""
+    scope = UserScope(f"t{uuid.uuid4().hex[:8]}", f"u{uuid.uuid4().hex[:8]}")
+    await Neo4jAccounts(graph_driver, stack_settings.neo4j_database).put_profile(
+        scope, UserProfile()
+    )
+    store = graph_store.for_user(scope.tenant_id, scope.user_id)
+    timeline = await store.record_activity([NOW - timedelta(days=d) for d in range(0, 90, 3)])
+    floor, bar = 0.5, ScoringConfig().recognition_min_similarity
+    faded_at = timeline.reading(NOW) - timedelta(days=20)
+
+    def memory(node_id: str, similarity: float, axis: int, *, faded: bool) -> Node:
+        return Node(
+            id=node_id,
+            user_id=scope.user_id,
+            type=NodeType.FACT,
+            content=f"memory {node_id}",
+            weight=0.5,
+            weight_at=NOW - timedelta(days=60),
+            created_at=NOW - timedelta(days=60),
+            decay_coefficient=0.95,
+            expires_at=faded_at if faded else None,
+            belief=Belief(first_seen=NOW - timedelta(days=60)),
+            embedding=_at_similarity(similarity, floor, axis),
+            embedding_model=MODEL,
+        )
+
+    await store.upsert(
+        [
+            memory("recognised", bar + 0.02, 1, faded=True),
+            memory("not-quite", bar - 0.02, 2, faded=True),
+            memory("live", bar - 0.02, 3, faded=False),
+        ]
+    )
+    query = np.zeros(384)
+    query[0] = 1.0
+    found = await store.retrieve(
+        RetrievalQuery(
+            embedding=tuple(float(x) for x in query),
+            embedding_model=MODEL,
+            now=NOW,
+            nearest_limit=10,
+            prior_limit=10,
+            similarity_floor=floor,
+        )
+    )
+    assert {c.node.id for c in found.candidates} == {"recognised", "live"}

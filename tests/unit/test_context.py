@@ -19,7 +19,7 @@ from selfimprint.domain.context import (
     prose_context,
 )
 from selfimprint.domain.models import Belief, Edge, EdgeType, Node, NodeType, Valence
-from selfimprint.domain.scoring import ScoredMemory
+from selfimprint.domain.scoring import DEFAULT_SCORING, ScoredMemory
 from selfimprint.domain.session_review import ReviewPrompt, ReviewPromptItem, ReviewSide
 
 pytestmark = pytest.mark.unit
@@ -188,10 +188,38 @@ def test_memories_used_carry_scores_and_sources_best_first() -> None:
     assert context.memories_used[0].sources == ("msg-s",)
 
 
-def test_forgotten_but_unpruned_memories_stay_out() -> None:
-    gone = node("g", "Gone.", expires_at=NOW - timedelta(hours=1))
-    context = assemble([(gone, 0.9), (node("k", "Kept."), 0.1)])
-    assert [m.id for m in context.memories_used] == ["k"]
+def _with_similarity(memory: Node, score: float, similarity: float) -> AssembledContext:
+    kept = node("k", "Kept.")
+    return assemble_context(
+        [
+            ScoredMemory(
+                id=memory.id, score=score, similarity=similarity, recency=1.0, effective_weight=0.0
+            ),
+            scored("k", 0.1),
+        ],
+        [memory, kept],
+        [],
+        [],
+        language="en",
+        now=NOW,
+    )
+
+
+def test_a_faded_memory_stays_out_unless_the_query_recognises_it() -> None:
+    """Issue 32: decayed under the removal threshold, a memory is kept but leaves the default
+    pool; only a query that matches it at least `recognition_min_similarity` brings it back."""
+    faded = node("g", "Faded.", expires_at=NOW - timedelta(hours=1))
+    bar = DEFAULT_SCORING.recognition_min_similarity
+    weak = _with_similarity(faded, score=0.9, similarity=bar - 0.01)
+    assert [m.id for m in weak.memories_used] == ["k"]
+    strong = _with_similarity(faded, score=0.5, similarity=bar)
+    assert [m.id for m in strong.memories_used] == ["g", "k"]
+
+
+def test_a_faded_neighbour_does_not_come_back_through_its_link() -> None:
+    faded = node("f", "Faded neighbour.", expires_at=NOW - timedelta(hours=1))
+    context = assemble([(node("s", "Strong."), 0.9)], neighbours=[faded], edges=[link("s", "f")])
+    assert [m.id for m in context.memories_used] == ["s"]
 
 
 def test_the_budget_drops_the_weakest_memories_first() -> None:

@@ -34,6 +34,7 @@ from activities.summaries import ScheduleInput
 from activities.tiers import TierMoveInput, TierMoveOutcome
 from selfimprint.domain.compaction.plan import CompactionPlan
 from selfimprint.domain.decay import ActivityTimeline
+from selfimprint.domain.fading import FadingConfig
 from selfimprint.domain.ingestion.extraction import Extraction
 from selfimprint.domain.messages import Message, Role
 from selfimprint.domain.models import Edge, Hypothesis, Node
@@ -113,7 +114,7 @@ class MemoryGraph:
     async def active_pattern_node_ids(self) -> list[str]:
         return sorted({i for ids, active in self.patterns.values() if active for i in ids})
 
-    async def prune_expired(self, now: datetime) -> list[str]:
+    async def prune_expired(self, now: datetime, fading: FadingConfig) -> list[str]:
         return []  # nothing here carries an expiry the tests rely on
 
     async def decay_clock(self) -> ActivityTimeline:

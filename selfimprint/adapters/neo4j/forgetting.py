@@ -20,6 +20,7 @@ from selfimprint.domain.deleted_memories import (
     DeletedMemory,
     DeletedMemoryConfig,
 )
+from selfimprint.domain.fading import FadingConfig
 from selfimprint.domain.users import UserScope
 from selfimprint.ports import ForgetReport, ForgottenMemory, TopicSelector
 
@@ -152,24 +153,54 @@ async def delete_memory(
     return True
 
 
-# A range seek on (scope, expires_at): rows read = expired nodes, whatever the graph's size.
-# The hint stops the planner from preferring the plain scope index (a scan of the whole graph).
+# The sweeper (domain.fading): faded (expired) memories are kept, except the noise types and,
+# past the per-user bound, the longest faded. A range seek on (scope, expires_at): rows read =
+# expired nodes, whatever the graph's size. The hint stops the planner from preferring the plain
+# scope index (a scan of the whole graph).
 _EXPIRED = """
 MATCH (n:Memory)
 USING INDEX n:Memory(scope, expires_at)
 WHERE n.scope = $scope AND n.expires_at <= $now AND NOT n.is_pinned
+"""
+_EXPIRED_NOISE = (
+    _EXPIRED
+    + """AND n.type IN $noise_types
 WITH n LIMIT $batch
 RETURN collect(n.id) AS ids
 """
+)
+# The newest `max_faded` stay; the batch is taken from the rest, longest faded first.
+_FADED_PAST_BOUND = (
+    _EXPIRED
+    + """WITH n ORDER BY n.expires_at DESC, n.id SKIP $max_faded
+WITH n ORDER BY n.expires_at, n.id LIMIT $batch
+RETURN collect(n.id) AS ids
+"""
+)
 
 
 async def prune_expired_batch(
-    tx: AsyncManagedTransaction, scope: UserScope, now: datetime, batch: int = DELETE_BATCH
+    tx: AsyncManagedTransaction,
+    scope: UserScope,
+    now: datetime,
+    fading: FadingConfig,
+    batch: int = DELETE_BATCH,
 ) -> list[str]:
-    """One bounded batch; the store loops until a batch comes back short. Idempotent: a retried
-    batch finds the nodes already gone and deletes nothing twice."""
-    result = await tx.run(_EXPIRED, scope=scope.key, now=now, batch=batch)
+    """One bounded batch of faded memories to delete (noise first, then past the bound); the
+    store loops until a batch comes back short. Idempotent: a retried batch finds the nodes
+    already gone and deletes nothing twice."""
+    noise = [t.value for t in fading.deleted_when_faded]
+    result = await tx.run(_EXPIRED_NOISE, scope=scope.key, now=now, noise_types=noise, batch=batch)
     ids: list[str] = (await result.single(strict=True))["ids"]
+    if len(ids) < batch:
+        result = await tx.run(
+            _FADED_PAST_BOUND,
+            scope=scope.key,
+            now=now,
+            max_faded=fading.max_faded,
+            batch=batch - len(ids),
+        )
+        ids += (await result.single(strict=True))["ids"]
     await delete_nodes(tx, scope, ids)
     return ids
 
@@ -178,7 +209,8 @@ async def expired_scan_db_hits(
     tx: AsyncManagedTransaction, scope: UserScope, now: datetime, batch: int = DELETE_BATCH
 ) -> int:
     """Diagnostics (benchmarks): database hits of the expired-node selection, from PROFILE."""
-    result = await tx.run("PROFILE " + _EXPIRED, scope=scope.key, now=now, batch=batch)
+    query = "PROFILE " + _EXPIRED + "WITH n LIMIT $batch RETURN collect(n.id) AS ids"
+    result = await tx.run(query, scope=scope.key, now=now, batch=batch)
     summary = await result.consume()
 
     def hits(plan: dict[str, object]) -> int:

@@ -49,13 +49,27 @@ from selfimprint.domain.users import UserScope
 from selfimprint.ports import RetrievalQuery, RetrievalResult, RetrievedMemory
 
 
+def _alive(var: str) -> str:
+    """Not expired on the user's decay clock (`clock_now`, bound by decay_clock.READING)."""
+    return f"({var}.expires_at IS NULL OR {var}.expires_at > clock_now)"
+
+
+def _standing(var: str) -> str:
+    """Not a refuted or archived hypothesis."""
+    return f"coalesce({var}.hypothesis_status, 'active') IN ['active', 'confirmed']"
+
+
 def active(var: str) -> str:
-    """Cypher condition: not expired on the user's decay clock (`clock_now`, bound by
-    decay_clock.READING), and not a refuted or archived hypothesis."""
-    return (
-        f"({var}.expires_at IS NULL OR {var}.expires_at > clock_now) AND "
-        f"coalesce({var}.hypothesis_status, 'active') IN ['active', 'confirmed']"
-    )
+    """Cypher condition: not expired on the user's decay clock, and not a refuted or archived
+    hypothesis."""
+    return f"{_alive(var)} AND {_standing(var)}"
+
+
+def recalled(var: str) -> str:
+    """Cypher condition of the nearest pools: active, or faded (expired, kept: issue 32) and
+    recognised by the query, its calibrated similarity (`score`, Neo4j's normalised cosine) at
+    least `$recognition_min_similarity` (domain.scoring.recognised)."""
+    return f"({_alive(var)} OR ({_CALIBRATED}) >= $recognition_min_similarity) AND {_standing(var)}"
 
 
 # The neighbour's scope is checked after the expansion (the WITH in between): written as a
@@ -147,7 +161,7 @@ _CALIBRATED = """CASE WHEN 2.0 * score - 1.0 <= $similarity_floor THEN 0.0
 
 _BY_INDEX = f"""
 CALL db.index.vector.queryNodes($index, $fetch, $embedding) YIELD node AS n, score
-WHERE n.scope = $scope AND n.embedding_model = $model AND {active("n")}
+WHERE n.scope = $scope AND n.embedding_model = $model AND {recalled("n")}
 WITH n, score ORDER BY score DESC LIMIT $nearest_limit
 RETURN n, CASE WHEN $context_property = $property THEN score
   ELSE vector.similarity.cosine({_VECTOR}, $embedding) END AS score, 'similar' AS kind
@@ -156,16 +170,16 @@ RETURN n, CASE WHEN $context_property = $property THEN score
 # In context, the nearest by reply context too, from its own index (migration 0047).
 _BY_CONTEXT_INDEX = f"""
 CALL db.index.vector.queryNodes($context_index, $fetch, $embedding) YIELD node AS n, score
-WHERE n.scope = $scope AND n.embedding_model = $model AND {active("n")}
+WHERE n.scope = $scope AND n.embedding_model = $model AND {recalled("n")}
 WITH n, score ORDER BY score DESC LIMIT $nearest_limit
 RETURN n, score, 'similar' AS kind
 """
 
 _EXACT = f"""
 MATCH (n:Memory {{scope: $scope}})
-WHERE n.embedding_model = $model AND {active("n")}
-WITH n, vector.similarity.cosine({_VECTOR}, $embedding) AS score
-WHERE score IS NOT NULL
+WHERE n.embedding_model = $model
+WITH n, clock_now, vector.similarity.cosine({_VECTOR}, $embedding) AS score
+WHERE score IS NOT NULL AND {recalled("n")}
 WITH n, score ORDER BY score DESC LIMIT $nearest_limit
 RETURN n, score, 'similar' AS kind
 """
@@ -302,6 +316,7 @@ def score_params(
         "weight_weight": scoring.effective_weight_weight,
         "half_life_ms": scoring.recency_half_life / timedelta(milliseconds=1),
         "scheduled_priority_boost": scoring.scheduled_priority_boost,
+        "recognition_min_similarity": scoring.recognition_min_similarity,
         "removal_threshold": decay.removal_threshold,
         "period_ms": decay.decay_period / timedelta(milliseconds=1),
     }

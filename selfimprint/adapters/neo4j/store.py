@@ -35,6 +35,7 @@ from selfimprint.domain.belief import DEFAULT_BELIEF, BeliefConfig
 from selfimprint.domain.compaction.plan import CompactionPlan
 from selfimprint.domain.decay import ActivityTimeline, ReinforcementTally
 from selfimprint.domain.deleted_memories import DEFAULT_DELETED_MEMORIES, DeletedMemoryConfig
+from selfimprint.domain.fading import FadingConfig
 from selfimprint.domain.models import Edge, HypothesisStatus, Node, NodeType, Tension, TensionStatus
 from selfimprint.domain.monthly_summary import MonthlySummary
 from selfimprint.domain.session_review import BeliefReview, ReviewVerdict
@@ -346,14 +347,16 @@ class Neo4jUserGraph:
         """Those of `node_ids` flagged by the reinforcement rate limit (spec §6)."""
         return await self._read(lambda tx: lookups.flagged(tx, self._scope, node_ids))
 
-    async def prune_expired(self, now: datetime) -> list[str]:
-        """Delete, in bounded batches, every unpinned memory that expired on the user's decay
-        clock by `now` (its reading, not the wall clock: an absence keeps memories alive)."""
+    async def prune_expired(self, now: datetime, fading: FadingConfig) -> list[str]:
+        """Delete, in bounded batches, the unpinned memories that expired on the user's decay
+        clock by `now` (its reading, not the wall clock: an absence keeps memories alive) and
+        that `domain.fading` does not keep: the noise types, and the longest faded past the
+        per-user bound. The other faded memories stay."""
         clock = (await self.decay_clock()).reading(now)
         pruned: list[str] = []
         while True:
             batch = await self._write(
-                lambda tx: forgetting.prune_expired_batch(tx, self._scope, clock)
+                lambda tx: forgetting.prune_expired_batch(tx, self._scope, clock, fading)
             )
             pruned += batch
             if len(batch) < forgetting.DELETE_BATCH:

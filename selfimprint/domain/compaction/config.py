@@ -9,6 +9,7 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field
 
 from selfimprint.domain.compaction.entropy import EntropyConfig
+from selfimprint.domain.fading import DEFAULT_FADING, FadingConfig
 from selfimprint.domain.restatement import DEFAULT_RESTATEMENT, RestatementConfig
 
 
@@ -46,3 +47,6 @@ class CompactionConfig(_Frozen):
     # Spec: soft reset needs entropy "plus user feedback"; levels are ours.
     soft_reset_entropy_threshold: Annotated[float, Field(ge=0.0, le=1.0)] = 0.8
     soft_reset_min_feedback: Annotated[int, Field(ge=1)] = 1
+    # Issue 32: what the sweeper before each compaction deletes of the faded memories (noise
+    # types; past the per-user bound, the longest faded) and keeps (the rest).
+    fading: FadingConfig = DEFAULT_FADING

@@ -1,0 +1,42 @@
+"""What forgetting does to a memory whose weight decays under the removal threshold (issue 32).
+
+Forgetting demotes: such a memory is *faded*. It leaves the default context pool (the prior,
+scheduled and lexical pools and the one-hop expansion read only live memories), but it is kept:
+a query that matches it strongly brings it back (recognition, `scoring.recognised`), and a
+re-mention reinforces it like any memory, which makes it live again. Its tensions and its place
+in hypotheses' evidence stay with it.
+
+Deletion is for noise and for the user. The sweeper (weekly, before compaction) deletes the
+faded memories of the noise types only: an emotional note is a transient feeling (spec §3.3,
+coefficient 0.5: it fades within days), and nothing asks about last month's irritation. What the
+user or the operator asks to forget goes by its own paths (DELETE, forget-topic, erase).
+
+The storage this keeps is bounded: past `max_faded` faded memories per user, the longest faded
+(earliest expiry) go.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from selfimprint.domain.models import NodeType
+
+
+class FadingConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    # Issue 32: the noise the sweeper deletes once faded; every other type is kept.
+    deleted_when_faded: tuple[NodeType, ...] = (NodeType.EMOTIONAL_NOTE,)
+    # Project choice: faded memories kept per user. A LoCoMo conversation (~600 turns) leaves
+    # ~2,000 memories in all; 5,000 faded ones are ~5-10 MB of graph with their vectors.
+    max_faded: Annotated[int, Field(ge=0)] = 5_000
+
+
+DEFAULT_FADING = FadingConfig()
+
+
+def deleted_when_faded(node_type: NodeType, config: FadingConfig = DEFAULT_FADING) -> bool:
+    """Whether the sweeper deletes a faded memory of this type (noise) instead of keeping it."""
+    return node_type in config.deleted_when_faded
