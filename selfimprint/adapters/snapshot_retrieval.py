@@ -1,11 +1,13 @@
 """The retrieval port over a graph snapshot in memory: a returning user's first context is read
 from their warm or cold SYNX object while the lifecycle brings the graph back into Neo4j.
 
-Same rules as the Neo4j read path (adapters/neo4j/retrieval.py): active memories only (not
-expired, hypotheses active or confirmed), of the query's embedding model; a pool of the nearest
-(exact cosine) and the best before similarity, the `limit` best of it by the §3.4 score, then
-their one-hop neighbourhood. Scheduled priority windows are sleep results kept
-in Neo4j, not in the snapshot, so nothing is marked prioritised here. The belief-confidence
+Same rules as the Neo4j read path (adapters/neo4j/retrieval.py): active memories (not expired,
+hypotheses active or confirmed), of the query's embedding model, and faded ones (expired, kept:
+domain.fading) only among the nearest and only when the query recognises them
+(`scoring.recognised`); a pool of the nearest (exact cosine) and the best before similarity,
+the `limit` best of it by the §3.4 score, then their one-hop neighbourhood. Scheduled priority
+windows are sleep results kept in Neo4j, not in the snapshot, so nothing is marked prioritised
+here. The belief-confidence
 factor of the score comes with each memory's belief (`Candidate.from_node`), as in Cypher.
 """
 
@@ -20,23 +22,31 @@ import numpy as np
 
 from selfimprint.domain.decay import ActivityTimeline, is_expired, node_effective_weight
 from selfimprint.domain.models import HypothesisStatus, Node
-from selfimprint.domain.scoring import Candidate, calibrated_similarity, prior, rank
+from selfimprint.domain.scoring import Candidate, calibrated_similarity, prior, rank, recognised
 from selfimprint.domain.terms import idf_weights, lexical_relevance, search_terms
 from selfimprint.ports import GraphSnapshot, RetrievalQuery, RetrievalResult, RetrievedMemory
 
 _LIVE_HYPOTHESES = frozenset({HypothesisStatus.ACTIVE, HypothesisStatus.CONFIRMED})
 
 
-def active_nodes(
-    snapshot: GraphSnapshot, now: datetime, timeline: ActivityTimeline | None = None
-) -> dict[str, Node]:
+def standing_nodes(snapshot: GraphSnapshot) -> dict[str, Node]:
+    """Every memory but refuted and archived hypotheses, faded ones included."""
     status = {h.node_id: h.status for h in snapshot.hypotheses}
     status |= dict.fromkeys(snapshot.refuted_ids, HypothesisStatus.REFUTED)
     return {
         n.id: n
         for n in snapshot.nodes
+        if status.get(n.id, HypothesisStatus.ACTIVE) in _LIVE_HYPOTHESES
+    }
+
+
+def active_nodes(
+    snapshot: GraphSnapshot, now: datetime, timeline: ActivityTimeline | None = None
+) -> dict[str, Node]:
+    return {
+        i: n
+        for i, n in standing_nodes(snapshot).items()
         if not is_expired(n, now, timeline=timeline)
-        and status.get(n.id, HypothesisStatus.ACTIVE) in _LIVE_HYPOTHESES
     }
 
 
@@ -45,10 +55,11 @@ def retrieve_from_snapshot(
 ) -> RetrievalResult:
     """`timeline`: the user's decay clock (kept on their profile in Neo4j, not in the
     snapshot); expiry is read on it and it travels on in the result."""
+    standing = standing_nodes(snapshot)
     live = active_nodes(snapshot, query.now, timeline)
     pool = [
         n
-        for n in live.values()
+        for n in standing.values()
         if n.embedding_model == query.embedding_model
         and n.embedding is not None
         and len(n.embedding) == len(query.embedding)
@@ -60,11 +71,19 @@ def retrieve_from_snapshot(
     wanted = np.asarray(query.embedding, dtype=np.float32)
     norms = np.linalg.norm(matrix, axis=1) * (float(np.linalg.norm(wanted)) or 1.0)
     cosines = (matrix @ wanted) / np.where(norms == 0, 1.0, norms)
-    # The Neo4j read path's pool (the nearest, the best before similarity), ranked by the whole
-    # §3.4 score, the best `limit` kept; ties by id, so two reads of one snapshot agree.
-    order = sorted(range(len(pool)), key=lambda i: (-float(cosines[i]), pool[i].id))
+    similarity = [calibrated_similarity(float(c), query.similarity_floor) for c in cosines]
+    # The Neo4j read path's pool (the nearest, live or recognised; the best before similarity
+    # and the lexically best, live only), ranked by the whole §3.4 score, the best `limit`
+    # kept; ties by id, so two reads of one snapshot agree.
+    alive = [i for i in range(len(pool)) if pool[i].id in live]
+    nearest = [
+        i
+        for i in range(len(pool))
+        if pool[i].id in live or recognised(similarity[i], query.scoring)
+    ]
+    order = sorted(nearest, key=lambda i: (-float(cosines[i]), pool[i].id))
     by_prior = sorted(
-        range(len(pool)),
+        alive,
         key=lambda i: (
             -prior(
                 pool[i], query.now, timeline=timeline, config=query.scoring, beliefs=query.beliefs
@@ -73,7 +92,7 @@ def retrieve_from_snapshot(
         ),
     )
     by_lexical = sorted(
-        (i for i in range(len(pool)) if lexical.held(pool[i]) > 0.0),
+        (i for i in alive if lexical.held(pool[i]) > 0.0),
         key=lambda i: (-lexical.held(pool[i]), pool[i].id),
     )
     pooled = list(
@@ -88,7 +107,7 @@ def retrieve_from_snapshot(
         (
             Candidate.from_node(
                 pool[i],
-                similarity=calibrated_similarity(float(cosines[i]), query.similarity_floor),
+                similarity=similarity[i],
                 effective_weight=min(
                     1.0, node_effective_weight(pool[i], query.now, timeline=timeline)
                 ),

@@ -52,7 +52,8 @@ def snapshot() -> GraphSnapshot:
         node("close", (1.0, 0.0, 0.0)),
         node("near", (0.8, 0.6, 0.0)),
         node("far", (0.0, 0.0, 1.0)),
-        node("expired", (1.0, 0.0, 0.0), expires_at=NOW - timedelta(hours=1)),
+        # Faded, and no query here recognises it (cosine 0.1: calibrated similarity 0.1).
+        node("expired", (0.1, 0.995, 0.0), expires_at=NOW - timedelta(hours=1)),
         node("other-model", (1.0, 0.0, 0.0), embedding_model="bge-m3"),
         node("no-vector", None),
         node("refuted", (1.0, 0.0, 0.0), type=NodeType.HYPOTHESIS, is_inference=True),
@@ -94,6 +95,25 @@ def test_the_neighbourhood_holds_active_memories_only() -> None:
     # The edge from the expired memory is not part of the answer; the far one touches no
     # candidate.
     assert [(e.source_id, e.target_id) for e in found.edges] == [("close", "no-vector")]
+
+
+def test_a_faded_memory_is_a_candidate_only_when_the_query_recognises_it() -> None:
+    """Issue 32, as in the Neo4j statement: an expired memory is kept out of the pool unless its
+    calibrated similarity to the query reaches `scoring.recognition_min_similarity`."""
+    bar = ScoringConfig().recognition_min_similarity
+    faded = NOW - timedelta(hours=1)
+
+    def at(similarity: float) -> tuple[float, float, float]:
+        return (similarity, (1.0 - similarity**2) ** 0.5, 0.0)
+
+    nodes = (
+        node("recognised", at(bar + 0.01), expires_at=faded),
+        node("not-quite", at(bar - 0.01), expires_at=faded),
+        node("live", at(bar - 0.01)),
+    )
+    snap = snapshot().model_copy(update={"nodes": nodes, "edges": (), "hypotheses": ()})
+    found = retrieve_from_snapshot(snap, query(limit=10).model_copy(update={"nearest_limit": 10}))
+    assert {c.node.id for c in found.candidates} == {"recognised", "live"}
 
 
 def test_a_snapshot_without_vectors_of_the_model_gives_nothing() -> None:
