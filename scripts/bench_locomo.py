@@ -56,6 +56,7 @@ from locomo_data import (
     truncated,
 )
 from locomo_metrics import (
+    AGE_BUCKETS,
     BOOTSTRAP_LEVEL,
     BOOTSTRAP_RESAMPLES,
     BOOTSTRAP_SEED,
@@ -68,6 +69,7 @@ from locomo_metrics import (
     SystemScores,
     fit_count,
     paired_bootstrap,
+    recall_by_age,
     source_credited,
     text_credited,
 )
@@ -83,7 +85,7 @@ from selfimprint.config import EmbedderKind, Settings
 from selfimprint.devstack import stack
 from selfimprint.devstack.ports import isolated_port_settings
 from selfimprint.domain.context import count_tokens
-from selfimprint.domain.decay import DEFAULT_DECAY
+from selfimprint.domain.decay import DEFAULT_DECAY, ActivityTimeline, decay_days
 from selfimprint.domain.messages import MAX_BATCH_MESSAGES, Message, Role
 from selfimprint.domain.reply_context import contextual_passage
 from selfimprint.domain.users import UserProfile
@@ -398,6 +400,29 @@ class Lifecycle:
 # --- ingestion ----------------------------------------------------------------------------------
 
 
+def sent_at(conversation: Conversation, dates: str) -> dict[str, datetime]:
+    """Turn id -> the `sent_at` its message is posted with."""
+    if dates == "now":
+        return dated_now(conversation)
+    return {t.id: t.sent_at for t in conversation.turns}
+
+
+def evidence_ages(
+    conversation: Conversation, questions: Sequence[Question], dates: str, asked_at: datetime
+) -> dict[str, float]:
+    """Question key -> the age, in active days on the user's decay clock (spec §3.8.1: it
+    stands still after 7 idle days), of its oldest evidence turn when the question is asked."""
+    when = sent_at(conversation, dates)
+    timeline = ActivityTimeline.from_activity(when.values())
+    return {
+        question_key(conversation, q): max(
+            (decay_days(when[e], asked_at, timeline) for e in q.evidence if e in when),
+            default=0.0,
+        )
+        for q in questions
+    }
+
+
 def dated_now(conversation: Conversation) -> dict[str, datetime]:
     """`--dates now`: every turn said in the last minutes, one second apart in order, so that
     forgetting plays no part and ranking and merges are measured alone."""
@@ -415,9 +440,7 @@ async def ingest(
     dates: str = "dataset",
 ) -> dict[str, Any]:
     await si.put_user(user_id, UserProfile())
-    when = (
-        dated_now(conversation) if dates == "now" else {t.id: t.sent_at for t in conversation.turns}
-    )
+    when = sent_at(conversation, dates)
     posted = 0
     for i, session in enumerate(conversation.sessions, 1):
         messages = [
@@ -688,8 +711,12 @@ def run(args: argparse.Namespace, configs: Sequence[StackConfig]) -> dict[str, A
     flat = SystemScores()
     flat_replies = SystemScores() if args.flat_reply_context else None
     per_conversation = []
+    # The questions are asked after ingestion; on the decay clock of a conversation dated by
+    # its sessions that is the same reading as now (the clock stands still after 7 idle days).
+    ages: dict[str, float] = {}
     for conversation in conversations:
         questions = eligible(conversation, args.limit)
+        ages |= evidence_ages(conversation, questions, args.dates, datetime.now(UTC))
         t0 = time.monotonic()
         flat.questions.extend(flat_scores(embedder, conversation, questions))
         if flat_replies is not None:
@@ -724,7 +751,7 @@ def run(args: argparse.Namespace, configs: Sequence[StackConfig]) -> dict[str, A
         }
         runs.append(done)
     wall = {"flat_baseline_s": round(t_flat, 1), "total_s": round(time.monotonic() - t_all, 1)}
-    return report(args, runs, flat, per_conversation, embedder.model_id, wall, flat_replies)
+    return report(args, runs, flat, per_conversation, embedder.model_id, wall, ages, flat_replies)
 
 
 def _versus_flat(done: ConfigRun, flat: SystemScores) -> dict[str, Any]:
@@ -740,6 +767,7 @@ def config_report(
     args: argparse.Namespace,
     done: ConfigRun,
     flat: SystemScores,
+    ages: dict[str, float],
     flat_replies: SystemScores | None = None,
 ) -> dict[str, Any]:
     config, sleep = done.config, done.sleep
@@ -764,6 +792,9 @@ def config_report(
         "memories_returned_per_question": done.scores.returned_stats(),
         "scores": done.scores.summary(),
         "vs_flat": _versus_flat(done, flat),
+        "recall_by_age": recall_by_age(
+            done.scores.values("text", CONTEXT), flat.values("text", CONTEXT), ages
+        ),
         **(
             {"vs_flat_reply_context": _versus_flat(done, flat_replies)}
             if flat_replies is not None
@@ -804,6 +835,7 @@ def report(
     per_conversation: list[dict[str, Any]],
     embedder_id: str,
     wall: dict[str, float],
+    ages: dict[str, float],
     flat_replies: SystemScores | None = None,
 ) -> dict[str, Any]:
     return {
@@ -839,7 +871,7 @@ def report(
             },
             "parallel_conversations": args.parallel,
         },
-        "configs": [config_report(args, r, flat, flat_replies) for r in runs],
+        "configs": [config_report(args, r, flat, ages, flat_replies) for r in runs],
         "vs_first_config": [versus(r, runs[0]) for r in runs[1:]],
         "flat_baseline": flat.summary(),
         **(
@@ -857,6 +889,10 @@ def default_label(args: argparse.Namespace, configs: Sequence[StackConfig]) -> s
     for config in configs:
         names.append(f"llm ({args.llm})" if config.extraction == "llm" else config.name)
     parts = [" vs ".join(names), args.embedder]
+    if args.dates == "now":
+        parts.insert(0, "ablation, nothing aged (--dates now)")
+    if args.no_sleep:
+        parts.append("no sleep phase")
     if args.conversations:
         parts.append(f"conversations {args.conversations}")
     if args.limit:
@@ -1023,6 +1059,28 @@ def markdown(result: dict[str, Any]) -> str:
         )
     lines += [
         "",
+        f"Text-credited recall {at} by the age of a question's oldest evidence turn, in active "
+        "days on the user's decay clock when the question is asked (memory / flat, difference):",
+        "",
+        "| age | n | " + " | ".join(f"`{c['name']}`" for c in configs) + " |",
+        "|---|---|" + "---|" * len(configs),
+    ]
+    for i, bucket in enumerate(AGE_BUCKETS):
+        rows = [c["recall_by_age"][i] for c in configs if "recall_by_age" in c]
+        if not rows:
+            break
+        lines.append(
+            f"| {bucket[0]} | {rows[0]['n']} | "
+            + " | ".join(
+                "–"
+                if r["memory"] is None
+                else f"{_pct(r['memory'])} / {_pct(r['flat'])} ({_signed(r['difference'])})"
+                for r in rows
+            )
+            + " |"
+        )
+    lines += [
+        "",
         "| mean context tokens (overall) | @5 | @10 | @20 |",
         "|---|---|---|---|",
         *(
@@ -1042,8 +1100,9 @@ def markdown(result: dict[str, Any]) -> str:
         f"hypotheses left out; a merged source is any source after a memory's first; shown = "
         f"the memory's content shows that turn's text by the rule above):",
         "",
-        "| configuration | memories created | reinforced | memories listed | forgotten "
-        "(weight < 0.05) | > 1 source | max sources | merged sources shown |",
+        "| configuration | memories created | reinforced | memories listed | faded "
+        "(weight < 0.05: kept, recalled only when recognised) | > 1 source | max sources | "
+        "merged sources shown |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for c in configs:

@@ -293,3 +293,36 @@ def paired_bootstrap(
         seed=seed,
         level=level,
     )
+
+
+# Recall by the age of a question's evidence (issue 32): in active days, on the user's decay
+# clock (the days forgetting counts), from the oldest evidence turn to the question.
+AGE_BUCKETS: tuple[tuple[str, float, float], ...] = (
+    ("< 7 days", 0.0, 7.0),
+    ("7-30 days", 7.0, 30.0),
+    ("30-90 days", 30.0, 90.0),
+    (">= 90 days", 90.0, float("inf")),
+)
+
+
+def recall_by_age(
+    memory: Mapping[str, float], flat: Mapping[str, float], ages: Mapping[str, float]
+) -> list[dict[str, Any]]:
+    """Per age bucket: the questions in it, the memory's and flat's mean recall, and the
+    difference. `memory`, `flat`: question key -> recall; `ages`: question key -> age in active
+    days. A bucket without questions is reported with n = 0 and no means."""
+    rows = []
+    for name, low, high in AGE_BUCKETS:
+        keys = [k for k in memory if k in flat and low <= ages.get(k, -1.0) < high]
+        mine = _mean([memory[k] for k in keys], 4) if keys else None
+        theirs = _mean([flat[k] for k in keys], 4) if keys else None
+        rows.append(
+            {
+                "age": name,
+                "n": len(keys),
+                "memory": mine,
+                "flat": theirs,
+                "difference": None if mine is None or theirs is None else round(mine - theirs, 4),
+            }
+        )
+    return rows

@@ -153,3 +153,22 @@ def test_the_merge_audit_counts_merged_sources_whose_text_the_memory_kept() -> N
     assert summary["merged_sources"] == 2
     assert summary["merged_sources_shown"] == 1
     assert summary["merged_shown_share"] == 0.5
+
+
+def test_recall_by_age_buckets_questions_by_their_evidence_age() -> None:
+    """Issue 32: the table that shows what forgetting costs, by active days since the
+    evidence; the bucket edges are half-open (7 days is in 7-30)."""
+    memory = {"a": 1.0, "b": 0.0, "c": 0.5, "d": 1.0}
+    flat = {"a": 0.5, "b": 1.0, "c": 0.5, "d": 0.0}
+    ages = {"a": 0.0, "b": 6.9, "c": 7.0, "d": 120.0}
+    rows = {r["age"]: r for r in metrics.recall_by_age(memory, flat, ages)}
+    assert [r["n"] for r in rows.values()] == [2, 1, 0, 1]
+    assert rows["< 7 days"] == {
+        "age": "< 7 days",
+        "n": 2,
+        "memory": 0.5,
+        "flat": 0.75,
+        "difference": -0.25,
+    }
+    assert rows["30-90 days"]["memory"] is None and rows["30-90 days"]["difference"] is None
+    assert rows[">= 90 days"]["difference"] == 1.0
