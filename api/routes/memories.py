@@ -16,7 +16,7 @@ from api.errors import ApiError
 from api.routes.common import UserId, known_user, resources_of, scope_of
 from selfimprint.domain.belief import BeliefConfig, effective_confidence
 from selfimprint.domain.corrections import MemoryCorrection, apply_correction
-from selfimprint.domain.decay import ActivityTimeline, node_effective_weight
+from selfimprint.domain.decay import ActivityTimeline, is_expired, node_effective_weight
 from selfimprint.domain.models import (
     MAX_ID_CHARS,
     EdgeType,
@@ -57,6 +57,16 @@ class MemoryOut(BaseModel):
     is_pinned: bool
     created_at: datetime
     last_reinforced_at: datetime | None
+    valid_until: datetime | None = Field(
+        None,
+        description="When a later statement of the user's ended what it says (a contradiction): "
+        "kept as history, shown as past, never as current. null = current.",
+    )
+    faded: bool = Field(
+        False,
+        description="Decayed under the removal threshold: kept, out of the default context, "
+        "recalled only when a question matches it strongly (recognition).",
+    )
     sources: list[str] = Field(description="Ids of the messages this memory came from.")
     flagged: bool = Field(
         False,
@@ -90,6 +100,8 @@ class MemoryOut(BaseModel):
             is_pinned=node.is_pinned,
             created_at=node.created_at,
             last_reinforced_at=node.last_reinforced_at,
+            valid_until=node.valid_until,
+            faded=is_expired(node, now, timeline=timeline),
             sources=list(node.sources),
             flagged=flagged,
         )
@@ -301,6 +313,7 @@ async def portrait(user_id: UserId, who: Caller, request: Request) -> str:
             node.belief,
             confidence=effective_confidence(node.belief, now, resources.tuning.beliefs),
             tz=profile.zone,
+            valid_until=node.valid_until,
         )
         for node, _ in rows
         if node.type is not NodeType.EVENT

@@ -115,6 +115,10 @@ class _Template(NamedTuple):
     review_unsure: str
     # The monthly summary (spec §3.5, "pushed, not only pulled"): format string with {month}.
     summary_ready: str
+    # Issue 33: what a later statement of the user's ended, shown as history, never as current;
+    # `until` is a format string with {date} (YYYY-MM-DD).
+    past: str
+    until: str
 
 
 _TEMPLATES: Final[Mapping[str, _Template]] = {
@@ -140,6 +144,8 @@ _TEMPLATES: Final[Mapping[str, _Template]] = {
             "A summary of what you remember about the user for {month} is ready: offer to "
             "show it; they can correct or delete any entry."
         ),
+        past="No longer true (history)",
+        until="(until {date})",
     ),
     "ru": _Template(
         instruction=(
@@ -163,6 +169,8 @@ _TEMPLATES: Final[Mapping[str, _Template]] = {
             "Готова сводка того, что ты помнишь о пользователе за {month}: предложи её "
             "показать; любую запись можно исправить или удалить."
         ),
+        past="Уже неверно (история)",
+        until="(до {date})",
     ),
     "uk": _Template(
         instruction=(
@@ -186,6 +194,8 @@ _TEMPLATES: Final[Mapping[str, _Template]] = {
             "Готовий підсумок того, що ти пам'ятаєш про користувача за {month}: запропонуй "
             "його показати; будь-який запис можна виправити або видалити."
         ),
+        past="Вже неправда (історія)",
+        until="(до {date})",
     ),
 }
 FALLBACK_LANGUAGE: Final = "en"
@@ -227,6 +237,9 @@ class ContextConfig(_Value):
     # the next day included), then stops, so an ignored review does not close every reply until
     # the next one, ten sessions later; it stays answerable through the API.
     review_offer_window: timedelta = timedelta(days=2)
+    # Issue 33, project choice: a memory a later statement ended (Node.valid_until) ranks at
+    # this share of its score, so the current value comes first; it is shown as past.
+    superseded_score_factor: Annotated[float, Field(ge=0.0, le=1.0)] = 0.5
 
 
 DEFAULT_CONTEXT = ContextConfig()
@@ -335,6 +348,8 @@ def _chains(selected: Sequence[Node], edges: Sequence[Edge]) -> list[_Chain]:
 
 def _label(node: Node, template: _Template) -> str:
     content = _one_line(node.content)
+    if node.valid_until is not None:
+        return f"{content} {template.until.format(date=node.valid_until.date().isoformat())}"
     return f"{content} {template.tentative_marker}" if _is_tentative(node) else content
 
 
@@ -352,6 +367,7 @@ def _render(
         template.known: [],
         template.open_loops: [],
         template.tentative: [],
+        template.past: [],
     }
     for head, steps in chains:
         parts = [_label(head, template)]
@@ -361,9 +377,12 @@ def _render(
         sections[template.chains].append(" -> ".join(parts))
     open_loops = []
     for node in selected:
-        if node.type is NodeType.OPEN_LOOP:
-            open_loops.append(node)
+        if node.type is NodeType.OPEN_LOOP and node.valid_until is None:
+            open_loops.append(node)  # an ended plan is not a question to ask about
         if node.id in in_chains:
+            continue
+        if node.valid_until is not None:
+            sections[template.past].append(_label(node, template))
             continue
         if _is_tentative(node):
             section = template.tentative
@@ -409,7 +428,10 @@ def _pool(
     scores: dict[str, float] = {}
     for memory in ranked:
         if memory.id in known:
-            scores[memory.id] = max(scores.get(memory.id, 0.0), memory.score)
+            score = memory.score
+            if known[memory.id].valid_until is not None:
+                score *= config.superseded_score_factor  # the current value comes first
+            scores[memory.id] = max(scores.get(memory.id, 0.0), score)
     extra = {n.id: n for n in neighbours if alive(n) and n.id not in scores}
     for edge in edges:
         for near, far in ((edge.source_id, edge.target_id), (edge.target_id, edge.source_id)):

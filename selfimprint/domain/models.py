@@ -189,6 +189,11 @@ class Node(_Strict):
     decay_coefficient: Annotated[float, Field(gt=0.0, le=1.0)] = 0.92
     significant: bool = False
     expires_at: AwareDatetime | None = None
+    # Issue 33, what is true now: when the user's own later statement ended what this memory
+    # says (a contradiction: "I quit", "not any more"), the moment that statement was said. The
+    # memory is kept as history and shown as past ("until ..."), never as current; None = no
+    # later statement ended it. Resolving the tension in its favour makes it current again.
+    valid_until: AwareDatetime | None = None
     sources: Annotated[tuple[MemoryId, ...], Field(max_length=MAX_SOURCES)] = ()
     belief: Belief
     embedding: Annotated[tuple[float, ...], Field(min_length=1)] | None = None

@@ -83,6 +83,9 @@ class PortraitEntry(BaseModel):
     challenged: date | None = None
     permanence: Permanence
     text: BlockText
+    # Issue 33: the day a later statement of the user's ended it (Node.valid_until): history,
+    # not current. Rendered only when set, so portraits of current beliefs read as before.
+    until: date | None = None
 
     @classmethod
     def from_belief(
@@ -93,6 +96,7 @@ class PortraitEntry(BaseModel):
         *,
         confidence: float | None = None,
         tz: tzinfo = UTC,
+        valid_until: datetime | None = None,
     ) -> PortraitEntry:
         """`confidence` overrides the stored one (pass the effective, dormancy-decayed value);
         dates are taken in `tz`, the user's zone for a user-facing portrait."""
@@ -108,6 +112,7 @@ class PortraitEntry(BaseModel):
             challenged=day(belief.challenged_at),
             permanence=belief.permanence,
             text=text,
+            until=day(valid_until),
         )
 
 
@@ -123,6 +128,7 @@ def render_entry(entry: PortraitEntry, config: PortraitConfig = DEFAULT_PORTRAIT
             f"confirmed:{_date_field(entry.confirmed)}",
             f"challenged:{_date_field(entry.challenged)}",
             f"perm:{entry.permanence.value}",
+            *([f"until:{entry.until.isoformat()}"] if entry.until else []),
         )
     )
     return f"{HEADING}{entry.title}\n{meta}\n\n{entry.text}"
@@ -139,6 +145,7 @@ def _meta_pattern(decimals: int) -> re.Pattern[str]:
         rf"confirmed:(?P<confirmed>{optional_day}){sep}"
         rf"challenged:(?P<challenged>{optional_day}){sep}"
         rf"perm:(?P<perm>{permanences})"
+        rf"(?:{sep}until:(?P<until>{day}))?"
     )
 
 
@@ -173,6 +180,7 @@ def parse_entry(block: str, config: PortraitConfig = DEFAULT_PORTRAIT) -> Portra
             challenged=_parse_date(challenged, "challenged"),
             permanence=Permanence(match["perm"]),
             text="\n".join(text),
+            until=_parse_date(match["until"], "until") if match["until"] else None,
         )
     except ValueError as error:  # pydantic's ValidationError is a ValueError
         raise PortraitFormatError(str(error)) from error

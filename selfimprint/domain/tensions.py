@@ -7,7 +7,9 @@ keeps:
 - `both`: each was true (e.g. at its own time); the memories are left as they are.
 - `a` or `b`: the other side is wrong, exactly as PATCH memories `wrong=true` makes it
   (confidence 0, challenged now, refuted: out of the context); the kept side gains one piece of
-  self-report evidence (the user vouched for it), recorded once per tension.
+  self-report evidence (the user vouched for it), recorded once per tension, and is current
+  again if the contradiction had ended its validity (issue 33, `Node.valid_until`).
+- `both` leaves an ended validity as it is: each was true at its own time.
 """
 
 from __future__ import annotations
@@ -130,7 +132,8 @@ def plan_resolution(
             id=f"{tension.id}:kept", stream=EvidenceStream.SELF_REPORT, supports=True, at=now
         )
         belief = update_belief(kept.belief, vouched, beliefs).belief
-        nodes.append(kept.model_copy(update={"belief": belief}))
+        # The user says the kept side holds: if the other had ended it, it is current again.
+        nodes.append(kept.model_copy(update={"belief": belief, "valid_until": None}))
     if (wrong := sides.get(wrong_id)) is not None:
         nodes.append(apply_correction(wrong, MemoryCorrection(wrong=True), now, timeline=timeline))
         refuted.append(wrong.id)

@@ -216,6 +216,22 @@ def test_a_faded_memory_stays_out_unless_the_query_recognises_it() -> None:
     assert [m.id for m in strong.memories_used] == ["g", "k"]
 
 
+def test_a_superseded_memory_is_shown_as_past_after_the_current_one() -> None:
+    """Issue 33: "I work at Sber" ended by a later "I don't work at Sber any more" is history:
+    listed under its own heading with the day it ended, ranked below the current job (at
+    `superseded_score_factor` of its score), and an ended plan is not asked about."""
+    ended = NOW - timedelta(days=20)
+    old_job = node("old", "Работаю сейчас в Сбере.", valid_until=ended)
+    new_job = node("new", "Работаю в Тинькофф.")
+    old_plan = node("plan", "Собираюсь взять собаку.", valid_until=ended, type=NodeType.OPEN_LOOP)
+    context = assemble([(old_job, 0.9), (new_job, 0.6), (old_plan, 0.5)], language="ru")
+    assert [m.id for m in context.memories_used] == ["new", "old", "plan"]
+    known, past = context.text.split("Уже неверно (история):")
+    assert "Тинькофф" in known and "Сбере" not in known
+    assert f"Работаю сейчас в Сбере. (до {ended.date().isoformat()})" in past
+    assert context.open_loop_questions == ()
+
+
 def test_a_faded_neighbour_does_not_come_back_through_its_link() -> None:
     faded = node("f", "Faded neighbour.", expires_at=NOW - timedelta(hours=1))
     context = assemble([(node("s", "Strong."), 0.9)], neighbours=[faded], edges=[link("s", "f")])

@@ -454,6 +454,8 @@ def test_a_contradicted_memory_is_challenged_by_the_newer_memorys_message() -> N
     assert downweight.belief.observed_against == ("msg-1",)
     assert downweight.belief.challenged_at == NOW - timedelta(minutes=3)
     assert downweight.belief.confidence < old.belief.confidence
+    # Issue 33: what the old memory says stopped being true when the newer one was said.
+    assert downweight.valid_until == NOW - timedelta(minutes=3)
     # A retry of the batch sees the evidence already on the stored memory: nothing to apply
     # again (a second down-weight would halve the memory twice).
     again = old.model_copy(update={"belief": downweight.belief})

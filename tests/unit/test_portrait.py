@@ -152,6 +152,7 @@ def entries(draw: st.DrawFn) -> PortraitEntry:
         challenged=draw(optional_dates),
         permanence=draw(st.sampled_from(Permanence)),
         text=text,
+        until=draw(optional_dates),  # issue 33: ended by a later statement (history)
     )
 
 

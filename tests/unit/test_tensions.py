@@ -71,6 +71,16 @@ def test_keeping_the_older_side_refutes_the_newer() -> None:
     assert {n.id for n in writes.nodes} == {NEWER.id, OLDER.id}
 
 
+def test_the_kept_side_is_current_again_if_the_contradiction_had_ended_it() -> None:
+    """Issue 33: the contradiction ended the older memory's validity; the user says it holds."""
+    ended = OLDER.model_copy(update={"valid_until": NEWER.created_at})
+    sides = {NEWER.id: NEWER, OLDER.id: ended}
+    writes = plan_resolution(TENSION, TensionResolution(keep=Keep.B), sides, NOW)
+    assert {n.id: n.valid_until for n in writes.nodes}[OLDER.id] is None
+    both = plan_resolution(TENSION, TensionResolution(keep=Keep.BOTH), sides, NOW)
+    assert both.nodes == ()  # each was true at its own time: the end stays
+
+
 def test_keeping_both_only_records_the_resolution() -> None:
     writes = plan_resolution(TENSION, TensionResolution(keep=Keep.BOTH), SIDES, NOW)
     assert writes.tension.status is TensionStatus.RESOLVED

@@ -139,7 +139,7 @@ _EDGE_TYPES: dict[str, EdgeType] = {v: k for k, v in REL_TYPES.items()}
 _NODE_SCALARS = (
     "id", "user_id", "type", "content", "valence", "importance", "weight", "weight_at",
     "created_at", "last_reinforced_at", "is_inference", "is_pinned", "decay_coefficient",
-    "significant", "expires_at", "sources", "embedding_model", "context_terms",
+    "significant", "expires_at", "sources", "embedding_model", "context_terms", "valid_until",
 )  # fmt: skip
 _BELIEF_FIELDS = (
     "confidence", "permanence", "first_seen", "confirmed_at", "challenged_at", "evidence_kind",
@@ -154,7 +154,7 @@ _CONTEXT_VECTOR_FIELDS = tuple(f"context_embedding_{d}" for d in VECTOR_DIMENSIO
 _NODE_FIELDS = _NODE_SCALARS + _BELIEF_FIELDS
 # The node fields that hold instants: read back as epoch microseconds (see `epoch_micros`).
 _NODE_TIMES = frozenset(
-    {"weight_at", "created_at", "last_reinforced_at", "expires_at"}
+    {"weight_at", "created_at", "last_reinforced_at", "expires_at", "valid_until"}
     | {"first_seen", "confirmed_at", "challenged_at", "confidence_at"}
 )
 _EDGE_TIMES = ("created_at", "last_reinforced_at")

@@ -186,7 +186,10 @@ RETURN count(n) AS written
 _DOWNWEIGHT = f"""
 MATCH (n:Memory {{scope: $scope, id: $id}})
 WHERE n.weight_at = $weight_at OR n.weight_at = $expected_weight_at
-SET n.weight = $weight, n.weight_at = $weight_at, n.expires_at = $expires_at
+SET n.weight = $weight, n.weight_at = $weight_at, n.expires_at = $expires_at,
+    n.valid_until = CASE WHEN $valid_until IS NULL THEN n.valid_until
+                         WHEN n.valid_until IS NULL OR n.valid_until > $valid_until
+                         THEN $valid_until ELSE n.valid_until END
 {_SET_BELIEF}
 RETURN count(n) AS written
 """
@@ -212,6 +215,7 @@ async def downweight(tx: AsyncManagedTransaction, scope: UserScope, change: Down
         expires_at=utc(change.expires_at),
         expected_weight_at=utc(change.expected_weight_at),
         belief=belief_row(change.belief),
+        valid_until=utc(change.valid_until) if change.valid_until is not None else None,
     )
     record = await result.single(strict=True)
     return bool(record["written"])

@@ -1,10 +1,13 @@
 """What a contradiction writes (spec §6): a `contradicts` edge from the newer statement to the
 older one, an unresolved tension, and, when the older memory predates the batch and is not
-pinned, the loss of part of its effective weight and a challenge to its belief: observed evidence
-against it (the user's own later statement), under the newer memory's message id, so
-`challenged_at` moves and its confidence drops (the epistemic-memory article, component 6)."""
+pinned, the loss of part of its effective weight, a challenge to its belief (observed evidence
+against it: the user's own later statement, under the newer memory's message id, so
+`challenged_at` moves and its confidence drops; the epistemic-memory article, component 6), and
+the end of its validity when the newer was said (issue 33: kept as history, shown as past)."""
 
 from __future__ import annotations
+
+from datetime import datetime
 
 from selfimprint.domain.belief import Evidence, EvidenceStream
 from selfimprint.domain.decay import expires_at, node_coefficient, node_effective_weight
@@ -54,11 +57,12 @@ def plan_contradictions(
             and older.id not in draft.new_nodes
             and older.id not in downweights
         ):
-            challenged = with_evidence(older, _contradiction_evidence(draft, newer), draft.beliefs)
+            evidence = _contradiction_evidence(draft, newer)
+            challenged = with_evidence(older, evidence, draft.beliefs)
             # The evidence already on the belief: an earlier attempt of this batch applied the
             # down-weight, and applying it again would halve the memory twice.
             if challenged is not older:
-                downweights[older.id] = _downweight(draft, challenged)
+                downweights[older.id] = _downweight(draft, challenged, ended_at=evidence.at)
     return tuple(planned.values()), tuple(downweights.values())
 
 
@@ -75,7 +79,9 @@ def _contradiction_evidence(draft: PlanDraft, newer: Node) -> Evidence:
     )
 
 
-def _downweight(draft: PlanDraft, node: Node) -> Downweight:
+def _downweight(draft: PlanDraft, node: Node, ended_at: datetime) -> Downweight:
+    """The older side loses weight and stops being current when the newer was said (issue 33;
+    an earlier end already stored stays: `writes.downweight` keeps the earliest)."""
     at = max(draft.now, node.weight_at)
     current = node_effective_weight(node, at, timeline=draft.timeline, config=draft.config.decay)
     weight = current * draft.config.contradiction_downweight
@@ -92,4 +98,5 @@ def _downweight(draft: PlanDraft, node: Node) -> Downweight:
         ),
         expected_weight_at=node.weight_at,
         belief=node.belief,
+        valid_until=ended_at,
     )

@@ -78,6 +78,9 @@ class Downweight(_Value):
     expires_at: AwareDatetime | None
     expected_weight_at: AwareDatetime
     belief: Belief | None = None
+    # Issue 33: when the newer statement was said; the older memory is no longer current from
+    # then (Node.valid_until). None leaves the stored value.
+    valid_until: AwareDatetime | None = None
 
 
 class PlannedContradiction(_Value):

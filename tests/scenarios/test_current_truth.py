@@ -1,0 +1,56 @@
+"""What is true now (issue 33): a job the user said they left is history, not current. The
+contradiction ends the old memory's validity when the newer statement was said; the context
+shows the new job first and the old one only as past, and the portrait says until when."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from activities.ingestion import ExtractionMode
+from selfimprint.config import Settings
+from tests.scenarios.support import a_life
+
+JOB = "I work as an engineer at Initech, mostly on the billing system."
+QUIT = "I quit Initech, I am not working there anymore."
+NEW_JOB = "I started a new job at Globex as a data analyst."
+PAST_HEADING = "No longer true (history):"
+
+
+def _one(memories: list[dict[str, Any]], words: str) -> dict[str, Any]:
+    found = [m for m in memories if words in m["content"]]
+    assert len(found) == 1, (words, [(m["type"], m["content"]) for m in memories])
+    return found[0]
+
+
+async def test_a_job_left_is_past_and_the_new_job_is_current(
+    stack_settings: Settings, tenant_key: str
+) -> None:
+    """Rule removed (a contradiction only halves the old memory's weight), the old job is
+    listed among what is known, as if current, with no end date."""
+    async with a_life(stack_settings, tenant_key, extraction=ExtractionMode.STRUCTURED) as life:
+        await life.say(JOB)
+        await life.days_pass(3)
+        (quit_id,) = await life.say(QUIT)
+        quit_said = life.clock.now
+        await life.days_pass(7)
+        await life.say(NEW_JOB)
+
+        memories = await life.memories()
+        old, new = _one(memories, "Initech, mostly"), _one(memories, "Globex")
+        assert old["valid_until"] is not None and new["valid_until"] is None
+        # Ended when the user said they quit (to the second: sent_at is the clock then).
+        ended = datetime.fromisoformat(old["valid_until"])
+        assert abs((ended - quit_said).total_seconds()) < 60, (ended, quit_said, quit_id)
+
+        context = await life.context("Where do I work now?")
+        used = [m["id"] for m in context["memories"]]
+        assert used.index(new["id"]) < used.index(old["id"]), used  # both asked about work
+        text = context["context"]
+        current, past = text.split(PAST_HEADING)
+        assert "Globex" in current and "Initech, mostly" not in current, text
+        assert f"Initech, mostly on the billing system. (until {ended.date().isoformat()})" in past
+
+        portrait = await life.portrait()
+        block = next(b for b in portrait.split("## ") if "Initech, mostly" in b)
+        assert f"until:{ended.date().isoformat()}" in block, block
