@@ -11,8 +11,7 @@ from selfimprint.config import Settings
 from selfimprint.domain.decay import DEFAULT_DECAY
 from tests.scenarios.support import Life, a_life
 
-ALLERGY = "I'm allergic to penicillin, found out the hard way in 2019."
-SISTER = "My sister Olga lives in Tallinn with her two kids."
+ALLERGY = "I'm allergic to cats, they make me sneeze so much, ugh."
 CHATTER = (
     "Watched a documentary about octopuses last night, wild stuff.",
     "The weather has been grey for a week now.",
@@ -24,9 +23,9 @@ CHATTER = (
 )
 
 
-def _memory(memories: list[dict[str, Any]], text: str) -> dict[str, Any]:
-    found = [m for m in memories if m["content"] == text]
-    assert found, (text, [m["content"] for m in memories])
+def _memory(memories: list[dict[str, Any]], words: str) -> dict[str, Any]:
+    found = [m for m in memories if words in m["content"]]
+    assert found, (words, [(m["type"], m["content"]) for m in memories])
     return found[0]
 
 
@@ -38,28 +37,31 @@ async def _used(life: Life, question: str) -> set[str]:
 async def test_a_fact_said_once_is_recognised_six_months_later(
     stack_settings: Settings, tenant_key: str
 ) -> None:
-    """Two facts said once, then a message of unrelated chatter every two weeks for six
+    """An allergy said once, with a sigh (the structured extractor reads a feeling; the
+    lasting-trait rule keeps a fact), then a message of unrelated chatter every two weeks for six
     months (the decay clock runs 7 of every 14 days: ~90 days of decay, a fact's weight under
     0.92**90, far below the 0.05 removal threshold; the weekly sweeps run while the user is
-    active, a monthly message would let the graph sit in the warm tier between sweeps). Both
-    facts have faded; a question about each brings it back, an unrelated question does not.
-    Rules removed: with the sweeper deleting every faded memory, the facts are gone from the
-    graph; without recognition, they stay out of every context."""
-    async with a_life(stack_settings, tenant_key) as life:
-        await life.say(ALLERGY, SISTER)
+    active, a monthly message would let the graph sit in the warm tier between sweeps). The
+    fact has faded; a question about it brings it back, an unrelated question does not.
+    Rules removed: with the sweeper deleting every faded memory, the fact is gone from the
+    graph; without recognition, it stays out of every context; without the lasting-trait rule
+    the allergy is a feeling, faded within days and deleted as noise."""
+    async with a_life(stack_settings, tenant_key, extraction=ExtractionMode.STRUCTURED) as life:
+        await life.say(ALLERGY)
+        allergy = _memory(await life.memories(), "allergic to cats")
+        # Said with a sigh, it is still a lasting trait (issue 33): a fact, stable.
+        assert (allergy["type"], allergy["permanence"]) == ("fact", "stable"), allergy
         for week in range(13):
             await life.days_pass(14)  # sleeps, weekly compactions (the sweeper), tier moves
             await life.say(CHATTER[week % len(CHATTER)])
             await life.until_hot()
 
-        memories = await life.memories()
-        for fact in (ALLERGY, SISTER):
-            assert _memory(memories, fact)["weight"] < DEFAULT_DECAY.removal_threshold  # faded
+        allergy = _memory(await life.memories(), "allergic to cats")
+        assert allergy["weight"] < DEFAULT_DECAY.removal_threshold and allergy["faded"], allergy
 
-        assert ALLERGY in await _used(life, "Which medicine am I allergic to?")
-        assert SISTER in await _used(life, "Where does my sister live?")
+        assert allergy["content"] in await _used(life, "Am I allergic to any animals?")
         unrelated = await _used(life, "Any tips for my garden?")
-        assert not {ALLERGY, SISTER} & unrelated, unrelated
+        assert allergy["content"] not in unrelated, unrelated
 
 
 JOB = "I work as a nurse at St. Mary's hospital, mostly night shifts."

@@ -424,6 +424,40 @@ def test_named_people_are_linked_to_their_person_memory() -> None:
     assert {link.source_id, link.target_id} == set(result.resolved_refs.values())
 
 
+# --- lasting traits (issue 33) ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "I'm allergic to cats, they make me sneeze so much, ugh.",
+        "Ugh, being lactose intolerant at a cheese party is the worst.",
+        "У меня аллергия на арахис, это так бесит.",
+        "Я веганка уже пять лет и иногда злюсь, что нечего заказать.",
+    ],
+)
+def test_a_lasting_trait_read_as_a_feeling_is_a_stable_fact(content: str) -> None:
+    felt = memory(content=content, type=CandidateType.EMOTIONAL_NOTE, valence="negative")
+    (node,) = plan(extraction(felt)).nodes
+    assert node.type is NodeType.FACT and node.valence is None
+    assert node.decay_coefficient == 0.92  # the fact's curve, not the feeling's 0.5
+    assert node.belief.permanence is Permanence.STABLE
+
+
+def test_a_feeling_without_a_lasting_trait_stays_a_feeling() -> None:
+    felt = memory(
+        content="Ugh, so tired of this rain.", type=CandidateType.EMOTIONAL_NOTE, valence="negative"
+    )
+    (node,) = plan(extraction(felt)).nodes
+    assert node.type is NodeType.EMOTIONAL_NOTE and node.decay_coefficient == 0.5
+
+
+def test_an_appointment_about_a_trait_keeps_its_type() -> None:
+    visit = memory(content="Allergist appointment on Monday.", type=CandidateType.OPEN_LOOP)
+    (node,) = plan(extraction(visit)).nodes
+    assert node.type is NodeType.OPEN_LOOP
+
+
 # --- contradictions ---------------------------------------------------------------------------
 
 

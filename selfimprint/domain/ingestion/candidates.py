@@ -22,6 +22,7 @@ from selfimprint.domain.ingestion.extraction import (
 from selfimprint.domain.ingestion.identity import memory_id
 from selfimprint.domain.ingestion.plan import NodeMentions, Rejection, RejectionReason
 from selfimprint.domain.ingestion.reinforcement import find_duplicate
+from selfimprint.domain.lasting import lasting_permanence, lasting_type
 from selfimprint.domain.models import Belief, EvidenceKind, Node, NodeType
 from selfimprint.domain.reply_context import context_of, context_terms
 
@@ -176,7 +177,8 @@ def _new_node(
     embedding_model: str | None,
     replied: ReplyContext | None,
 ) -> Node:
-    node_type = NodeType(candidate.type.value)
+    # Issue 33: a lasting trait ("allergic to cats") is a fact, whatever the extractor read.
+    node_type = lasting_type(NodeType(candidate.type.value), content)
     significant = is_significant_event(node_type, candidate.importance, draft.config.decay)
     coefficient = coefficient_for(
         node_type, valence=candidate.valence, significant=significant, config=draft.config.decay
@@ -206,7 +208,9 @@ def _new_node(
                 if observed
                 else draft.config.self_report_confidence
             ),
-            permanence=draft.config.permanence[candidate.type],
+            permanence=lasting_permanence(
+                node_type, content, draft.config.permanence[CandidateType(node_type.value)]
+            ),
             first_seen=said,
             evidence_kind=EvidenceKind.OBSERVED if observed else EvidenceKind.SELF_REPORT,
         ),
