@@ -79,7 +79,7 @@ def retrieve_from_snapshot(
     nearest = [
         i
         for i in range(len(pool))
-        if pool[i].id in live or recognised(similarity[i], query.scoring)
+        if pool[i].id in live or recognised(similarity[i], pool[i].type, query.scoring)
     ]
     order = sorted(nearest, key=lambda i: (-float(cosines[i]), pool[i].id))
     by_prior = sorted(

@@ -423,7 +423,8 @@ def _pool(
     known = {
         m.id: found[m.id]
         for m in ranked
-        if m.id in found and (alive(found[m.id]) or recognised(m.similarity, scoring))
+        if m.id in found
+        and (alive(found[m.id]) or recognised(m.similarity, found[m.id].type, scoring))
     }
     scores: dict[str, float] = {}
     for memory in ranked:

@@ -100,6 +100,15 @@ class ScoringConfig(BaseModel):
     # (floor 0.78): in a probe of 10 question/answer pairs and 13 unrelated pairs, half the
     # answers and none of the unrelated passed (docs/decisions.md, "Forgetting demotes").
     recognition_min_similarity: Unit = 0.27
+    # Issue 32: the types a faded memory of can be recognised. Not emotional notes (noise once
+    # faded: the sweeper deletes them, compaction.fading) nor hypotheses (inferences, not the
+    # user's words: once faded they do not resurface).
+    recognised_types: tuple[NodeType, ...] = (
+        NodeType.FACT,
+        NodeType.EVENT,
+        NodeType.PERSON,
+        NodeType.OPEN_LOOP,
+    )
 
     @model_validator(mode="after")
     def _weights_sum_to_one(self) -> Self:
@@ -206,11 +215,14 @@ def confidence_factor(
     return 1.0 + config.confidence_weight * counted
 
 
-def recognised(similarity: float, config: ScoringConfig = DEFAULT_SCORING) -> bool:
+def recognised(
+    similarity: float, node_type: NodeType, config: ScoringConfig = DEFAULT_SCORING
+) -> bool:
     """Whether a query matches a faded memory (decayed under the removal threshold, kept)
     strongly enough to bring it back into the pool: `similarity` is the calibrated embedding
-    similarity, lexical relevance aside (a shared word is not recognition)."""
-    return similarity >= config.recognition_min_similarity
+    similarity, lexical relevance aside (a shared word is not recognition); only memories of
+    `recognised_types` come back."""
+    return node_type in config.recognised_types and similarity >= config.recognition_min_similarity
 
 
 def relevance(candidate: Candidate, config: ScoringConfig = DEFAULT_SCORING) -> float:

@@ -29,11 +29,18 @@ QUIT = "I quit Initech, I am not working there anymore."
 def _similarity_only(folder: Path, **scoring: float) -> Path:
     """A tuning file whose score is similarity alone, so only the confidence factor moves it;
     without reply context (domain.reply_context), so that two statements said one after the
-    other stay equally relevant (the second would otherwise also be read after the first)."""
+    other stay equally relevant (the second would otherwise also be read after the first); and
+    without the context's lower rank for a memory a contradiction ended (issue 33), which
+    would lower a contradicted memory's score whatever its confidence."""
     tuning = folder / "tuning.json"
     weights = {"similarity_weight": 1.0, "recency_weight": 0.0, "effective_weight_weight": 0.0}
     no_replies = {"reply_context_chars": 0}
-    tuning.write_text(json.dumps({"scoring": weights | scoring, "ingestion": no_replies}))
+    current_alike = {"superseded_score_factor": 1.0}
+    tuning.write_text(
+        json.dumps(
+            {"scoring": weights | scoring, "ingestion": no_replies, "context": current_alike}
+        )
+    )
     return tuning
 
 

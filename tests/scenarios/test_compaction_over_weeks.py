@@ -53,19 +53,25 @@ async def test_a_verbatim_users_memories_survive_eight_weeks_of_compaction(
 async def test_a_fact_re_mentioned_after_its_expiry_comes_back_after_compaction(
     stack_settings: Settings, tenant_key: str
 ) -> None:
-    """A re-mention of an expired memory cannot reinforce it (retrieval no longer sees it), so a
-    fresh twin is stored. Rule removed (no sweep before the dedupe, the merge keeping the dead
-    survivor's stale weight and expiry), the next compaction folds the fresh twin into the dead
-    node and the fact vanishes for good."""
+    """A fact faded under the removal threshold is kept (issue 32): a specific question still
+    recognises it, and a re-mention finds and reinforces it (no fresh twin), so it is live again
+    and survives the next compaction. Rules removed: without recognition the faded fact is out
+    of the first context; with the sweeper deleting faded facts it is gone, and the re-mention
+    stores a twin."""
     fact = "My favourite tea is a green sencha from Shizuoka."
     async with a_life(stack_settings, tenant_key) as life:
         await life.say(fact)
         for day in range(0, 40, 3):  # active every 3 days: the clock runs, the fact fades
             await life.say(CHATTER[day // 3])
             await life.days_pass(3)
-        forgotten = await life.context("Which tea do I like?")  # expired: 0.92**40 < 0.05
-        assert fact not in {m["content"] for m in forgotten["memories"]}
+        (faded,) = [m for m in await life.memories() if m["content"] == fact]
+        assert faded["faded"] and faded["weight"] < 0.05, faded  # 0.92**40
+        recalled = await life.context("Which tea do I like?")
+        assert fact in {m["content"] for m in recalled["memories"]}, recalled
         await life.say(fact)
+        (revived,) = [m for m in await life.memories() if m["content"] == fact]
+        assert revived["id"] == faded["id"] and len(revived["sources"]) == 2, revived
+        assert not revived["faded"] and revived["weight"] > 0.15, revived
         for _ in range(4):  # the next weekly compaction runs within 8 days
             await life.say("Nothing much today.")
             await life.days_pass(2)

@@ -232,6 +232,13 @@ def test_a_superseded_memory_is_shown_as_past_after_the_current_one() -> None:
     assert context.open_loop_questions == ()
 
 
+def test_a_faded_feeling_is_never_recognised() -> None:
+    """Faded emotional notes are noise (the sweeper deletes them): no query brings one back."""
+    faded = node("e", "So frustrated.", type=NodeType.EMOTIONAL_NOTE, expires_at=NOW)
+    context = _with_similarity(faded, score=0.9, similarity=1.0)
+    assert [m.id for m in context.memories_used] == ["k"]
+
+
 def test_a_faded_neighbour_does_not_come_back_through_its_link() -> None:
     faded = node("f", "Faded neighbour.", expires_at=NOW - timedelta(hours=1))
     context = assemble([(node("s", "Strong."), 0.9)], neighbours=[faded], edges=[link("s", "f")])

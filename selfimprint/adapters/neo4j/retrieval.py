@@ -68,8 +68,12 @@ def active(var: str) -> str:
 def recalled(var: str) -> str:
     """Cypher condition of the nearest pools: active, or faded (expired, kept: issue 32) and
     recognised by the query, its calibrated similarity (`score`, Neo4j's normalised cosine) at
-    least `$recognition_min_similarity` (domain.scoring.recognised)."""
-    return f"({_alive(var)} OR ({_CALIBRATED}) >= $recognition_min_similarity) AND {_standing(var)}"
+    least `$recognition_min_similarity`, of one of `$recognised_types` (domain.scoring
+    .recognised)."""
+    recognised = (
+        f"({var}.type IN $recognised_types AND ({_CALIBRATED}) >= $recognition_min_similarity)"
+    )
+    return f"({_alive(var)} OR {recognised}) AND {_standing(var)}"
 
 
 # The neighbour's scope is checked after the expansion (the WITH in between): written as a
@@ -297,7 +301,7 @@ def score_params(
     scoring: ScoringConfig = DEFAULT_SCORING,
     decay: DecayConfig = DEFAULT_DECAY,
     beliefs: BeliefConfig = DEFAULT_BELIEF,
-) -> dict[str, float]:
+) -> dict[str, float | list[str]]:
     return {
         "confidence_weight": scoring.confidence_weight,
         "confidence_support_share": scoring.confidence_support_share,
@@ -317,6 +321,7 @@ def score_params(
         "half_life_ms": scoring.recency_half_life / timedelta(milliseconds=1),
         "scheduled_priority_boost": scoring.scheduled_priority_boost,
         "recognition_min_similarity": scoring.recognition_min_similarity,
+        "recognised_types": [t.value for t in scoring.recognised_types],
         "removal_threshold": decay.removal_threshold,
         "period_ms": decay.decay_period / timedelta(milliseconds=1),
     }
