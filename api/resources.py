@@ -22,6 +22,7 @@ from selfimprint.adapters.neo4j import Neo4jGraphStore, open_driver
 from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
 from selfimprint.adapters.neo4j.collective import Neo4jCollective
 from selfimprint.adapters.neo4j.message_log import Neo4jMessageLog
+from selfimprint.adapters.s3 import S3ObjectStore
 from selfimprint.adapters.temporal import connect
 from selfimprint.config import Settings
 from selfimprint.domain.tuning import DomainTuning
@@ -53,6 +54,7 @@ class Resources:
     tuning: DomainTuning = field(default_factory=DomainTuning)
     _temporal: Client | None = None
     _archive: GraphArchive | None = None
+    _objects: S3ObjectStore | None = None
     _collective: Neo4jCollective | None = None
     _temporal_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     _temporal_failed_at: float = float("-inf")
@@ -73,12 +75,20 @@ class Resources:
             tuning=tuning,
         )
 
+    def objects(self) -> S3ObjectStore:
+        """The process's one S3 client, built on first use (the archive and readiness share it)."""
+        if self._objects is None:
+            self._objects = S3ObjectStore.from_settings(self.settings)
+        return self._objects
+
     def archive(self) -> GraphArchive:
-        """Warm/cold storage (S3 + the user data keys), built on first use: only export needs
-        it in the API, and the read path should not pay for boto3 at start-up."""
+        """Warm/cold storage (S3 + the user data keys), built on first use: export and the
+        context of archived users need it, and start-up should not wait for boto3."""
         if self._archive is None:
             keys = FileDataKeyStore(self.settings.data_dir, load_kek(self.settings, os.environ))
-            self._archive = build_archive(self.settings, dict(os.environ), keys=keys)
+            self._archive = build_archive(
+                self.settings, dict(os.environ), objects=self.objects(), keys=keys
+            )
         return self._archive
 
     def messages(self, scope: UserScope) -> Neo4jMessageLog:

@@ -209,6 +209,19 @@ class Settings(BaseSettings):
     api_port: int = Field(8000, ge=1, le=65535, description="Local API port.")
     run_api: bool = Field(True, description="Whether `dev up` starts the API.")
     run_workers: bool = Field(True, description="Whether `dev up` starts the workers.")
+    api_embed_threads: int = Field(
+        2,
+        ge=1,
+        le=64,
+        description="Embeddings the API computes at once (context queries, corrections); more "
+        "requests wait their turn, so long ones cannot take every core from the event loop.",
+    )
+    api_llm_probe_interval_s: float = Field(
+        15.0, gt=0, description="How often the API probes the LLM (/healthz/llm, llm_up)."
+    )
+    api_readiness_timeout_s: float = Field(
+        2.0, gt=0, description="Per-dependency deadline of one /readyz answer."
+    )
     retrieval_nearest_pool: int = Field(
         50,
         ge=1,

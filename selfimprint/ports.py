@@ -47,7 +47,9 @@ class LLM(Protocol):
         max_tokens: int = 512,
     ) -> AnswerT: ...
 
-    async def healthy(self) -> bool: ...
+    async def unhealthy_reason(self) -> str | None:
+        """None when the model server answers its health probe; else why not, in words."""
+        ...
 
 
 # --- graph store ----------------------------------------------------------------------------------

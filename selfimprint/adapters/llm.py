@@ -122,13 +122,18 @@ class OpenAICompatibleLLM:
             await stream.close()
         return "".join(parts), usage
 
-    async def healthy(self) -> bool:
+    async def unhealthy_reason(self) -> str | None:
+        url = f"{self._base_url}/models"
         try:
             async with httpx.AsyncClient(timeout=2.0) as http:
-                answer = await http.get(f"{self._base_url}/models")
-            return answer.status_code == 200
-        except httpx.HTTPError:
-            return False
+                answer = await http.get(url)
+        except httpx.TimeoutException:
+            return f"{url} did not answer within 2 s"
+        except httpx.HTTPError as exc:  # refused, reset, DNS: the server is not there
+            return f"{url} unreachable: {type(exc).__name__}: {exc}"
+        if answer.status_code != 200:
+            return f"{url} answered HTTP {answer.status_code}"
+        return None
 
 
 def operation_of(answer_type: type[Any]) -> str:

@@ -108,6 +108,10 @@ class S3ObjectStore:
     def bucket(self) -> str:
         return self._bucket
 
+    def check_bucket(self) -> None:
+        """Raises unless the bucket answers a HEAD with these credentials (readiness)."""
+        self._client.head_bucket(Bucket=self._bucket)
+
     def put(
         self, key: str, body: IO[bytes], *, storage_class: str, metadata: Mapping[str, str]
     ) -> StoredObject:

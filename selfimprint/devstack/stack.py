@@ -224,6 +224,15 @@ def down(settings: Settings) -> list[str]:
     return stopped + [s.name for s, ran in zip(infra, results, strict=True) if ran]
 
 
+def stop(settings: Settings, name: str) -> bool:
+    """Stop one running service by name (an outage drill: `dev up` starts it again).
+    False when it was not running."""
+    service = next((s for s in all_services() if s.name == name), None)
+    if service is None:
+        raise ValueError(f"no service named {name!r}")
+    return _stop(service, settings)
+
+
 def _stop(service: Service, settings: Settings) -> bool:
     if not process_for(service, settings).stop():
         return False

@@ -35,6 +35,7 @@ from selfimprint.ports import (
     RetrievalResult,
 )
 from selfimprint.prompts.context_summary import ProseSummary, context_summary_messages
+from selfimprint.service.embedding_lane import embed_off_loop
 
 log = get_logger(__name__)
 
@@ -176,7 +177,8 @@ async def _retrieve(
     retrieve: Retrieve | None,
 ) -> RetrievalResult:
     mark = time.perf_counter()
-    vector = (await asyncio.to_thread(resources.embedder.embed_queries, [message]))[0]
+    threads = resources.settings.api_embed_threads
+    vector = (await embed_off_loop(resources.embedder.embed_queries, [message], threads))[0]
     timings["embed"] = (time.perf_counter() - mark) * 1000
 
     mark = time.perf_counter()

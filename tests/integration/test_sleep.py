@@ -392,8 +392,8 @@ class ScriptedExtractor:
         candidates = [c for i in ids for c in _extracted(i, self.interview_day)]
         return answer_type.model_validate({"candidates": candidates, "edges": []})
 
-    async def healthy(self) -> bool:
-        return True
+    async def unhealthy_reason(self) -> str | None:
+        return None
 
 
 def _this_week(messages: list[Message], now: datetime) -> list[Message]:

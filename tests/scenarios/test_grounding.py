@@ -56,8 +56,8 @@ class CopyingExtractor:
                 )
         return answer_type.model_validate({"candidates": candidates, "edges": []})
 
-    async def healthy(self) -> bool:
-        return True
+    async def unhealthy_reason(self) -> str | None:
+        return None
 
 
 async def test_a_copied_prompt_example_is_never_remembered(

@@ -33,6 +33,7 @@ OPERATIONS = ROOT / "docs" / "operations.md"
 METRIC_MODULES = (
     "api.metrics",
     "api.notifier",
+    "api.health",
     "activities.ingestion",
     "selfimprint.telemetry.metrics",
 )

@@ -165,8 +165,8 @@ class UnusableLLM:
     ) -> AnswerT:
         raise LLMAnswerInvalidError(answer_type.__name__, "{", "truncated")
 
-    async def healthy(self) -> bool:
-        return True
+    async def unhealthy_reason(self) -> str | None:
+        return None
 
 
 async def test_an_unusable_answer_gives_no_verdicts_and_no_error() -> None:

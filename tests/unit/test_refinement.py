@@ -159,8 +159,8 @@ class RecordedCorrections:
         }
         return answer_type.model_validate(empty | self._by_ids[ids])
 
-    async def healthy(self) -> bool:
-        return True
+    async def unhealthy_reason(self) -> str | None:
+        return None
 
 
 @pytest.fixture(scope="module")

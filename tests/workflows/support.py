@@ -185,8 +185,8 @@ class ScriptedLLM:
             {"hypotheses": [{"statement": s, "evidence": [1, 2]} for s in self.statements]}
         )
 
-    async def healthy(self) -> bool:
-        return True
+    async def unhealthy_reason(self) -> str | None:
+        return None
 
 
 # Batches loaded so far by any IngestionStub: ForgetStub notes it, so a test can tell whether a
