@@ -17,7 +17,7 @@ with workflow.unsafe.imports_passed_through():
     from selfimprint.domain.sleep_writes import SleepStatus
     from selfimprint.domain.users import Tier
     from workflows.compaction import CompactionInput, CompactionResult, CompactionWorkflow
-    from workflows.lifecycle_state import LastSleep
+    from workflows.lifecycle_state import LastSleep, RunningSleep
     from workflows.lifecycle_view import LifecycleView
     from workflows.options import INGESTION_GRAPH
     from workflows.sleep_phase import SleepInput, SleepOutcome, SleepPhaseWorkflow
@@ -52,10 +52,12 @@ class SleepSteps(LifecycleView):
         # The start time keeps ids unique across a reset of this workflow (fresh state).
         run_id = f"sleep-{state.tenant_id}-{state.user_id}-{started:%Y%m%dT%H%M%S}-{record.seq}"
         self._sleeping = True
+        record.running = RunningSleep(run_id=run_id, depth=depth, started_at=started)
         try:
             outcome = await self._run_sleep(run_id, depth, explicit, started)
         finally:
             self._sleeping = False
+            record.running = None
         finished = workflow.now()
         # Replay-safe (not recorded again when history replays); served on the worker's SDK
         # metrics port as selfimprint_sleep_runs_total / selfimprint_sleep_duration_seconds.
@@ -149,27 +151,39 @@ class SleepSteps(LifecycleView):
                 cancelled = ended(
                     SleepStatus.CANCELLED, "Sleep cancelled: the user started writing."
                 )
-                await workflow.execute_activity_method(
-                    SleepActivities.finish,
-                    FinishInput(
-                        scope=SleepScope(
-                            tenant_id=state.tenant_id,
-                            user_id=state.user_id,
-                            run_id=run_id,
-                            now=workflow.now(),
-                            time_zone=state.profile.time_zone,
-                        ),
-                        depth=depth.value,
-                        status=SleepStatus.CANCELLED,
-                        summary=cancelled.summary,
-                        started_at=started,
-                    ),
-                    **INGESTION_GRAPH,
-                )
+                await self._record_end(run_id, depth, started, cancelled)
                 return cancelled
             cause = _what_failed(err.cause if isinstance(err, ChildWorkflowError) else err)
             workflow.logger.warning("sleep failed", extra={"run_id": run_id, "error": cause})
-            return ended(SleepStatus.FAILED, f"Sleep failed: {cause}")
+            failed = ended(SleepStatus.FAILED, f"Sleep failed: {cause}")
+            # The child failed before its own `finish`: its (:SleepRun) would stay `running`.
+            # Patched: histories recorded before this replay without the write.
+            if workflow.patched("sleep-failed-record"):
+                await self._record_end(run_id, depth, started, failed)
+            return failed
+
+    async def _record_end(
+        self, run_id: str, depth: Depth, started: datetime, outcome: SleepOutcome
+    ) -> None:
+        """Close the pass's (:SleepRun) for a child that could not: cancelled or failed."""
+        state = self._state
+        await workflow.execute_activity_method(
+            SleepActivities.finish,
+            FinishInput(
+                scope=SleepScope(
+                    tenant_id=state.tenant_id,
+                    user_id=state.user_id,
+                    run_id=run_id,
+                    now=workflow.now(),
+                    time_zone=state.profile.time_zone,
+                ),
+                depth=depth.value,
+                status=outcome.status,
+                summary=outcome.summary,
+                started_at=started,
+            ),
+            **INGESTION_GRAPH,
+        )
 
     async def _compact(self, now: datetime, *, soft_reset: bool = False) -> None:
         state, record = self._state, self._state.compaction

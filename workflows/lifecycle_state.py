@@ -94,6 +94,12 @@ class IngestionQueue(BaseModel):
     batch_size: int = Field(default=EXTRACTION_BATCH, ge=1)
 
 
+class RunningSleep(BaseModel):
+    run_id: str
+    depth: Depth
+    started_at: datetime
+
+
 class SleepRecord(BaseModel):
     """The sleep schedule's inputs and the passes' outcomes."""
 
@@ -104,6 +110,9 @@ class SleepRecord(BaseModel):
     counts: SleepCounts = Field(default_factory=SleepCounts)
     seq: int = 0  # counts a pass when it starts; keeps child ids unique
     requested: Depth | None = None  # an operator's `request_sleep`, until it starts
+    # The pass now running (its child workflow id = run id), for `sleep status`: which step,
+    # which attempt and when the next retry is are read from that child's description.
+    running: RunningSleep | None = None
 
 
 class CompactionRecord(BaseModel):
@@ -282,6 +291,8 @@ class SoftResetAck(BaseModel):
 class SleepRequest(BaseModel):
     depth: Depth = Depth.FULL
     reason: str = Field("", max_length=200)
+    # Run even when the last pass already covered every message (an operator's retest).
+    force: bool = False
 
 
 class SleepRequestAck(BaseModel):

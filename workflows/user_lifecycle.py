@@ -44,6 +44,7 @@ with workflow.unsafe.imports_passed_through():
         next_step,
         starts_session,
     )
+    from selfimprint.domain.sleep_writes import SleepStatus
     from selfimprint.domain.users import Tier
     from workflows.forget import ForgetTopicWorkflow
     from workflows.ids import lifecycle_workflow_id
@@ -69,6 +70,10 @@ with workflow.unsafe.imports_passed_through():
     from workflows.tiers import TierMoveInput, TierMoveWorkflow, tier_workflow_id
 
 workflow_id = lifecycle_workflow_id
+
+# A pass with these outcomes saw every message before it: a request with nothing new since is
+# refused as having nothing to do (a failed or cancelled pass did not finish the work).
+COVERING = frozenset({SleepStatus.COMPLETED, SleepStatus.SKIPPED})
 
 
 MAX_FEEDBACK_IDS = 100  # remembered per week; more feedback than this changes nothing anyway
@@ -187,18 +192,33 @@ class UserLifecycleWorkflow(SleepSteps, IngestionSteps, ReviewSteps, SummarySche
         self._state.sleep.requested = request.depth
         self._woken = True
         workflow.logger.info("sleep requested", extra={"depth": request.depth.value})
+        pending = len(self._state.ingestion.pending_message_ids)
+        when = f"after {pending} pending messages are extracted" if pending else "now"
         return SleepRequestAck(
             accepted=True,
             depth=request.depth,
-            message="queued: runs once pending messages are extracted",
+            message=f"a {request.depth.value} pass starts {when} "
+            f"(run {self._state.sleep.seq + 1} of this lifecycle)",
         )
 
     @request_sleep.validator
     def _validate_sleep_request(self, request: SleepRequest) -> None:
+        sleep = self._state.sleep
         if self._state.paused:
-            raise ValueError("the lifecycle is paused: resume it first (set_paused)")
-        if self._sleeping or self._state.sleep.requested is not None:
+            raise ValueError("the lifecycle is paused: resume it first (sleep resume)")
+        if self._sleeping or sleep.requested is not None:
             raise ValueError("a sleep is already running or queued")
+        if self._state.tier is not Tier.HOT:
+            raise ValueError(f"nothing to do: the graph is {self._state.tier.value}")
+        covered = sleep.last is not None and sleep.last.status in COVERING
+        pending = self._state.ingestion.pending_message_ids
+        if covered and sleep.new_messages == 0 and not pending and not request.force:
+            assert sleep.last is not None
+            raise ValueError(
+                f"nothing new since the last pass ({sleep.last.run_id}, "
+                f"{sleep.last.status.value} at {sleep.last.started_at:%Y-%m-%d %H:%M}Z): "
+                "use --force to run one anyway"
+            )
 
     @workflow.update
     def set_paused(self, request: PauseRequest) -> PauseResult:

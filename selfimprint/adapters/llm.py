@@ -35,6 +35,12 @@ class LLMAnswerInvalidError(ValueError):
         self.raw = raw
 
 
+class LLMUnavailableError(ConnectionError):
+    """The model server could not be reached or did not answer in time: an outage, not a bad
+    answer. Callers with a fallback use it (extraction keeps its structured draft); the sleep
+    fails its pass with this message."""
+
+
 class OpenAICompatibleLLM:
     def __init__(self, base_url: str, model_name: str, api_key: str, timeout_s: float) -> None:
         self._base_url = base_url.rstrip("/")
@@ -70,7 +76,12 @@ class OpenAICompatibleLLM:
                 raw, usage = await self._stream(messages, answer_type, max_tokens)
             except Exception as exc:
                 duration.observe(time.perf_counter() - started)
-                metrics.LLM_ERRORS.labels(operation, error_kind(exc)).inc()
+                kind = error_kind(exc)
+                metrics.LLM_ERRORS.labels(operation, kind).inc()
+                if kind in ("timeout", "connection"):
+                    raise LLMUnavailableError(
+                        f"LLM unavailable at {self._base_url} ({kind}): {exc}"
+                    ) from exc
                 raise
             duration.observe(time.perf_counter() - started)
             if usage is not None:  # spent whether or not the answer validates

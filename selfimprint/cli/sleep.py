@@ -1,9 +1,12 @@
-"""`selfimprint sleep run|status|retry|soft-reset <user> --tenant T`: operate a user's sleep phase.
+"""`selfimprint sleep run|status|retry|pause|resume|soft-reset <user> --tenant T`: operate a
+user's sleep phase.
 
-All three talk to the user's lifecycle workflow (`user-{tenant}-{user}`) through Temporal:
-`status` queries its state, `run` and `retry` send the `request_sleep` update (a retry is a new
-pass with a new run id: each operation is idempotent and journalled, so nothing is written
-twice). `--wait` polls the state until the requested pass has an outcome. `soft-reset` sends
+Each talks to the user's lifecycle workflow (`user-{tenant}-{user}`) through Temporal:
+`status` queries its state (and describes the running pass's child workflow), `run` and `retry`
+send the `request_sleep` update (a retry is a new pass with a new run id: each operation is
+idempotent and journalled, so nothing is written twice), `pause` and `resume` the `set_paused`
+update, to one user or with `--all` to every running lifecycle of the tenant.
+`--wait` polls the state until the requested pass has an outcome. `soft-reset` sends
 `request_soft_reset` (spec §3.9: keep pinned memories and the last 30 days, archive the rest).
 """
 
@@ -12,16 +15,27 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
+from datetime import UTC
 
 import typer
-from temporalio.client import WorkflowHandle, WorkflowUpdateFailedError
+from temporalio.client import (
+    WorkflowExecutionDescription,
+    WorkflowHandle,
+    WorkflowUpdateFailedError,
+)
 from temporalio.service import RPCError
 
 from selfimprint.adapters.temporal import connect
 from selfimprint.config import Settings
 from selfimprint.domain.sleep_policy import Depth
 from selfimprint.domain.sleep_writes import SleepStatus
-from workflows.lifecycle_state import LifecycleState, SleepRequest, SoftResetRequest
+from workflows.lifecycle_state import (
+    LifecycleState,
+    PauseRequest,
+    RunningSleep,
+    SleepRequest,
+    SoftResetRequest,
+)
 from workflows.user_lifecycle import UserLifecycleWorkflow, workflow_id
 
 sleep_app = typer.Typer(no_args_is_help=True, help="A user's sleep phase (lifecycle workflow).")
@@ -72,15 +86,52 @@ def _describe(state: LifecycleState) -> str:
     return "\n".join(lines)
 
 
+def _describe_running(running: RunningSleep, child: WorkflowExecutionDescription | None) -> str:
+    """The pass in progress: its steps now running, each with attempt, next retry and the last
+    failure, read from the child workflow's pending activities."""
+    lines = [
+        f"running:     {running.run_id} ({running.depth.value}) since "
+        f"{running.started_at.isoformat()}"
+    ]
+    pending = child.raw_description.pending_activities if child is not None else []
+    if not pending:
+        lines.append("  step:      between steps (no activity pending)")
+    for activity in pending:
+        of = f"/{activity.maximum_attempts}" if activity.maximum_attempts else ""
+        lines.append(f"  step:      {activity.activity_type.name}, attempt {activity.attempt}{of}")
+        if activity.HasField("next_attempt_schedule_time"):
+            retry_at = activity.next_attempt_schedule_time.ToDatetime(UTC)
+            lines.append(f"  next try:  {retry_at.isoformat()}")
+        if activity.HasField("last_failure") and activity.last_failure.message:
+            lines.append(f"  failed:    {activity.last_failure.message[:300]}")
+    return "\n".join(lines)
+
+
+async def _status_text(settings: Settings, tenant: str, user: str) -> str:
+    client = await connect(settings)
+    handle = client.get_workflow_handle_for(UserLifecycleWorkflow.run, workflow_id(tenant, user))
+    state = await handle.query(UserLifecycleWorkflow.state)
+    text = _describe(state)
+    running = state.sleep.running
+    if running is not None:
+        try:
+            child = await client.get_workflow_handle(running.run_id).describe()
+        except RPCError:
+            child = None  # finished between the query and the describe
+        text += "\n" + _describe_running(running, child)
+    return text
+
+
 @sleep_app.command("status")
 def status(user: str, tenant: str = TENANT) -> None:
-    """Show tier, plan, next sleep and why, and the last sleep's outcome."""
+    """Show tier, plan, next sleep and why, the pass in progress (step, attempt, next retry)
+    and the last sleep's outcome."""
     try:
-        state = asyncio.run(_state(Settings(), tenant, user))
+        text = asyncio.run(_status_text(Settings(), tenant, user))
     except RPCError as exc:
         typer.echo(f"no lifecycle for {tenant}/{user}: {exc.message}", err=True)
         raise typer.Exit(1) from exc
-    typer.echo(_describe(state))
+    typer.echo(text)
 
 
 # What an update asks for, and how to tell from the state that it has happened: None while it
@@ -108,7 +159,7 @@ def _update_and_wait(
         done = outcome(await handle.query(UserLifecycleWorkflow.state))
         message = await send(handle)
         if not wait:
-            return f"accepted: {message}", True
+            return f"started: {message}", True
         deadline = time.monotonic() + 1800
         while time.monotonic() < deadline:
             answer = done(await handle.query(UserLifecycleWorkflow.state))
@@ -139,9 +190,11 @@ def _pass_finished(before: LifecycleState, state: LifecycleState) -> bool:
     return started and last is not None and (previous is None or last.run_id != previous.run_id)
 
 
-def _request(user: str, tenant: str, depth: Depth, reason: str, wait: bool) -> None:
+def _request(
+    user: str, tenant: str, depth: Depth, reason: str, wait: bool, *, force: bool = False
+) -> None:
     async def send(handle: LifecycleHandle) -> str:
-        request = SleepRequest(depth=depth, reason=reason)
+        request = SleepRequest(depth=depth, reason=reason, force=force)
         return (await handle.execute_update(UserLifecycleWorkflow.request_sleep, request)).message
 
     def outcome(before: LifecycleState) -> Outcome:
@@ -162,9 +215,10 @@ def run_now(
     tenant: str = TENANT,
     depth: Depth = DEPTH,
     wait: bool = WAIT,
+    force: bool = typer.Option(False, help="Run even if the last pass saw every message."),
 ) -> None:
-    """Run a sleep pass now (smart skip bypassed)."""
-    _request(user, tenant, depth, "operator: run", wait)
+    """Run a sleep pass now (smart skip bypassed); says what it started, or why nothing is due."""
+    _request(user, tenant, depth, "operator: run", wait, force=force)
 
 
 @sleep_app.command("retry")
@@ -179,7 +233,77 @@ def retry(
     if last is None:
         typer.echo("no sleep has run for this user yet: use `sleep run`", err=True)
         raise typer.Exit(1)
-    _request(user, tenant, last.depth, f"operator: retry {last.run_id}", wait)
+    _request(user, tenant, last.depth, f"operator: retry {last.run_id}", wait, force=True)
+
+
+async def _set_paused(
+    settings: Settings, tenant: str, users: list[str] | None, paused: bool, reason: str
+) -> list[tuple[str, str]]:
+    """Send `set_paused` to the lifecycles of `users`, or of every running lifecycle of the
+    tenant when None. Returns (user, what happened) per lifecycle."""
+    client = await connect(settings)
+    if users is None:
+        prefix = workflow_id(tenant, "")
+        query = 'WorkflowType = "UserLifecycleWorkflow" AND ExecutionStatus = "Running"'
+        users = [
+            w.id.removeprefix(prefix)
+            async for w in client.list_workflows(query)
+            if w.id.startswith(prefix)
+        ]
+    done = []
+    for user in sorted(users):
+        handle = client.get_workflow_handle_for(
+            UserLifecycleWorkflow.run, workflow_id(tenant, user)
+        )
+        try:
+            result = await handle.execute_update(
+                UserLifecycleWorkflow.set_paused, PauseRequest(paused=paused, reason=reason)
+            )
+        except WorkflowUpdateFailedError as exc:
+            done.append((user, f"rejected: {exc.cause}"))
+            continue
+        except RPCError as exc:
+            done.append((user, f"no lifecycle: {exc.message}"))
+            continue
+        word = "paused" if paused else "resumed"
+        done.append((user, word if result.changed else f"already {word}"))
+    return done
+
+
+def _pause_command(user: str | None, tenant: str, every: bool, paused: bool, reason: str) -> None:
+    if (user is None) == (not every):
+        typer.echo("name a user, or --all for every lifecycle of the tenant", err=True)
+        raise typer.Exit(2)
+    results = asyncio.run(
+        _set_paused(Settings(), tenant, None if every else [user or ""], paused, reason)
+    )
+    for who, what in results:
+        typer.echo(f"{tenant}/{who}: {what}")
+    if not results:
+        typer.echo(f"no running lifecycle for tenant {tenant}")
+    if any(what.startswith(("rejected", "no lifecycle")) for _, what in results):
+        raise typer.Exit(1)
+
+
+USER_OR_ALL = typer.Argument(None, help="The user (or --all).")
+ALL = typer.Option(False, "--all", help="Every running lifecycle of the tenant.")
+REASON = typer.Option("", help="Why (kept in the workflow history and logs).")
+
+
+@sleep_app.command("pause")
+def pause(
+    user: str | None = USER_OR_ALL, tenant: str = TENANT, every: bool = ALL, reason: str = REASON
+) -> None:
+    """Pause sleeps, compaction and tier moves (ingestion continues); idempotent."""
+    _pause_command(user, tenant, every, True, reason)
+
+
+@sleep_app.command("resume")
+def resume(
+    user: str | None = USER_OR_ALL, tenant: str = TENANT, every: bool = ALL, reason: str = REASON
+) -> None:
+    """Resume what `pause` stopped; idempotent."""
+    _pause_command(user, tenant, every, False, reason)
 
 
 @sleep_app.command("soft-reset")

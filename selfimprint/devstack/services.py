@@ -159,6 +159,7 @@ SEARCH_ATTRIBUTES: dict[str, str] = {
     "SelfImprintPlan": "Keyword",
     "SelfImprintNextSleepAt": "Datetime",
     "SelfImprintLastSleepStatus": "Keyword",
+    "SelfImprintPaused": "Keyword",
 }
 
 

@@ -154,6 +154,8 @@ class ScriptedLLM:
     stances: dict[str, str] = field(default_factory=dict)
     # Raised instead of judging stances: the model server failing.
     stance_failure: Exception | None = None
+    # Raised instead of proposing hypotheses: the model server down for the whole pass.
+    failure: Exception | None = None
     calls: dict[str, int] = field(default_factory=dict)
     model_name: str = "scripted"
 
@@ -181,6 +183,8 @@ class ScriptedLLM:
             ]
             return answer_type.model_validate({"stances": judged})
         assert answer_type is HypothesesAnswer
+        if self.failure is not None:
+            raise self.failure
         return answer_type.model_validate(
             {"hypotheses": [{"statement": s, "evidence": [1, 2]} for s in self.statements]}
         )

@@ -182,8 +182,8 @@ async def test_spans_join_requests_workflow_activities_and_adapters(
         await request("request-2", "second")
         results = await handle.result()
     assert results == [
-        "first: APIConnectionError, EndpointConnectionError",
-        "second: APIConnectionError, EndpointConnectionError",
+        "first: LLMUnavailableError, EndpointConnectionError",
+        "second: LLMUnavailableError, EndpointConnectionError",
     ]
 
     spans = exported.get_finished_spans()
@@ -247,7 +247,7 @@ async def test_with_tracing_off_the_client_has_no_interceptor_and_spans_record_n
             start_signal="ask",
             start_signal_args=["only"],
         )
-        assert await handle.result() == ["only: APIConnectionError, EndpointConnectionError"]
+        assert await handle.result() == ["only: LLMUnavailableError, EndpointConnectionError"]
     # No trace context travelled: the workflow's start event carries no tracing header.
     history = await handle.fetch_history()
     started = history.events[0].workflow_execution_started_event_attributes
