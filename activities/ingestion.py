@@ -55,6 +55,17 @@ log = get_logger(__name__)
 
 # Candidates dropped because the user's words do not support them, by extraction mode. In the
 # process's default registry: served wherever the process serves /metrics.
+EXTRACTION_FALLBACKS = Counter(
+    "selfimprint_extraction_model_fallbacks_total",
+    "Batches that the model failed past their attempt budget (refine/llm extraction) and that "
+    "were extracted without it: by the structured reader, or verbatim where it has no head",
+    ["mode", "fallback"],
+)
+# Attempts a batch gives the model server (refine/llm) before it is extracted without it: the
+# activity's retries are 2 and 4 s apart, so an outage costs a batch ~10 s, not the outage's
+# length; the next batch asks the model again, so extraction picks it up when it returns.
+MODEL_ATTEMPTS = 3
+
 UNGROUNDED = Counter(
     "selfimprint_ingestion_ungrounded_total",
     "Extracted memory candidates dropped by the grounding guard (not supported by the cited "
@@ -118,6 +129,11 @@ class ExtractionMode(StrEnum):
     # The structured draft, corrected and completed by the model (production, vLLM).
     REFINE = "refine"
     VERBATIM = "verbatim"  # the LLM's answer was unusable: one memory per user message
+
+
+def _attempt() -> int:
+    """This activity's attempt (1 outside a worker, as in unit tests)."""
+    return activity.info().attempt if activity.in_activity() else 1
 
 
 class ExtractedBatch(BaseModel):
@@ -333,8 +349,10 @@ class ExtractionActivities:
         mode: ExtractionMode = ExtractionMode.LLM,
         verbatim: VerbatimConfig = DEFAULT_VERBATIM,
         structured: StructuredConfig = DEFAULT_STRUCTURED,
+        model_attempts: int = MODEL_ATTEMPTS,
     ) -> None:
         self._llm = llm
+        self._model_attempts = model_attempts
         self._embedder = embedder
         self._mode = mode
         self._verbatim = verbatim
@@ -368,12 +386,12 @@ class ExtractionActivities:
                 prompt, ExtractionAnswer, max_tokens=EXTRACTION_MAX_TOKENS
             )
         except LLMAnswerInvalidError as exc:
-            # Retrying a deterministic (temperature 0) call would give the same answer; keep
-            # the user's own words instead of remembering nothing.
-            mode, error = ExtractionMode.VERBATIM, str(exc)[:500]
             answer = verbatim_extraction(batch.messages, self._verbatim)
-            log.warning("ingestion.verbatim_fallback", user_id=batch.user_id, error=error)
-            return await self._embedded(answer, mode, error, batch.replies)
+            return await self._unusable(batch, answer, exc)
+        except Exception as exc:
+            if _attempt() < self._model_attempts:
+                raise  # Temporal retries: the server may be back in a moment
+            return await self._without_model(batch, exc)
         answer, kept = keep_the_users_words(
             answer, batch.messages, known=[r.content for r in batch.recent], config=self._verbatim
         )
@@ -381,6 +399,35 @@ class ExtractionActivities:
             # The model proposed what the messages do not say: those messages are kept verbatim.
             log.warning("ingestion.verbatim_kept", user_id=batch.user_id, message_ids=list(kept))
         return await self._embedded(answer, mode, error, batch.replies)
+
+    async def _unusable(
+        self, batch: ExtractionBatch, words: Extraction, exc: LLMAnswerInvalidError
+    ) -> ExtractedBatch:
+        """Retrying a deterministic (temperature 0) call would give the same answer; keep the
+        user's own words instead of remembering nothing."""
+        error = str(exc)[:500]
+        log.warning("ingestion.verbatim_fallback", user_id=batch.user_id, error=error)
+        return await self._embedded(words, ExtractionMode.VERBATIM, error, batch.replies)
+
+    async def _without_model(self, batch: ExtractionBatch, exc: Exception) -> ExtractedBatch:
+        """The model failed the batch's whole attempt budget: extract it without the model,
+        typed by the structured reader when this process has its head, else verbatim."""
+        error = f"model unavailable after {self._model_attempts} attempts: {exc}"[:500]
+        if self._head is not None:
+            draft, vectors = await self._structured_pass(batch)
+            fallback = ExtractionMode.STRUCTURED
+        else:
+            draft, vectors = verbatim_extraction(batch.messages, self._verbatim), {}
+            fallback = ExtractionMode.VERBATIM
+        EXTRACTION_FALLBACKS.labels(self._mode.value, fallback.value).inc()
+        log.warning(
+            "ingestion.model_fallback",
+            user_id=batch.user_id,
+            mode=self._mode.value,
+            fallback=fallback.value,
+            error=error,
+        )
+        return await self._embedded(draft, fallback, error, batch.replies, known=vectors)
 
     async def _refined(self, batch: ExtractionBatch) -> ExtractedBatch:
         draft, vectors = await self._structured_pass(batch)
@@ -396,6 +443,10 @@ class ExtractionActivities:
             return await self._embedded(
                 draft, ExtractionMode.REFINE, error, batch.replies, known=vectors
             )
+        except Exception as exc:
+            if _attempt() < self._model_attempts:
+                raise
+            return await self._without_model(batch, exc)
         answer = refine(draft, corrections)
         return await self._embedded(
             answer, ExtractionMode.REFINE, None, batch.replies, known=vectors

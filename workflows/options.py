@@ -40,8 +40,10 @@ INGESTION_GRAPH = _profile(
         non_retryable_error_types=["BadBatchError"],
     ),
 )
-# Extraction waits out an LLM outage: retries back off to one attempt a minute, for as long as
-# it takes. An unusable answer is not an error: the activity keeps the user's own words instead.
+# Extraction retries without limit, backing off to one attempt a minute; for refine/llm modes
+# the activity itself stops asking a model that failed a batch 3 times and extracts it without
+# (activities.ingestion.MODEL_ATTEMPTS), so an LLM outage no longer holds the batch. An
+# unusable answer is not an error: the activity keeps the user's own words instead.
 INGESTION_MODEL = _profile(
     timedelta(seconds=180),
     RetryPolicy(

