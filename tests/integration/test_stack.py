@@ -215,3 +215,11 @@ def test_restart_keeps_all_data(stack_settings: Settings) -> None:
         Bucket=stack_settings.s3_bucket, Key=f"restart/{marker}"
     )
     assert got["Body"].read() == marker.encode()
+    # The launcher leaves the password alone when it is already set (issue 35): no refusal
+    # in Neo4j's logs or in the launcher's own.
+    logs = [
+        stack.log_path(stack_settings, "neo4j"),
+        *(stack_settings.data_dir / "neo4j").rglob("*.log"),
+    ]
+    refused = [p for p in logs if "cannot be the same" in p.read_text(errors="replace")]
+    assert refused == []

@@ -56,17 +56,39 @@ public final class Launcher {
                 "neo4j-local-shutdown"));
 
     // Embedded access bypasses auth, so this is how the generated password reaches the user store.
-    GraphDatabaseService system = dbms.database(GraphDatabaseSettings.SYSTEM_DATABASE_NAME);
-    Map<String, Object> params = new HashMap<>();
-    params.put("pw", password);
-    system.executeTransactionally(
-        "ALTER USER neo4j SET PASSWORD $pw CHANGE NOT REQUIRED", params);
+    // Only when it changed: Neo4j refuses (and logs) setting the password it already has, which
+    // every restart on an existing data dir used to do. The marker holds the password's digest.
+    Path applied = home.resolve("password-applied.sha256");
+    String digest = sha256(password);
+    if (!Files.exists(applied)
+        || !Files.readString(applied, StandardCharsets.UTF_8).strip().equals(digest)) {
+      GraphDatabaseService system = dbms.database(GraphDatabaseSettings.SYSTEM_DATABASE_NAME);
+      Map<String, Object> params = new HashMap<>();
+      params.put("pw", password);
+      try {
+        system.executeTransactionally(
+            "ALTER USER neo4j SET PASSWORD $pw CHANGE NOT REQUIRED", params);
+      } catch (RuntimeException e) {
+        // A data dir from before the marker: the password is already this one.
+        if (!String.valueOf(e.getMessage()).contains("cannot be the same")) {
+          throw e;
+        }
+      }
+      Files.writeString(applied, digest + "\n", StandardCharsets.UTF_8);
+    }
     // Touch the default database so that it is online before we announce readiness.
     dbms.database(GraphDatabaseSettings.DEFAULT_DATABASE_NAME).executeTransactionally("RETURN 1");
 
     System.out.println("READY bolt://127.0.0.1:" + boltPort);
     System.out.flush();
     stopped.await();
+  }
+
+  private static String sha256(String text) throws java.security.NoSuchAlgorithmException {
+    byte[] hash =
+        java.security.MessageDigest.getInstance("SHA-256")
+            .digest(text.getBytes(StandardCharsets.UTF_8));
+    return java.util.HexFormat.of().formatHex(hash);
   }
 
   private static long parseBytes(String size) {
