@@ -165,7 +165,8 @@ def main() -> None:
         "## Probes\n\n"
         f"Command: `.venv/bin/python scripts/bench_probes.py {command}`. One throw-away local "
         "stack on this 2-core machine, clients on the same machine. Before issue 35, `/readyz` "
-        "opened fresh clients and embedded a probe on every call (1.3-1.7 s a call, as reported in issue 35), "
+        "opened fresh clients and embedded a probe on every call (1.3-1.7 s a call, as "
+        "reported in issue 35), "
         "and four 10,000-character contexts pushed `/healthz` past 20 s.\n\n"
         "| measurement | result | note |\n|---|---|---|\n" + table + "\n"
     )
