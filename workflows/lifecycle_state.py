@@ -291,8 +291,6 @@ class SoftResetAck(BaseModel):
 class SleepRequest(BaseModel):
     depth: Depth = Depth.FULL
     reason: str = Field("", max_length=200)
-    # Run even when the last pass already covered every message (an operator's retest).
-    force: bool = False
 
 
 class SleepRequestAck(BaseModel):

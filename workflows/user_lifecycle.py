@@ -72,7 +72,7 @@ with workflow.unsafe.imports_passed_through():
 workflow_id = lifecycle_workflow_id
 
 # A pass with these outcomes saw every message before it: a request with nothing new since is
-# refused as having nothing to do (a failed or cancelled pass did not finish the work).
+# told so (a failed or cancelled pass did not finish the work).
 COVERING = frozenset({SleepStatus.COMPLETED, SleepStatus.SKIPPED})
 
 
@@ -192,14 +192,19 @@ class UserLifecycleWorkflow(SleepSteps, IngestionSteps, ReviewSteps, SummarySche
         self._state.sleep.requested = request.depth
         self._woken = True
         workflow.logger.info("sleep requested", extra={"depth": request.depth.value})
+        sleep = self._state.sleep
         pending = len(self._state.ingestion.pending_message_ids)
         when = f"after {pending} pending messages are extracted" if pending else "now"
-        return SleepRequestAck(
-            accepted=True,
-            depth=request.depth,
-            message=f"a {request.depth.value} pass starts {when} "
-            f"(run {self._state.sleep.seq + 1} of this lifecycle)",
-        )
+        message = f"a {request.depth.value} pass starts {when}"
+        last = sleep.last
+        if last is not None and last.status in COVERING and not sleep.new_messages and not pending:
+            # Still run: hypothesis deadlines and decay are dates, not messages.
+            message += (
+                f"; nothing new since the last pass ({last.run_id}, {last.status.value} at "
+                f"{last.started_at:%Y-%m-%d %H:%M}Z): it re-reads the same graph and checks "
+                "hypothesis deadlines"
+            )
+        return SleepRequestAck(accepted=True, depth=request.depth, message=message)
 
     @request_sleep.validator
     def _validate_sleep_request(self, request: SleepRequest) -> None:
@@ -210,15 +215,6 @@ class UserLifecycleWorkflow(SleepSteps, IngestionSteps, ReviewSteps, SummarySche
             raise ValueError("a sleep is already running or queued")
         if self._state.tier is not Tier.HOT:
             raise ValueError(f"nothing to do: the graph is {self._state.tier.value}")
-        covered = sleep.last is not None and sleep.last.status in COVERING
-        pending = self._state.ingestion.pending_message_ids
-        if covered and sleep.new_messages == 0 and not pending and not request.force:
-            assert sleep.last is not None
-            raise ValueError(
-                f"nothing new since the last pass ({sleep.last.run_id}, "
-                f"{sleep.last.status.value} at {sleep.last.started_at:%Y-%m-%d %H:%M}Z): "
-                "use --force to run one anyway"
-            )
 
     @workflow.update
     def set_paused(self, request: PauseRequest) -> PauseResult:

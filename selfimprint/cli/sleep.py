@@ -190,11 +190,9 @@ def _pass_finished(before: LifecycleState, state: LifecycleState) -> bool:
     return started and last is not None and (previous is None or last.run_id != previous.run_id)
 
 
-def _request(
-    user: str, tenant: str, depth: Depth, reason: str, wait: bool, *, force: bool = False
-) -> None:
+def _request(user: str, tenant: str, depth: Depth, reason: str, wait: bool) -> None:
     async def send(handle: LifecycleHandle) -> str:
-        request = SleepRequest(depth=depth, reason=reason, force=force)
+        request = SleepRequest(depth=depth, reason=reason)
         return (await handle.execute_update(UserLifecycleWorkflow.request_sleep, request)).message
 
     def outcome(before: LifecycleState) -> Outcome:
@@ -215,10 +213,10 @@ def run_now(
     tenant: str = TENANT,
     depth: Depth = DEPTH,
     wait: bool = WAIT,
-    force: bool = typer.Option(False, help="Run even if the last pass saw every message."),
 ) -> None:
-    """Run a sleep pass now (smart skip bypassed); says what it started, or why nothing is due."""
-    _request(user, tenant, depth, "operator: run", wait, force=force)
+    """Run a sleep pass now (smart skip bypassed); says what it started, and when nothing is
+    new since the last pass."""
+    _request(user, tenant, depth, "operator: run", wait)
 
 
 @sleep_app.command("retry")
@@ -233,7 +231,7 @@ def retry(
     if last is None:
         typer.echo("no sleep has run for this user yet: use `sleep run`", err=True)
         raise typer.Exit(1)
-    _request(user, tenant, last.depth, f"operator: retry {last.run_id}", wait, force=True)
+    _request(user, tenant, last.depth, f"operator: retry {last.run_id}", wait)
 
 
 async def _set_paused(

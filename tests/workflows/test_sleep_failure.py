@@ -1,7 +1,7 @@
 """A sleep pass whose model server is down fails fast and says so everywhere an operator looks:
 the lifecycle's state (`sleep status`), the pass's `(:SleepRun)` record, the sleep-run metric;
 while it retries, `sleep status` shows the step, the attempt and the next retry. A request with
-nothing new since a completed pass is refused with the reason."""
+nothing new since a completed pass says so."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from datetime import timedelta
 
 import httpx
 import pytest
-from temporalio.client import WorkflowUpdateFailedError
 from temporalio.testing import WorkflowEnvironment
 
 from selfimprint.adapters.llm import LLMUnavailableError
@@ -103,10 +102,9 @@ async def test_a_pass_whose_llm_is_down_fails_fast_and_is_recorded_as_failed(
     assert sample(text, "selfimprint_sleep_runs_total", depth="full", outcome="failed") == 1.0
 
 
-async def test_a_request_with_nothing_new_since_a_completed_pass_is_refused_with_why(
+async def test_a_request_with_nothing_new_since_a_completed_pass_says_so(
     env: WorkflowEnvironment,
 ) -> None:
-
     q = f"q-{uuid.uuid4().hex[:12]}"
     h = Harness(MemoryGraphs(), ScriptedLLM(), IngestionStub(), q, f"{q}-gpu")
     state = LifecycleState(
@@ -123,7 +121,8 @@ async def test_a_request_with_nothing_new_since_a_completed_pass_is_refused_with
             id=f"user-t1-idle-{q}",
             task_queue=h.task_queue,
         )
-        await handle.execute_update(UserLifecycleWorkflow.request_sleep, SleepRequest())
+        first = await handle.execute_update(UserLifecycleWorkflow.request_sleep, SleepRequest())
+        assert first.message == "a full pass starts now"
 
         async def slept() -> bool:
             return (await handle.query(UserLifecycleWorkflow.state)).sleep.last is not None
@@ -131,12 +130,7 @@ async def test_a_request_with_nothing_new_since_a_completed_pass_is_refused_with
         await until(slept)
         last = (await handle.query(UserLifecycleWorkflow.state)).sleep.last
         assert last is not None and last.status is SleepStatus.COMPLETED
-        with pytest.raises(WorkflowUpdateFailedError) as refused:
-            await handle.execute_update(UserLifecycleWorkflow.request_sleep, SleepRequest())
-        assert "nothing new since the last pass" in str(refused.value.cause)
-        assert last.run_id in str(refused.value.cause)
-        forced = await handle.execute_update(
-            UserLifecycleWorkflow.request_sleep, SleepRequest(force=True)
-        )
-        assert forced.accepted
+        again = await handle.execute_update(UserLifecycleWorkflow.request_sleep, SleepRequest())
+        assert again.message.startswith("a full pass starts now; nothing new since the last pass")
+        assert last.run_id in again.message
         await handle.terminate("test over")
