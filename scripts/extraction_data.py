@@ -13,6 +13,9 @@ from selfimprint.domain.messages import Message, Role
 from selfimprint.domain.models import NodeType
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "extraction" / "messages.jsonl"
+# The persona corpus (issue 34): one file per writer, split by persona in splits.json.
+PERSONAS = DATA.parent / "personas"
+PERSONA_SPLITS = ("train", "dev", "test")
 
 
 @dataclass(frozen=True)
@@ -35,13 +38,29 @@ class Labelled:
     people: tuple[Person, ...]
     cause: bool
     contradicts: frozenset[str]
+    persona: str = ""
 
     @property
     def message(self) -> Message:
         return Message(id=self.id, role=Role.USER, sent_at=self.sent_at, text=self.text)
 
 
-def load(path: Path = DATA) -> list[Labelled]:
+def persona_splits() -> dict[str, str]:
+    """persona id -> its split (train, dev or test), from personas/splits.json."""
+    raw: dict[str, list[str]] = json.loads((PERSONAS / "splits.json").read_text())
+    return {persona: split for split in PERSONA_SPLITS for persona in raw[split]}
+
+
+def load_personas() -> list[Labelled]:
+    """Every message of the persona corpus, its split the split of its writer."""
+    splits = persona_splits()
+    out: list[Labelled] = []
+    for persona, split in sorted(splits.items()):
+        out += load(PERSONAS / f"{persona}.jsonl", split=split)
+    return out
+
+
+def load(path: Path = DATA, *, split: str | None = None) -> list[Labelled]:
     out = []
     for line in path.read_text(encoding="utf-8").splitlines():
         if not line.strip():
@@ -52,7 +71,8 @@ def load(path: Path = DATA) -> list[Labelled]:
             Labelled(
                 id=row["id"],
                 lang=row["lang"],
-                split=row["split"],
+                split=split or row["split"],
+                persona=row.get("persona", ""),
                 sent_at=datetime.fromisoformat(row["sent_at"]),
                 text=row["text"],
                 recent=tuple(

