@@ -11,7 +11,7 @@ from typing import Any, ClassVar, TypeVar
 
 from pydantic import BaseModel
 from temporalio import activity, workflow
-from temporalio.client import Client
+from temporalio.client import Client, WorkflowHandle
 from temporalio.exceptions import ApplicationError
 from temporalio.worker import Worker
 
@@ -48,7 +48,7 @@ from selfimprint.ports import (
 )
 from selfimprint.prompts.hypotheses import HypothesesAnswer, PrecheckAnswer, StanceAnswer
 from workflows.compaction import CompactionWorkflow
-from workflows.lifecycle_state import MessagesReceived
+from workflows.lifecycle_state import LifecycleInput, LifecycleState, MessagesReceived, TaskQueues
 from workflows.sleep_phase import SleepPhaseWorkflow
 from workflows.user_lifecycle import UserLifecycleWorkflow
 
@@ -453,3 +453,22 @@ class SimulatedUser:
             )
         await workflow.sleep(start + timedelta(days=data.days) - workflow.now())
         return start
+
+
+async def start_lifecycle(
+    client: Client, h: Harness, user: str
+) -> WorkflowHandle[UserLifecycleWorkflow, None]:
+    """A lifecycle for tenant t1's `user` on the harness's queues (no search attributes: the
+    test server has none registered)."""
+    state = LifecycleState(
+        tenant_id="t1",
+        user_id=user,
+        queues=TaskQueues(cpu=h.task_queue, gpu=h.gpu_queue),
+        publish_search_attributes=False,
+    )
+    return await client.start_workflow(
+        UserLifecycleWorkflow.run,
+        LifecycleInput(state=state),
+        id=f"user-t1-{user}-{h.task_queue}",
+        task_queue=h.task_queue,
+    )

@@ -30,11 +30,12 @@ from tests.workflows.support import (
     IngestionStub,
     MemoryGraphs,
     ScriptedLLM,
+    start_lifecycle,
     until,
     workers,
 )
 from workers.runner import SLEEP_DURATION_BUCKETS, temporal_runtime
-from workflows.lifecycle_state import LifecycleInput, LifecycleState, SleepRequest, TaskQueues
+from workflows.lifecycle_state import SleepRequest
 from workflows.user_lifecycle import UserLifecycleWorkflow
 
 pytestmark = pytest.mark.workflows
@@ -83,20 +84,9 @@ async def test_a_sleep_run_and_the_worker_slots_are_served_for_prometheus(
     env, url = sdk_metrics
     q = f"q-{uuid.uuid4().hex[:12]}"
     h = Harness(MemoryGraphs(), ScriptedLLM(), IngestionStub(), q, f"{q}-gpu")
-    state = LifecycleState(
-        tenant_id="t1",
-        user_id="metered",
-        queues=TaskQueues(cpu=h.task_queue, gpu=h.gpu_queue),
-        publish_search_attributes=False,
-    )
     cpu, gpu = workers(env.client, h)
     async with cpu, gpu:
-        handle = await env.client.start_workflow(
-            UserLifecycleWorkflow.run,
-            LifecycleInput(state=state),
-            id=f"user-t1-metered-{q}",
-            task_queue=h.task_queue,
-        )
+        handle = await start_lifecycle(env.client, h, "metered")
         ack = await handle.execute_update(
             UserLifecycleWorkflow.request_sleep, SleepRequest(depth=Depth.FULL)
         )

@@ -21,12 +21,13 @@ from tests.workflows.support import (
     IngestionStub,
     MemoryGraphs,
     ScriptedLLM,
+    start_lifecycle,
     until,
     workers,
 )
 from tests.workflows.test_metrics import sample, sdk_metrics  # noqa: F401 (the fixture)
 from tests.workflows.test_sleep_phase import _seed
-from workflows.lifecycle_state import LifecycleInput, LifecycleState, SleepRequest, TaskQueues
+from workflows.lifecycle_state import SleepRequest
 from workflows.options import SLEEP_MODEL
 from workflows.user_lifecycle import UserLifecycleWorkflow
 
@@ -43,20 +44,9 @@ async def test_a_pass_whose_llm_is_down_fails_fast_and_is_recorded_as_failed(
     llm = ScriptedLLM(failure=LLMUnavailableError(DOWN))
     h = Harness(MemoryGraphs(), llm, IngestionStub(), q, f"{q}-gpu")
     _seed(h.graphs, "down", await env.get_current_time())  # two memories: the model is asked
-    state = LifecycleState(
-        tenant_id="t1",
-        user_id="down",
-        queues=TaskQueues(cpu=h.task_queue, gpu=h.gpu_queue),
-        publish_search_attributes=False,
-    )
     cpu, gpu = workers(env.client, h)
     async with cpu, gpu:
-        handle = await env.client.start_workflow(
-            UserLifecycleWorkflow.run,
-            LifecycleInput(state=state),
-            id=f"user-t1-down-{q}",
-            task_queue=h.task_queue,
-        )
+        handle = await start_lifecycle(env.client, h, "down")
         ack = await handle.execute_update(
             UserLifecycleWorkflow.request_sleep, SleepRequest(depth=Depth.FULL)
         )
@@ -107,20 +97,9 @@ async def test_a_request_with_nothing_new_since_a_completed_pass_says_so(
 ) -> None:
     q = f"q-{uuid.uuid4().hex[:12]}"
     h = Harness(MemoryGraphs(), ScriptedLLM(), IngestionStub(), q, f"{q}-gpu")
-    state = LifecycleState(
-        tenant_id="t1",
-        user_id="idle",
-        queues=TaskQueues(cpu=h.task_queue, gpu=h.gpu_queue),
-        publish_search_attributes=False,
-    )
     cpu, gpu = workers(env.client, h)
     async with cpu, gpu:
-        handle = await env.client.start_workflow(
-            UserLifecycleWorkflow.run,
-            LifecycleInput(state=state),
-            id=f"user-t1-idle-{q}",
-            task_queue=h.task_queue,
-        )
+        handle = await start_lifecycle(env.client, h, "idle")
         first = await handle.execute_update(UserLifecycleWorkflow.request_sleep, SleepRequest())
         assert first.message == "a full pass starts now"
 
