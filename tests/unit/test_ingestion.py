@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from selfimprint.domain.decay import ReinforcementTally
+from selfimprint.domain.decay import ActivityTimeline, ReinforcementTally
 from selfimprint.domain.ingestion.config import IngestionConfig
 from selfimprint.domain.ingestion.extraction import (
     CandidateType,
@@ -110,7 +110,7 @@ def said(answer: Extraction) -> tuple[Message, ...]:
 
 
 def plan(answer: Extraction, **kwargs: Any) -> IngestionPlan:
-    return plan_ingestion(answer, said(answer), user_id=USER, now=NOW, **kwargs)
+    return plan_ingestion(answer, said(answer), user_id=USER, **({"now": NOW} | kwargs))
 
 
 # --- new nodes --------------------------------------------------------------------------------
@@ -456,6 +456,32 @@ def test_an_appointment_about_a_trait_keeps_its_type() -> None:
     visit = memory(content="Allergist appointment on Monday.", type=CandidateType.OPEN_LOOP)
     (node,) = plan(extraction(visit)).nodes
     assert node.type is NodeType.OPEN_LOOP
+
+
+def test_no_memory_is_born_expired() -> None:
+    """Issue 33: a feeling extracted after the user kept talking for days (an outage, an
+    imported history) starts its decay at the user's latest activity, not at its sent_at."""
+    felt = memory(
+        content="Ugh, so tired of this rain.",
+        type=CandidateType.EMOTIONAL_NOTE,
+        valence="negative",
+        source_message_ids=("msg-3",),
+    )
+    said_at = NOW - timedelta(1)
+    late = ActivityTimeline.from_activity([said_at, NOW - timedelta(minutes=1)])
+    (node,) = plan(extraction(felt), timeline=late).nodes
+    assert node.created_at == said_at  # when it was said stays true
+    assert node.weight_at == NOW - timedelta(minutes=1)
+    assert node.expires_at is not None and node.expires_at > late.reading(NOW)
+    # Extracted as it arrives (the latest activity is the message itself): nothing moves.
+    prompt = ActivityTimeline.from_activity([NOW - timedelta(2), said_at])
+    (node,) = plan(extraction(felt), timeline=prompt).nodes
+    assert node.weight_at == said_at
+    # Without the rule the note would already be past its expiry: 0.5/day for ~4.3 days.
+    week_late = ActivityTimeline.from_activity([said_at + timedelta(days=d) for d in range(6)])
+    (node,) = plan(extraction(felt), timeline=week_late, now=NOW + timedelta(days=5)).nodes
+    assert node.expires_at is not None
+    assert node.expires_at > week_late.reading(NOW + timedelta(days=5))
 
 
 # --- contradictions ---------------------------------------------------------------------------

@@ -186,6 +186,7 @@ def _new_node(
     observed = candidate.evidence_kind is CandidateEvidence.OBSERVED
     vector = tuple(embedding) if embedding is not None and embedding_model else None
     said = draft.said_at(sources)
+    born = draft.born_at(said)
     return Node(
         id=node_id,
         user_id=draft.user_id,
@@ -194,12 +195,12 @@ def _new_node(
         valence=candidate.valence if node_type is NodeType.EMOTIONAL_NOTE else None,
         importance=candidate.importance,
         weight=1.0,
-        weight_at=said,
+        weight_at=born,
         created_at=said,
         decay_coefficient=coefficient,
         significant=significant,
         expires_at=expires_at(
-            1.0, said, coefficient, timeline=draft.timeline, config=draft.config.decay
+            1.0, born, coefficient, timeline=draft.timeline, config=draft.config.decay
         ),
         sources=sources,
         belief=Belief(

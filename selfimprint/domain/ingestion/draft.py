@@ -60,3 +60,14 @@ class PlanDraft:
         decay and the time-of-day patterns see when things were said, not when they arrived."""
         sent = [self.sent_at[s] for s in sources if s in self.sent_at]
         return min(max(sent), self.now) if sent else self.now
+
+    def born_at(self, said: datetime) -> datetime:
+        """Where a new memory's decay starts: when it was said, or the user's latest activity
+        the timeline knows at storage if that is later (never after `now`). No memory is born
+        expired (issue 33): a batch extracted late (an LLM outage, an imported history) would
+        otherwise store feelings already past their expiry, since the user's clock kept
+        running while they waited. Extracted as they arrive, the two are the same moment."""
+        latest = self.timeline.last_active_at if self.timeline is not None else None
+        if latest is None or latest <= said:
+            return said
+        return min(latest, self.now)
