@@ -40,6 +40,7 @@ from selfimprint.domain.models import (
     HypothesisStatus,
     Node,
     NodeType,
+    Permanence,
     Tension,
     TensionStatus,
     Valence,
@@ -474,6 +475,10 @@ async def test_store_applies_a_compaction_plan_like_the_domain_model(graph: Neo4
                 seed=1,
                 created_at=week_ago,
                 weight_at=week_ago,
+                # What the lighter twin learned survives the merge (issue 33).
+                belief=Belief(
+                    first_seen=week_ago, permanence=Permanence.STABLE, self_report_for=("m2",)
+                ),
             ),
             node("x", user, created_at=week_ago, weight_at=week_ago),
             node("y", user, created_at=week_ago, weight_at=week_ago),
@@ -501,6 +506,9 @@ async def test_store_applies_a_compaction_plan_like_the_domain_model(graph: Neo4
     assert after.nodes == tuple(sorted(want_nodes, key=lambda n: n.id))
     assert set(after.edges) == set(want_edges)
     assert [(t.node_a, t.node_b) for t in after.tensions] == [("keep", "y")]
+    (kept,) = [n for n in after.nodes if n.id == "keep"]
+    assert kept.belief.permanence is Permanence.STABLE
+    assert kept.belief.self_report_for == ("m2",)
 
     await graph.apply_compaction(plan)  # a retried pass changes nothing
     assert await graph.export_graph(NOW) == after

@@ -23,7 +23,15 @@ from selfimprint.domain.compaction.plan import (
 )
 from selfimprint.domain.compaction.soft_reset import plan_soft_reset, should_soft_reset
 from selfimprint.domain.decay import expires_at, node_effective_weight
-from selfimprint.domain.models import Belief, Edge, EdgeType, Node, NodeType
+from selfimprint.domain.models import (
+    Belief,
+    Edge,
+    EdgeType,
+    EvidenceKind,
+    Node,
+    NodeType,
+    Permanence,
+)
 
 pytestmark = pytest.mark.unit
 
@@ -179,6 +187,56 @@ def test_merge_union_keeps_observed_status_and_the_slowest_decay() -> None:
     (merge,) = plan_merges(nodes)
     assert merge.survivor_id == "a"
     assert merge.is_inference is False
+
+
+def test_a_merge_keeps_what_every_member_learned() -> None:
+    """Issue 33: the union of belief evidence, the strongest permanence, observed if any was."""
+    strong = node("a", weight=0.9, embedding=(1.0, 0.0)).model_copy(
+        update={
+            "belief": Belief(
+                first_seen=LONG_AGO,
+                confidence=0.6,
+                permanence=Permanence.SITUATIONAL,
+                self_report_for=("m1", "m2"),
+            )
+        }
+    )
+    weak = node("b", weight=0.2, embedding=(1.0, 0.01)).model_copy(
+        update={
+            "belief": Belief(
+                first_seen=LONG_AGO,
+                confidence=0.8,
+                confidence_at=LONG_AGO + timedelta(days=3),
+                permanence=Permanence.STABLE,
+                evidence_kind=EvidenceKind.OBSERVED,
+                self_report_for=("m2", "m3"),
+                observed_against=("m4",),
+            )
+        }
+    )
+    (merge,) = plan_merges([strong, weak])
+    assert merge.survivor_id == "a"
+    assert merge.permanence is Permanence.STABLE
+    assert merge.evidence_kind is EvidenceKind.OBSERVED
+    assert merge.self_report_for == ("m1", "m2", "m3")
+    assert merge.observed_against == ("m4",)
+    # The kept confidence is b's, and so is the moment it refers to.
+    assert (merge.confidence, merge.confidence_at) == (0.8, LONG_AGO + timedelta(days=3))
+    plan = plan_compaction([strong, weak], [], NOW)
+    (survivor,) = apply_compaction([strong, weak], [], plan)[0]
+    assert survivor.belief.self_report_for == ("m1", "m2", "m3")
+    assert survivor.belief.permanence is Permanence.STABLE
+
+
+def test_a_merge_is_current_when_a_member_was_said_after_the_change() -> None:
+    ended = LONG_AGO + timedelta(days=1)
+    old = node("a", weight=0.9, embedding=(1.0, 0.0)).model_copy(update={"valid_until": ended})
+    before = node("b", weight=0.2, embedding=(1.0, 0.01), created=LONG_AGO - timedelta(days=5))
+    (merge,) = plan_merges([old, before])
+    assert merge.valid_until == ended  # both were said before the change: it stays ended
+    after = node("c", weight=0.2, embedding=(1.0, 0.01), created=ended + timedelta(days=2))
+    (merge,) = plan_merges([old, after])
+    assert merge.valid_until is None  # said again after the change: current
 
 
 @pytest.mark.parametrize(

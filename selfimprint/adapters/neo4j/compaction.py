@@ -7,14 +7,13 @@ docstring prescribes, so a pass is all-or-nothing and a retried pass finds its w
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import UTC
 from typing import Any
 
 from neo4j import AsyncManagedTransaction
 
 from selfimprint.adapters.neo4j import writes
 from selfimprint.adapters.neo4j.forgetting import delete_nodes
-from selfimprint.adapters.neo4j.records import REL_TYPES
+from selfimprint.adapters.neo4j.records import REL_TYPES, storable
 from selfimprint.domain.compaction.duplicates import NodeMerge
 from selfimprint.domain.compaction.edges import EdgeKey
 from selfimprint.domain.compaction.plan import CompactionPlan
@@ -63,21 +62,10 @@ SET h.hypothesis_supporting = reduce(acc = [], e IN supporting |
                                         CASE WHEN e IN acc THEN acc ELSE acc + e END)
 """
 
-# Node fields a merge decides, and the stored property each one lands in (belief is flattened).
-_SURVIVOR_FIELDS = (
-    "weight", "weight_at", "importance", "decay_coefficient", "significant", "is_inference",
-    "created_at", "last_reinforced_at", "sources", "confidence", "first_seen", "confirmed_at",
-    "challenged_at", "expires_at",
-)  # fmt: skip
-
 
 def _survivor_row(merge: NodeMerge) -> dict[str, Any]:
-    props: dict[str, Any] = {}
-    for name in _SURVIVOR_FIELDS:
-        value = getattr(merge, name)
-        if hasattr(value, "astimezone"):
-            value = value.astimezone(UTC)
-        props[name] = list(value) if isinstance(value, tuple) else value
+    # The node's and its belief's fields, flattened as the store keeps them (records.py).
+    props = {k: storable(v) for k, v in (merge.node_update() | merge.belief_update()).items()}
     return {"survivor_id": merge.survivor_id, "props": props}
 
 

@@ -177,7 +177,8 @@ def utc(value: datetime | None) -> datetime | None:
     return None if value is None else value.astimezone(UTC)
 
 
-def _storable(value: Any) -> Any:
+def storable(value: Any) -> Any:
+    """A model value as a Neo4j property: UTC datetimes, lists, enum values."""
     if isinstance(value, datetime):
         return utc(value)
     if isinstance(value, tuple):
@@ -202,14 +203,14 @@ def belief_properties(belief: Belief) -> dict[str, Any]:
     retrieval tests before computing the confidence factor (retrieval.py): every write of a
     belief (whole nodes, restatements, contradictions) goes through here, so the flag cannot
     lag behind the evidence lists."""
-    props = {f: _storable(getattr(belief, f)) for f in _BELIEF_FIELDS}
+    props = {f: storable(getattr(belief, f)) for f in _BELIEF_FIELDS}
     props["evidenced"] = belief.evidenced
     return props
 
 
 def node_row(node: Node) -> dict[str, Any]:
     """Parameters for one node in an UNWIND upsert; None values clear stored properties."""
-    props = {f: _storable(getattr(node, f)) for f in _NODE_SCALARS if f not in {"id", "sources"}}
+    props = {f: storable(getattr(node, f)) for f in _NODE_SCALARS if f not in {"id", "sources"}}
     props |= belief_properties(node.belief)
     # What retrieval matches a query's words against (retrieval.py, lexical relevance).
     props["terms"] = list(search_terms(node.content))
@@ -305,7 +306,7 @@ def edge_from_record(raw: Mapping[str, Any]) -> Edge:
 def hypothesis_row(hypothesis: Hypothesis) -> dict[str, Any]:
     return {
         "id": hypothesis.node_id,
-        "props": {f"hypothesis_{f}": _storable(getattr(hypothesis, f)) for f in _HYPOTHESIS_FIELDS},
+        "props": {f"hypothesis_{f}": storable(getattr(hypothesis, f)) for f in _HYPOTHESIS_FIELDS},
     }
 
 

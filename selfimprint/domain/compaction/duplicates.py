@@ -2,8 +2,9 @@
 
 Nodes of one user, type, valence and embedding model that restate each other (the test of
 `selfimprint.domain.restatement`, by which ingestion reinforces) fold into one survivor: a pinned
-one first, else the heaviest. It keeps its id and content and takes the union of their sources,
-the slowest decay and the highest confidence.
+one first, else the heaviest. It keeps its id and content and takes the union of their sources
+and belief evidence, the slowest decay, the strongest permanence and the highest confidence
+(issue 33: a merge must not lose what any member had learned).
 """
 
 from __future__ import annotations
@@ -22,7 +23,14 @@ from selfimprint.domain.decay import (
     node_coefficient,
     node_effective_weight,
 )
-from selfimprint.domain.models import MAX_SOURCES, Node, NodeType
+from selfimprint.domain.models import (
+    MAX_EVIDENCE_IDS,
+    MAX_SOURCES,
+    EvidenceKind,
+    Node,
+    NodeType,
+    Permanence,
+)
 from selfimprint.domain.restatement import DEFAULT_RESTATEMENT, RestatementConfig, restates
 
 
@@ -59,6 +67,40 @@ class NodeMerge(_Frozen):
     first_seen: datetime
     confirmed_at: datetime | None
     challenged_at: datetime | None
+    # Issue 33: the union of the members' belief evidence (newest last, capped as the model
+    # caps it), the strongest permanence, observed if any member was, and the moment of the
+    # kept (highest) confidence.
+    permanence: Permanence
+    evidence_kind: EvidenceKind
+    confidence_at: datetime | None
+    observed_for: tuple[str, ...]
+    observed_against: tuple[str, ...]
+    self_report_for: tuple[str, ...]
+    self_report_against: tuple[str, ...]
+    # Still current unless every member was said before the latest end (decision "What is true
+    # now"): a duplicate said after a change is the current value again.
+    valid_until: datetime | None
+
+    def node_update(self) -> dict[str, object]:
+        """The survivor's node fields this merge sets."""
+        return {name: getattr(self, name) for name in NODE_FIELDS}
+
+    def belief_update(self) -> dict[str, object]:
+        """The survivor's belief fields this merge sets."""
+        return {name: getattr(self, name) for name in BELIEF_FIELDS}
+
+
+# What a merge decides of the survivor: node fields, then belief fields (the store flattens
+# both into the node's properties under these names).
+NODE_FIELDS = (
+    "weight", "weight_at", "expires_at", "importance", "decay_coefficient", "significant",
+    "is_inference", "created_at", "last_reinforced_at", "sources", "valid_until",
+)  # fmt: skip
+BELIEF_FIELDS = (
+    "confidence", "first_seen", "confirmed_at", "challenged_at", "permanence", "evidence_kind",
+    "confidence_at", "observed_for", "observed_against", "self_report_for",
+    "self_report_against",
+)  # fmt: skip
 
 
 # Rows of the similarity matrix computed at once: 1,024 x 10k float64 is 80 MB at most.
@@ -135,6 +177,24 @@ def _similar_neighbours(
     return neighbours
 
 
+# Strongest first: a merge keeps the permanence that lasts longest.
+_PERMANENCE_ORDER = (Permanence.STABLE, Permanence.DURABLE, Permanence.SITUATIONAL)
+
+
+def _union(lists: Iterable[Sequence[str]]) -> tuple[str, ...]:
+    merged: dict[str, None] = {}
+    for ids in lists:
+        merged.update(dict.fromkeys(ids))
+    return tuple(merged)[-MAX_EVIDENCE_IDS:]
+
+
+def _valid_until(group: Sequence[Node]) -> datetime | None:
+    ends = [n.valid_until for n in group if n.valid_until is not None]
+    if not ends or max(ends) < max(n.created_at for n in group):
+        return None
+    return max(ends)
+
+
 def _merge(
     survivor: Node,
     absorbed: Sequence[Node],
@@ -168,6 +228,7 @@ def _merge(
         node_coefficient(survivor.model_copy(update={"decay_coefficient": coefficient})),
         timeline=timeline,
     )
+    believed = max(group, key=lambda n: (n.belief.confidence, n is survivor))
     return NodeMerge(
         survivor_id=survivor.id,
         merged_ids=tuple(n.id for n in absorbed),
@@ -187,6 +248,18 @@ def _merge(
         first_seen=min(n.belief.first_seen for n in group),
         confirmed_at=max(confirmed, default=None),
         challenged_at=max(challenged, default=None),
+        permanence=min((n.belief.permanence for n in group), key=_PERMANENCE_ORDER.index),
+        evidence_kind=(
+            EvidenceKind.OBSERVED
+            if any(n.belief.evidence_kind is EvidenceKind.OBSERVED for n in group)
+            else EvidenceKind.SELF_REPORT
+        ),
+        confidence_at=believed.belief.evidence_anchor(),
+        observed_for=_union(n.belief.observed_for for n in group),
+        observed_against=_union(n.belief.observed_against for n in group),
+        self_report_for=_union(n.belief.self_report_for for n in group),
+        self_report_against=_union(n.belief.self_report_against for n in group),
+        valid_until=_valid_until(group),
     )
 
 

@@ -263,26 +263,8 @@ def apply_compaction(
         merge = merges.get(node.id)
         if merge is not None:
             node = node.model_copy(
-                update={
-                    "weight": merge.weight,
-                    "weight_at": merge.weight_at,
-                    "expires_at": merge.expires_at,
-                    "importance": merge.importance,
-                    "decay_coefficient": merge.decay_coefficient,
-                    "significant": merge.significant,
-                    "is_inference": merge.is_inference,
-                    "created_at": merge.created_at,
-                    "last_reinforced_at": merge.last_reinforced_at,
-                    "sources": merge.sources,
-                    "belief": node.belief.model_copy(
-                        update={
-                            "confidence": merge.confidence,
-                            "first_seen": merge.first_seen,
-                            "confirmed_at": merge.confirmed_at,
-                            "challenged_at": merge.challenged_at,
-                        }
-                    ),
-                }
+                update=merge.node_update()
+                | {"belief": node.belief.model_copy(update=merge.belief_update())}
             )
         result_nodes.append(node)
     deleted = {r.key for r in plan.removed_edges} | {
