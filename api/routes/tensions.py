@@ -30,7 +30,13 @@ TensionId = Annotated[
 
 class TensionSide(BaseModel):
     id: str
-    content: str | None = Field(description="None only if the memory can no longer be read.")
+    content: str | None = Field(
+        description="The memory's words; once decay has removed the memory, the words the "
+        "tension kept (issue 33). None only for a tension stored before it kept them."
+    )
+    faded: bool = Field(
+        False, description="The memory itself is gone (decay); the tension stays on the record."
+    )
 
 
 class ResolutionOut(BaseModel):
@@ -56,13 +62,14 @@ class TensionList(BaseModel):
 
 def _out(record: TensionRecord, contents: dict[str, str]) -> TensionOut:
     tension, resolution = record.tension, record.resolution
+    said_a, said_b = tension.sides(contents)
     return TensionOut(
         id=tension.id,
         status=tension.status,
         detected_at=tension.detected_at,
         note=tension.note,
-        a=TensionSide(id=tension.node_a, content=contents.get(tension.node_a)),
-        b=TensionSide(id=tension.node_b, content=contents.get(tension.node_b)),
+        a=TensionSide(id=tension.node_a, content=said_a, faded=tension.node_a not in contents),
+        b=TensionSide(id=tension.node_b, content=said_b, faded=tension.node_b not in contents),
         resolution=(
             None
             if resolution is None

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+from collections.abc import Mapping
 from datetime import datetime
 from enum import StrEnum
 from typing import Annotated, Self
@@ -291,6 +292,25 @@ class Tension(_Strict):
     # it travels with it through warm / cold archives and a retried resolution is still known.
     resolved_keep: TensionKeep | None = None
     resolved_at: AwareDatetime | None = None
+    # Issue 33: both sides' words as they were when the tension was found. The log keeps them,
+    # so a side that decay and the sweeper remove does not take the tension with it (the
+    # user's own deletion still does: ports.GraphStore's forgetting paths). Empty on tensions
+    # stored before the snapshot existed: those still go with their sides.
+    a_said: Annotated[str, Field(max_length=MAX_CONTENT_CHARS)] = ""
+    b_said: Annotated[str, Field(max_length=MAX_CONTENT_CHARS)] = ""
+
+    @property
+    def keeps_its_words(self) -> bool:
+        """The tension can be shown without its memories: it outlives their decay."""
+        return bool(self.a_said and self.b_said)
+
+    def sides(self, contents: Mapping[str, str]) -> tuple[str | None, str | None]:
+        """What each side says: the memory's content while it is there (a correction may have
+        reworded it), else the words the tension kept; None when neither is known."""
+        return (
+            contents.get(self.node_a) or self.a_said or None,
+            contents.get(self.node_b) or self.b_said or None,
+        )
 
     @model_validator(mode="after")
     def _two_sides(self) -> Self:

@@ -197,21 +197,24 @@ def _active_hypotheses(
 def _open_tensions(
     nodes: dict[str, Node], tensions: Iterable[Tension], limit: int
 ) -> list[SummaryEntry]:
+    contents = {i: n.content for i, n in nodes.items()}
     open_ = [
-        t
+        (t, a, b)
         for t in tensions
-        if t.status is TensionStatus.UNRESOLVED and t.node_a in nodes and t.node_b in nodes
+        if t.status is TensionStatus.UNRESOLVED
+        for a, b in [t.sides(contents)]
+        if a is not None and b is not None
     ]
-    open_.sort(key=lambda t: (t.detected_at, t.id), reverse=True)  # newest first
+    open_.sort(key=lambda x: (x[0].detected_at, x[0].id), reverse=True)  # newest first
     return [
         SummaryEntry(
             kind=EntryKind.TENSION,
             memory_id=t.node_a,
-            content=nodes[t.node_a].content,
+            content=a,
             other_id=t.node_b,
-            other_content=nodes[t.node_b].content,
+            other_content=b,
         )
-        for t in open_[:limit]
+        for t, a, b in open_[:limit]
     ]
 
 

@@ -232,8 +232,9 @@ def render_tensions(
     lines = [TENSIONS_HEADING]
     ordered = sorted(tensions, key=lambda t: (t.detected_at, t.id))
     for tension in ordered:
-        side_a = _one_line(contents.get(tension.node_a, tension.node_a))
-        side_b = _one_line(contents.get(tension.node_b, tension.node_b))
+        said_a, said_b = tension.sides(contents)
+        side_a = _one_line(said_a or tension.node_a)
+        side_b = _one_line(said_b or tension.node_b)
         detected = tension.detected_at.astimezone(tz).date().isoformat()
         lines.append(
             FIELD_SEPARATOR.join(

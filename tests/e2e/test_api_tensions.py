@@ -101,8 +101,8 @@ async def test_tensions_are_listed_unresolved_and_resolved_once(
     s = await seed(client, graph_store, tenant_key)
     (listed,) = await client.tensions(s.user)
     assert listed["status"] == "unresolved" and listed["resolution"] is None
-    assert listed["a"] == {"id": "m-new", "content": "I left Initech last week."}
-    assert listed["b"] == {"id": "m-old", "content": "I work at Initech."}
+    assert listed["a"] == {"id": "m-new", "content": "I left Initech last week.", "faded": False}
+    assert listed["b"] == {"id": "m-old", "content": "I work at Initech.", "faded": False}
     assert await client.tensions(s.user, "resolved") == []
 
     done = await client.resolve_tension(s.user, s.tension.id, "b", "still there")

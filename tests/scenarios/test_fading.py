@@ -4,6 +4,8 @@ related one does not; and a tension the user never resolved outlives the decay o
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 from activities.ingestion import ExtractionMode
@@ -93,3 +95,34 @@ async def test_an_unresolved_tension_outlives_the_decay_of_both_sides(
         )
         assert answer.status_code == 200, answer.text
         assert [t["id"] for t in answer.json()["tensions"]] == [tension["id"]]
+
+
+async def test_a_tension_keeps_its_words_when_the_sweeper_removes_both_sides(
+    stack_settings: Settings, tenant_key: str, tmp_path: Path
+) -> None:
+    """Issue 33: an unresolved tension keeps its own record of both sides' words. Here the
+    operator bounds faded memories at none (`compaction.fading.max_faded` 0), so the weekly
+    sweeper deletes the job and the quitting once they fade; the tension stays on the record
+    with what each side said, marked faded. Rule removed (the sweeper deleting the tensions of
+    what it deletes, as before issue 33), the tensions log is empty."""
+    tuning = tmp_path / "tuning.json"
+    tuning.write_text(json.dumps({"compaction": {"fading": {"max_faded": 0}}}))
+    async with a_life(
+        stack_settings, tenant_key, extraction=ExtractionMode.STRUCTURED, tuning_file=tuning
+    ) as life:
+        await life.say(JOB)
+        await life.days_pass(1)
+        await life.say(QUIT)
+        for day in range(6, 49, 6):
+            await life.days_pass(6)
+            await life.say(CHATTER[day % len(CHATTER)])
+        contents = [m["content"] for m in await life.memories()]
+        assert not [c for c in contents if "St. Mary" in c], contents  # both sides deleted
+        answer = await life.http.get(
+            f"/v1/users/{life.user_id}/tensions", params={"status": "unresolved"}
+        )
+        assert answer.status_code == 200, answer.text
+        (tension,) = answer.json()["tensions"]
+        assert "quit St. Mary's" in tension["a"]["content"], tension
+        assert "nurse at St. Mary's" in tension["b"]["content"], tension
+        assert tension["a"]["faded"] and tension["b"]["faded"], tension

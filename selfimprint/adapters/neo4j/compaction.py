@@ -106,7 +106,7 @@ async def apply_plan(
     doomed = [i for m in plan.merges for i in m.merged_ids] + [
         r.node_id for r in plan.removed_nodes
     ]
-    deleted = await delete_nodes(tx, scope, doomed)
+    deleted = await delete_nodes(tx, scope, doomed, keep_worded_tensions=True)
     return CompactionOutcome(
         edges_deleted=edges_deleted,
         nodes_merged=len(plan.merges),

@@ -35,7 +35,8 @@ RETURN count(*) AS deleted
 
 _DELETE_TENSIONS_OF = """
 MATCH (t:Tension {scope: $scope})
-WHERE t.node_a IN $ids OR t.node_b IN $ids
+WHERE (t.node_a IN $ids OR t.node_b IN $ids)
+  AND NOT ($keep_worded AND coalesce(t.a_said, '') <> '' AND coalesce(t.b_said, '') <> '')
 DELETE t
 """
 
@@ -51,10 +52,21 @@ SET h.hypothesis_supporting = [e IN coalesce(h.hypothesis_supporting, []) WHERE 
 """
 
 
-async def delete_nodes(tx: AsyncManagedTransaction, scope: UserScope, ids: Sequence[str]) -> int:
+async def delete_nodes(
+    tx: AsyncManagedTransaction,
+    scope: UserScope,
+    ids: Sequence[str],
+    *,
+    keep_worded_tensions: bool = False,
+) -> int:
+    """Delete memories with the tensions that name them. `keep_worded_tensions`: the product
+    removes them (decay, compaction), not the user, so a tension that keeps both sides' words
+    stays on the record (`Tension.keeps_its_words`, issue 33)."""
     if not ids:
         return 0
-    await tx.run(_DELETE_TENSIONS_OF, scope=scope.key, ids=list(ids))
+    await tx.run(
+        _DELETE_TENSIONS_OF, scope=scope.key, ids=list(ids), keep_worded=keep_worded_tensions
+    )
     await tx.run(_STRIP_EVIDENCE, scope=scope.key, ids=list(ids))
     result = await tx.run(_DELETE_NODES, scope=scope.key, ids=list(ids))
     record = await result.single(strict=True)
@@ -201,7 +213,7 @@ async def prune_expired_batch(
             batch=batch - len(ids),
         )
         ids += (await result.single(strict=True))["ids"]
-    await delete_nodes(tx, scope, ids)
+    await delete_nodes(tx, scope, ids, keep_worded_tensions=True)
     return ids
 
 

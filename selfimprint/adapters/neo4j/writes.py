@@ -253,7 +253,13 @@ SET t += row.props
 async def upsert_tensions(
     tx: AsyncManagedTransaction, scope: UserScope, tensions: Sequence[Tension]
 ) -> None:
-    await _require_nodes(tx, scope, {i for t in tensions for i in (t.node_a, t.node_b)})
+    # A tension that keeps its words may outlive a side (Tension.a_said); one without them
+    # needs both.
+    await _require_nodes(
+        tx,
+        scope,
+        {i for t in tensions if not t.keeps_its_words for i in (t.node_a, t.node_b)},
+    )
     for chunk in chunked(tensions, BATCH):
         await tx.run(_UPSERT_TENSIONS, scope=scope.key, rows=[tension_row(t) for t in chunk])
 

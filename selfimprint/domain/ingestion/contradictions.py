@@ -47,6 +47,8 @@ def plan_contradictions(
             node_a=newer.id,
             node_b=older.id,
             detected_at=draft.now,
+            a_said=newer.content,
+            b_said=older.content,
         )
         planned[pair] = PlannedContradiction(edge=edge, tension=tension)
         # Same age: both came from this batch, neither is older. A pinned memory keeps its
