@@ -132,9 +132,13 @@ def topic_matches(
     return found
 
 
-def without_nodes(snapshot: GraphSnapshot, ids: set[str]) -> tuple[GraphSnapshot, int]:
-    """The snapshot minus those memories, their edges, hypotheses and tensions, and their ids in
-    other hypotheses' evidence; and how many edges went."""
+def without_nodes(
+    snapshot: GraphSnapshot, ids: set[str], text: str | None = None
+) -> tuple[GraphSnapshot, int]:
+    """The snapshot minus those memories, their edges, hypotheses and tensions (also those whose
+    kept words name `text`), and their ids in other hypotheses' evidence; and how many edges
+    went."""
+    needle = text.lower() if text else None
     edges = tuple(e for e in snapshot.edges if e.source_id not in ids and e.target_id not in ids)
     hypotheses = tuple(
         h.model_copy(
@@ -152,7 +156,11 @@ def without_nodes(snapshot: GraphSnapshot, ids: set[str]) -> tuple[GraphSnapshot
             "edges": edges,
             "hypotheses": hypotheses,
             "tensions": tuple(
-                t for t in snapshot.tensions if t.node_a not in ids and t.node_b not in ids
+                t
+                for t in snapshot.tensions
+                if t.node_a not in ids
+                and t.node_b not in ids
+                and not (needle and needle in f"{t.a_said}\n{t.b_said}".lower())
             ),
         }
     )
@@ -223,9 +231,9 @@ class ForgetActivities:
         except PERMANENT as exc:
             raise bad_data(exc) from exc
         matched = topic_matches(read.snapshot.nodes, data.text, data.vector, data.min_similarity)
-        if not matched:
+        pruned, edges = without_nodes(read.snapshot, {n.id for n in matched}, data.text)
+        if not matched and pruned.tensions == read.snapshot.tensions:
             return PlaceReport(place=key, memories=[], edges=0)
-        pruned, edges = without_nodes(read.snapshot, {n.id for n in matched})
         if not data.dry_run:
             # One PUT replaces the object atomically: a crash leaves the old or the new file.
             await with_heartbeats(asyncio.to_thread(self._rewrite, data, key, pruned))

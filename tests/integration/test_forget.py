@@ -12,7 +12,7 @@ import pytest
 from activities.forget import ForgetInput, ForgetTopicReport
 from activities.tiers import TierMoveInput
 from selfimprint.adapters.neo4j import Neo4jUserGraph
-from selfimprint.domain.models import Edge, EdgeType
+from selfimprint.domain.models import Edge, EdgeType, Tension
 from selfimprint.domain.patterns import Pattern, PatternKind
 from selfimprint.domain.sleep_writes import SleepWrites
 from selfimprint.domain.users import Tier
@@ -91,6 +91,16 @@ async def test_forget_topic_dry_run_then_for_real(harness: Harness, tier: Tier) 
         detected_at=NOW,
     )
     assert await store.apply_sleep_writes("run-1", "pattern_detection", derived)
+    # Tensions that keep their words after decay removed both sides (issue 33): the one whose
+    # words name the topic goes, the other stays.
+    kept_words = [
+        Tension(
+            id=tid, node_a=f"gone-{tid}-a", node_b=f"gone-{tid}-b", detected_at=NOW,
+            a_said=a, b_said="I work there.",
+        )
+        for tid, a in (("t-google", "I left google."), ("t-cat", "Murka ran away."))
+    ]  # fmt: skip
+    await store.set_tensions(kept_words)
     queue = fresh_queue()
     async with h.worker(queue):
         if tier is Tier.WARM:
@@ -127,5 +137,6 @@ async def test_forget_topic_dry_run_then_for_real(harness: Harness, tier: Tier) 
                 task_queue=queue,
             )
     remaining = await store.export_graph(NOW)
+    assert [t.id for t in remaining.tensions] == ["t-cat"]
     assert sorted(n.id for n in remaining.nodes) == ["c1", "c2", "c3"]
     assert [(e.source_id, e.target_id) for e in remaining.edges] == [("c1", "c2")]

@@ -40,6 +40,15 @@ WHERE (t.node_a IN $ids OR t.node_b IN $ids)
 DELETE t
 """
 
+# A tension keeps both sides' words after decay removed them (issue 33): forgetting a topic
+# removes the tensions whose words name it, as it removes the memories.
+_DELETE_TENSIONS_SAYING = """
+MATCH (t:Tension {scope: $scope})
+WHERE toLower(coalesce(t.a_said, '')) CONTAINS toLower($text)
+   OR toLower(coalesce(t.b_said, '')) CONTAINS toLower($text)
+DELETE t
+"""
+
 
 # Hypotheses keep their evidence as memory ids: a deleted memory is no longer evidence.
 _STRIP_EVIDENCE = """
@@ -323,7 +332,10 @@ async def forget_derived(
 ) -> int:
     """Only what was derived from these memories or names the topic (sleep results, reviews,
     monthly summaries): for memories that are not in Neo4j (a warm or cold graph, a soft-reset
-    archive) while those are."""
+    archive) while those are. Tensions whose kept words name the topic go too (not counted:
+    they are not derived results)."""
+    if text is not None and not dry_run:
+        await tx.run(_DELETE_TENSIONS_SAYING, scope=scope.key, text=text)
     return await _derived(tx, scope, set(ids), text, delete=not dry_run)
 
 
