@@ -31,6 +31,7 @@ from selfimprint.domain.belief import DEFAULT_BELIEF, BeliefConfig
 from selfimprint.domain.context import DEFAULT_CONTEXT, ContextConfig
 from selfimprint.domain.decay import ActivityTimeline
 from selfimprint.domain.hypotheses import DEFAULT_POLICY, HypothesisPolicy
+from selfimprint.domain.inference_policy import InferencePolicyConfig
 from selfimprint.domain.models import MemoryId
 from selfimprint.domain.patterns import (
     DEFAULT_PATTERNS,
@@ -73,6 +74,7 @@ from selfimprint.prompts.hypotheses import (
     stance_messages,
     stances_by_memory,
 )
+from selfimprint.telemetry.metrics import HYPOTHESES_REJECTED
 
 log = get_logger(__name__)
 T = TypeVar("T")
@@ -109,6 +111,8 @@ class SleepScope(BaseModel):
     run_id: str
     now: datetime
     time_zone: str = "UTC"
+    # The user's profile flag (domain.users.UserProfile): health inferences are allowed.
+    medical_deployment: bool = False
 
 
 class BeginInput(BaseModel):
@@ -197,6 +201,7 @@ class StoreHypothesesOutput(BaseModel):
     reinforced: int
     rejected: int
     applied: bool
+    rejected_by_policy: int = 0
 
 
 class RecalibrateInput(BaseModel):
@@ -295,8 +300,12 @@ class SleepActivities:
         stance: StanceConfig = DEFAULT_STANCE,
         beliefs: BeliefConfig = DEFAULT_BELIEF,
         context: ContextConfig = DEFAULT_CONTEXT,
+        inference: InferencePolicyConfig | None = None,
     ) -> None:
         self._graphs = graphs
+        # The deployment's inference policy (the tuning's `ingestion.inference_policy`), which
+        # hypothesis formation applies as extraction does.
+        self._inference = inference or InferencePolicyConfig()
         self._patterns = patterns  # operations 1-4 (Settings.sleep_tuning_file)
         self._triggers = triggers  # operations 5-6
         self._formation = formation  # operation 3 and the hypothesis check
@@ -430,7 +439,11 @@ class SleepActivities:
             for p in data.proposals
         ]
 
-        async def plan(graph: GraphSnapshot) -> tuple[SleepWrites, tuple[int, int, int]]:
+        inference = self._inference
+        if scope.medical_deployment:
+            inference = inference.model_copy(update={"medical_deployment": True})
+
+        async def plan(graph: GraphSnapshot) -> tuple[SleepWrites, tuple[int, int, int, int]]:
             timeline = await self._graph(scope).decay_clock()
             formation = plan_hypothesis_formation(
                 scope.user_id,
@@ -441,15 +454,28 @@ class SleepActivities:
                 timeline,
                 self._formation,
                 self._hypotheses,
+                inference=inference,
             )
-            counts = (formation.formed, formation.reinforced, formation.rejected)
+            counts = (
+                formation.formed,
+                formation.reinforced,
+                formation.rejected,
+                formation.rejected_by_policy,
+            )
             return formation.writes, counts
 
-        (formed, reinforced, rejected), applied = await self._operate(
+        (formed, reinforced, rejected, by_policy), applied = await self._operate(
             scope, SleepOperation.HYPOTHESIS_FORMATION.value, plan
         )
+        if applied and by_policy:
+            HYPOTHESES_REJECTED.labels(reason="inference_policy").inc(by_policy)
+            log.info("sleep.hypotheses_rejected_by_policy", user_id=scope.user_id, count=by_policy)
         return StoreHypothesesOutput(
-            formed=formed, reinforced=reinforced, rejected=rejected, applied=applied
+            formed=formed,
+            reinforced=reinforced,
+            rejected=rejected,
+            applied=applied,
+            rejected_by_policy=by_policy,
         )
 
     @activity.defn(name="sleep.recalibrate")

@@ -56,6 +56,7 @@ def graph_activities(
             stance=tuning.stance,
             beliefs=tuning.beliefs,
             context=tuning.context,
+            inference=tuning.ingestion.inference_policy,
         ),
         reviews=ReviewActivities(graph, tuning.beliefs, tuning.review),
         summaries=SummaryActivities(graph, accounts, tuning.summary),

@@ -127,6 +127,7 @@ class SleepSteps(LifecycleView):
                 depth=depth,
                 gpu_task_queue=state.queues.gpu,
                 time_zone=state.profile.time_zone,
+                medical_deployment=state.profile.medical_deployment,
                 since=state.sleep.last_at,
                 new_messages=state.sleep.new_messages,
                 skip_precheck=explicit,

@@ -51,6 +51,7 @@ class SleepInput(BaseModel):
     depth: Depth
     gpu_task_queue: str
     time_zone: str = "UTC"
+    medical_deployment: bool = False  # the user's profile flag (hypothesis formation's policy)
     since: datetime | None = None  # the last sleep; None before the first
     new_messages: int = Field(0, ge=0)
     skip_precheck: bool = False  # an operator's explicit request runs the pass
@@ -79,6 +80,7 @@ class SleepPhaseWorkflow:
             run_id=data.run_id,
             now=started,
             time_zone=data.time_zone,
+            medical_deployment=data.medical_deployment,
         )
         planned = [op.value for op in operations_for(data.depth)]
         outcome = SleepOutcome(
@@ -199,6 +201,8 @@ class SleepPhaseWorkflow:
         )
         outcome.counts["hypotheses_formed"] = stored.formed
         outcome.counts["hypotheses_reinforced"] = stored.reinforced
+        if stored.rejected_by_policy:
+            outcome.counts["hypotheses_rejected_by_policy"] = stored.rejected_by_policy
 
     async def _check_hypotheses(
         self, data: SleepInput, scope: SleepScope, outcome: SleepOutcome, *, ran: bool

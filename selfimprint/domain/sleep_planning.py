@@ -46,7 +46,7 @@ from selfimprint.domain.hypotheses import (
     form_hypothesis,
     reality_anchor_factor,
 )
-from selfimprint.domain.inference_policy import classify
+from selfimprint.domain.inference_policy import InferencePolicyConfig, classify
 from selfimprint.domain.ingestion.identity import normalise_content
 from selfimprint.domain.models import (
     MAX_SOURCES,
@@ -135,6 +135,8 @@ class HypothesisFormation:
     formed: int
     reinforced: int
     rejected: int
+    # Of `rejected`: proposals in a category the inference policy never infers (spec §4.1).
+    rejected_by_policy: int = 0
 
 
 def plan_hypothesis_formation(
@@ -147,19 +149,28 @@ def plan_hypothesis_formation(
     config: HypothesisFormationConfig = DEFAULT_FORMATION,
     policy: HypothesisPolicy = DEFAULT_POLICY,
     decay: DecayConfig = DEFAULT_DECAY,
+    inference: InferencePolicyConfig | None = None,
 ) -> HypothesisFormation:
     """New hypotheses for proposals that cite enough of the user's memories and that the
     inference policy allows; a proposal the user already has reinforces it, with the cited
-    memories newer than it as supporting evidence. Resolved hypotheses are not revived."""
+    memories newer than it as supporting evidence. Resolved hypotheses are not revived.
+
+    `inference`: the deployment's policy (the operator's tuning, with the user's medical flag:
+    issue 33), the same the extraction applies; what it never infers is not stored, whatever
+    the model proposed, and is counted in `rejected_by_policy`."""
     by_id = {n.id: n for n in nodes}
     existing = {h.node_id: h for h in hypotheses}
     new_nodes: list[Node] = []
     records: list[Hypothesis] = []
-    formed = reinforced = rejected = 0
+    formed = reinforced = rejected = by_policy = 0
     for proposal in proposals:
         evidence = [i for i in dict.fromkeys(proposal.evidence) if i in by_id]
-        decision = classify(proposal.statement)
-        if len(evidence) < config.min_evidence or not decision.may_form_hypothesis:
+        decision = classify(proposal.statement, config=inference)
+        if not decision.may_form_hypothesis:
+            rejected += 1
+            by_policy += 1
+            continue
+        if len(evidence) < config.min_evidence:
             rejected += 1
             continue
         node_id = hypothesis_id(user_id, proposal.statement)
@@ -211,6 +222,7 @@ def plan_hypothesis_formation(
         formed=formed,
         reinforced=reinforced,
         rejected=rejected,
+        rejected_by_policy=by_policy,
     )
 
 

@@ -41,6 +41,14 @@ LLM_TOKENS = Counter(
     ["operation", "direction"],
 )
 
+# --- sleep phase (activities/sleep.py) ---------------------------------------------------------
+HYPOTHESES_REJECTED = Counter(
+    "selfimprint_hypotheses_rejected_total",
+    "Hypotheses the sleep model proposed that were not stored, by reason (inference_policy: a "
+    "category the deployment never infers)",
+    ["reason"],
+)
+
 # --- storage tiers and compaction (activities/tiers.py, activities/compaction.py) ------------
 TIER_MOVES = Counter(
     "selfimprint_tier_moves_total",

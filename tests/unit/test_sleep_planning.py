@@ -9,6 +9,7 @@ import pytest
 
 from selfimprint.domain.decay import ActivityTimeline
 from selfimprint.domain.hypotheses import form_hypothesis
+from selfimprint.domain.inference_policy import InferencePolicyConfig
 from selfimprint.domain.models import (
     Belief,
     Edge,
@@ -102,6 +103,27 @@ def test_proposals_without_evidence_or_in_a_forbidden_category_are_rejected() ->
         "u1", [Proposal(CLAIM, ("n1",))], MEMORIES, (), NOW, TIMELINE, lenient
     )
     assert plan.formed == 1
+
+
+def test_the_deployments_policy_decides_what_may_be_inferred() -> None:
+    """Issue 33: the operator's policy (and the user's medical flag) reaches formation. A health
+    inference is never made by default and made, with the high bar, in a medical deployment;
+    a diagnosis is never made either way. Policy rejections are counted apart."""
+    health = "The user often feels sick and tired in the mornings."
+    diagnosis = "The user probably has diabetes."
+    proposals = [Proposal(health, ("n1", "n2")), Proposal(diagnosis, ("n1", "n2"))]
+    plan = plan_hypothesis_formation("u1", proposals, MEMORIES, (), NOW, TIMELINE)
+    assert (plan.formed, plan.rejected, plan.rejected_by_policy) == (0, 2, 2)
+    medical = InferencePolicyConfig(medical_deployment=True)
+    plan = plan_hypothesis_formation(
+        "u1", proposals, MEMORIES, (), NOW, TIMELINE, inference=medical
+    )
+    assert (plan.formed, plan.rejected_by_policy) == (1, 1)
+    (record,) = plan.writes.hypotheses
+    assert record.node_id == hypothesis_id("u1", health) and record.high_bar
+    # Too little evidence is a rejection, not a policy one.
+    plan = plan_hypothesis_formation("u1", [Proposal(CLAIM, ("n1",))], MEMORIES, (), NOW, TIMELINE)
+    assert (plan.rejected, plan.rejected_by_policy) == (1, 0)
 
 
 def test_a_repeated_proposal_reinforces_with_only_newer_evidence() -> None:
