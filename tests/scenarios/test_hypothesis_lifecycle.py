@@ -100,19 +100,27 @@ async def test_a_hypothesis_supported_in_three_later_sessions_becomes_a_fact(
         assert fact["confidence"] > formed["confidence"]  # three observed confirmations
 
 
-async def test_a_hypothesis_contradicted_twice_is_refuted_and_deleted(
+async def test_a_hypothesis_contradicted_twice_as_often_as_supported_is_refuted(
     stack_settings: Settings, tenant_key: str
 ) -> None:
-    """Rule removed (later memories never scored as contradicting), it is still listed."""
+    """Both sides of the refute ratio (2x, spec §3.5.2; issue 33): one supporting session, then
+    one contradicting session (1 against 1: below the ratio, still active), then a second (2
+    against 1: at the ratio, refuted and deleted). Rules removed: with no contradicting stance
+    it is still listed at the end; with a ratio of 1 it is refuted a session early; with a
+    ratio above 2 it is never refuted here."""
     async with a_life(stack_settings, tenant_key) as life:
         await _formed(life)
-        for text in (
-            "I don't run in the mornings anymore, my knee hurts.",
-            "I stopped running before work, I sleep in instead.",
-        ):
-            await life.days_pass(1)
-            await life.say(text)
-            await _sleep(life, Depth.LIGHT)
+        await life.days_pass(1)
+        await life.say("Morning run before work done, 5 km along the canal.")
+        await _sleep(life, Depth.LIGHT)
+        await life.days_pass(1)
+        await life.say("I don't run in the mornings anymore, my knee hurts.")
+        await _sleep(life, Depth.LIGHT)
+        still = await _hypothesis(life)
+        assert still is not None and still["status"] == "active", still
+        await life.days_pass(1)
+        await life.say("I stopped running before work, I sleep in instead.")
+        await _sleep(life, Depth.LIGHT)
         assert await _hypothesis(life) is None
         # Deleted (spec §3.5.2), not archived: the memory itself is gone.
         wanted = hypothesis_id(life.user_id, RUNS)
