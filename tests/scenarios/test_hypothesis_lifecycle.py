@@ -146,3 +146,42 @@ async def test_a_hypothesis_silent_for_14_days_is_archived_unresolved(
         assert (archived["type"], archived["status"]) == ("hypothesis", "archived_unresolved")
         after = await life.context("Should I run before work tomorrow morning?")
         assert RUNS not in str(after)
+
+
+async def test_an_archived_hypothesis_stays_as_history_through_three_months_of_chatter(
+    stack_settings: Settings, tenant_key: str
+) -> None:
+    """Issue 33: archived hypotheses are "kept for history" (spec §3.5.2). After the archive,
+    a message of unrelated chatter every two weeks for three months (weekly sweeps while the
+    user is active; the hypothesis has long faded): the export still holds it, archived, with
+    the messages it was formed from, and no context uses it. Rule removed (the sweeper deleting
+    faded hypotheses, as it deleted every faded memory before issue 32), it is gone."""
+    async with a_life(stack_settings, tenant_key) as life:
+        formed = await _formed(life)
+        await life.days_pass(15)
+        await life.until_hot()
+        await _sleep(life, Depth.LIGHT)
+        await life.until_hot()
+        chatter = (
+            "Watched a documentary about octopuses last night.",
+            "The weather has been grey for a week now.",
+            "Trying a new sourdough recipe this weekend.",
+            "Finally fixed the squeaky door in the hallway.",
+            "Started reading a long novel about a lighthouse keeper.",
+            "My phone battery dies by lunchtime these days.",
+            "Went for a long walk along the river on Sunday.",
+        )
+        for text in chatter:
+            await life.days_pass(14)
+            await life.say(text)
+            await life.until_hot()
+        answer = await life.http.get(f"/v1/users/{life.user_id}/export")
+        assert answer.status_code == 200, answer.text
+        document = answer.json()
+        wanted = hypothesis_id(life.user_id, RUNS)
+        (record,) = [h for h in document["graph"]["hypotheses"] if h["node_id"] == wanted]
+        assert record["status"] == "archived_unresolved", record
+        (node,) = [n for n in document["graph"]["nodes"] if n["id"] == wanted]
+        assert set(formed["sources"]) <= set(node["sources"])
+        context = await life.context("Should I run before work tomorrow morning?")
+        assert RUNS not in str(context)

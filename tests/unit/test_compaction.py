@@ -337,6 +337,15 @@ def test_an_observed_memory_that_never_had_an_edge_stays() -> None:
     assert [n.node_id for n in plan.removed_nodes] == ["guess"]
 
 
+def test_a_hypothesis_without_edges_is_left_to_its_lifecycle() -> None:
+    """Issue 33: a hypothesis's evidence is held by id, not as edges; an archived one is kept
+    for history (spec §3.5.2), so isolation never removes it. An inferred fact still goes."""
+    hypothesis = node("h", node_type=NodeType.HYPOTHESIS, inference=True)
+    guess = node("guess", inference=True)
+    plan = plan_compaction([hypothesis, guess], [], NOW)
+    assert [n.node_id for n in plan.removed_nodes] == ["guess"]
+
+
 def test_a_fresh_duplicate_counts_as_a_mention_of_the_old_memory() -> None:
     old = node("old", weight=0.9, embedding=(1.0, 0.0))
     fresh = node("fresh", weight=0.3, embedding=(1.0, 0.0), created=NOW - timedelta(days=1))

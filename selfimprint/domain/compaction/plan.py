@@ -14,7 +14,9 @@ Steps, in order (spec §3.9):
 4. nodes left without edges go, unless pinned (or new, see `isolated_grace_days`). "Left
    without" is read literally: a node that lost its last edge in this pass, or an inference
    that nothing connected. An observed memory that never had an edge (the user's own words,
-   e.g. every verbatim memory) is not edge soup; decay alone decides when it goes.
+   e.g. every verbatim memory) is not edge soup; decay alone decides when it goes. Nor is a
+   hypothesis: its evidence is held by id in its record, not as edges, and its lifecycle decides
+   its fate (refuted ones are deleted; archived ones are kept for history, spec §3.5.2, issue 33).
 
 Isolation is checked last, after the budget, so that running the plan's result through
 `plan_compaction` again (same clock, same mode) finds nothing to do.
@@ -41,7 +43,7 @@ from selfimprint.domain.compaction.edges import (
 )
 from selfimprint.domain.compaction.entropy import EntropyMetrics, entropy_metrics, is_aggressive
 from selfimprint.domain.decay import ActivityTimeline
-from selfimprint.domain.models import Edge, Node
+from selfimprint.domain.models import Edge, Node, NodeType
 
 
 class _Frozen(BaseModel):
@@ -221,6 +223,8 @@ def plan_compaction(
             continue
         if node.id not in linked and not node.is_inference:
             continue  # never had an edge: the user's own words, not edge soup (module docs)
+        if node.type is NodeType.HYPOTHESIS:
+            continue  # connected by its evidence ids; its lifecycle decides (module docs)
         merge = merge_of.get(node.id)
         # Judge a survivor by what it will be after the merge, as the next pass will.
         last_touched = (
