@@ -126,3 +126,27 @@ async def test_a_tension_keeps_its_words_when_the_sweeper_removes_both_sides(
         assert "quit St. Mary's" in tension["a"]["content"], tension
         assert "nurse at St. Mary's" in tension["b"]["content"], tension
         assert tension["a"]["faded"] and tension["b"]["faded"], tension
+
+
+GREETINGS = ("Hi!", "hey there", "Good morning!", "Привет!", "hello hello", "Morning :)")
+
+
+async def test_a_greeting_said_forty_times_is_not_a_memory(
+    stack_settings: Settings, tenant_key: str
+) -> None:
+    """Issue 32: forgetting exists to drop noise. A fact said once, then forty greetings over
+    forty days: no greeting becomes a memory (nothing to reinforce into a lasting one), a
+    greeting's context holds no greeting, and the fact is still found by a specific question.
+    Rule removed (small talk read as a memory, as the verbatim extractor does), the greetings
+    are memories that forty mentions have made the heaviest in the graph."""
+    async with a_life(stack_settings, tenant_key, extraction=ExtractionMode.STRUCTURED) as life:
+        await life.say("My sister Lena moved to Porto last year, she teaches maths there.")
+        for day in range(20):
+            await life.days_pass(2)
+            await life.say(GREETINGS[(2 * day) % len(GREETINGS)])
+            await life.say(GREETINGS[(2 * day + 1) % len(GREETINGS)])
+        contents = [m["content"] for m in await life.memories()]
+        greetings = [c for c in contents if any(g.lower() in c.lower() for g in GREETINGS)]
+        assert greetings == [], greetings
+        assert not (await _used(life, "Hi!")) & set(GREETINGS)
+        assert any("Porto" in c for c in await _used(life, "Where does my sister live now?"))
