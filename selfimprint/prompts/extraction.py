@@ -12,13 +12,15 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Annotated, Final
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic.json_schema import SkipJsonSchema
 
 from selfimprint.domain.ingestion.config import DEFAULT_INGESTION
 from selfimprint.domain.ingestion.extraction import (
     MAX_LLM_CANDIDATES,
     ExtractedMemory,
     Extraction,
+    NearReading,
     RecentMemory,
 )
 from selfimprint.domain.messages import Message
@@ -37,6 +39,14 @@ class ExtractionAnswer(LLMAnswer, Extraction):
     """The extractor's JSON answer; `domain.ingestion.plan_ingestion` takes it as an Extraction."""
 
     candidates: Annotated[tuple[ExtractedMemory, ...], Field(max_length=MAX_LLM_CANDIDATES)]
+    # The structured reader's near types are not the model's to give: out of the schema, and
+    # whatever a model writes there is dropped.
+    near: SkipJsonSchema[tuple[NearReading, ...]] = ()
+
+    @field_validator("near", mode="before")
+    @classmethod
+    def _not_from_a_model(cls, value: object) -> tuple[NearReading, ...]:
+        return ()
 
 
 class ExtractionPromptConfig(BaseModel):

@@ -16,6 +16,7 @@ from selfimprint.domain.ingestion.extraction import (
     ExtractedEdge,
     ExtractedMemory,
     Extraction,
+    NearReading,
 )
 from selfimprint.domain.ingestion.identity import memory_id
 from selfimprint.domain.ingestion.plan import EdgeDropReason, IngestionPlan, RejectionReason
@@ -456,6 +457,21 @@ def test_an_appointment_about_a_trait_keeps_its_type() -> None:
     visit = memory(content="Allergist appointment on Monday.", type=CandidateType.OPEN_LOOP)
     (node,) = plan(extraction(visit)).nodes
     assert node.type is NodeType.OPEN_LOOP
+
+
+def test_when_the_reader_nearly_chose_a_slower_type_the_slower_curve_wins() -> None:
+    """Issue 33: a feeling the reader nearly read as a fact fades like a fact; the type stays
+    what it chose. An open loop nearly read as a fact keeps its own, slower curve."""
+    felt = memory(content="Ugh, so tired of this rain.", type="emotional_note", valence="negative")
+    near = (NearReading(ref="n1", types=(CandidateType.FACT, CandidateType.EMOTIONAL_NOTE)),)
+    (node,) = plan(Extraction(candidates=(felt,), edges=(), near=near)).nodes
+    assert node.type is NodeType.EMOTIONAL_NOTE and node.decay_coefficient == 0.92
+    (alone,) = plan(extraction(felt)).nodes
+    assert alone.decay_coefficient == 0.5
+    loop = memory(content="Need to call the bank on Monday.", type="open_loop")
+    near = (NearReading(ref="n1", types=(CandidateType.FACT,)),)
+    (node,) = plan(Extraction(candidates=(loop,), edges=(), near=near)).nodes
+    assert node.decay_coefficient == 0.99
 
 
 def test_no_memory_is_born_expired() -> None:

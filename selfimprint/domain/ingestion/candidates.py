@@ -183,6 +183,19 @@ def _new_node(
     coefficient = coefficient_for(
         node_type, valence=candidate.valence, significant=significant, config=draft.config.decay
     )
+    # Issue 33: when the reader nearly chose a type that decays more slowly, the slower curve
+    # wins (a feeling that may be a fact fades like a fact). An emotional note is never slower
+    # than the types it competes with, and needs a valence: it is not considered.
+    coefficient = max(
+        [
+            coefficient,
+            *(
+                coefficient_for(NodeType(t.value), config=draft.config.decay)
+                for t in draft.near.get(candidate.ref, ())
+                if t is not CandidateType.EMOTIONAL_NOTE
+            ),
+        ]
+    )
     observed = candidate.evidence_kind is CandidateEvidence.OBSERVED
     vector = tuple(embedding) if embedding is not None and embedding_model else None
     said = draft.said_at(sources)

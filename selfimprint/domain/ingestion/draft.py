@@ -9,7 +9,7 @@ from datetime import datetime
 from selfimprint.domain.belief import DEFAULT_BELIEF, BeliefConfig
 from selfimprint.domain.decay import ActivityTimeline, ReinforcementTally
 from selfimprint.domain.ingestion.config import IngestionConfig
-from selfimprint.domain.ingestion.extraction import ExtractedMemory
+from selfimprint.domain.ingestion.extraction import CandidateType, ExtractedMemory
 from selfimprint.domain.ingestion.plan import DroppedEdge, NodeMentions, Rejection
 from selfimprint.domain.messages import Message
 from selfimprint.domain.models import Edge, EdgeType, Node
@@ -29,6 +29,7 @@ class PlanDraft:
         timeline: ActivityTimeline | None,
         config: IngestionConfig,
         beliefs: BeliefConfig = DEFAULT_BELIEF,
+        near: Mapping[str, Sequence[CandidateType]] | None = None,
     ) -> None:
         self.user_id = user_id
         self.messages = messages
@@ -37,6 +38,8 @@ class PlanDraft:
         self.timeline = timeline
         self.config = config
         self.beliefs = beliefs
+        # Candidate ref -> the types the reader nearly chose (Extraction.near).
+        self.near = dict(near or {})
         # Tenant scope: a memory of another user is never linked, reinforced or down-weighted.
         self.recent = {n.id: n for n in recent if n.user_id == user_id}
         self.resolved: dict[str, str] = {}

@@ -100,11 +100,21 @@ class ExtractedEdge(_Value):
     type: EdgeType
 
 
+class NearReading(_Value):
+    """Types a reader nearly gave candidate `ref` (within its margin of the type it chose):
+    when one of them decays more slowly, the memory takes the slower curve (issue 33: a
+    misread type must not forget a lasting fact). Not part of a model's answer schema."""
+
+    ref: Ref
+    types: Annotated[tuple[CandidateType, ...], Field(max_length=len(CandidateType))]
+
+
 class Extraction(_Value):
     """What the extractor proposes for one batch of messages."""
 
     candidates: Annotated[tuple[ExtractedMemory, ...], Field(max_length=MAX_CANDIDATES)]
     edges: Annotated[tuple[ExtractedEdge, ...], Field(max_length=MAX_EXTRACTED_EDGES)]
+    near: Annotated[tuple[NearReading, ...], Field(max_length=MAX_CANDIDATES)] = ()
 
 
 class RecentMemory(_Value):

@@ -63,6 +63,7 @@ def plan_ingestion(
         timeline=timeline,
         config=config,
         beliefs=beliefs,
+        near={n.ref: n.types for n in extraction.near},
     )
     embeddings = embeddings or {}
     context_embeddings = context_embeddings or {}

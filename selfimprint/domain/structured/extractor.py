@@ -34,6 +34,7 @@ from selfimprint.domain.ingestion.extraction import (
     ExtractedEdge,
     ExtractedMemory,
     Extraction,
+    NearReading,
     RecentMemory,
 )
 from selfimprint.domain.language import detect_language
@@ -82,6 +83,10 @@ class StructuredConfig(BaseModel):
     # content words, while LoCoMo's chatty turns open with a greeting and go on to say what
     # happened (with the head alone, 301 of its 688 evidence turns were read as small talk).
     none_max_words: int = Field(6, ge=0)
+    # Issue 33: types whose score is within this of the chosen one are "near" readings; the
+    # memory decays on the slowest curve among them (NearReading). Tuned on the train personas
+    # (scripts/eval_decay_curves.py; docs/decisions.md "When the type is uncertain").
+    near_margin: float = Field(0.1, ge=0.0, le=1.0)
     # ... and never when it answers a question (the message it replied to asks one,
     # domain.reply_context) with at least this many content words: "I added some sage for a
     # nice flavor" after "what spices did you use?" is the answer, not a pleasantry, while
@@ -207,6 +212,17 @@ class TypeReading:
     valence: Valence | None
     scores: Mapping[str, float]
 
+    def near(self, margin: float) -> tuple[CandidateType, ...]:
+        """The other types scored within `margin` of the chosen one (none for small talk)."""
+        if self.type == NONE:
+            return ()
+        top = self.scores[self.type]
+        return tuple(
+            CandidateType(t)
+            for t in _TYPES
+            if t != self.type and self.scores.get(t, 0.0) >= top - margin
+        )
+
 
 def read_type(
     text: str,
@@ -290,6 +306,7 @@ def structured_extraction(
     replies = replies or {}
     candidates: list[ExtractedMemory] = []
     edges: list[ExtractedEdge] = []
+    near: list[NearReading] = []
     # Names of the people the user already told of (their person memories' capitalised words).
     known_names = [
         word
@@ -409,6 +426,8 @@ def structured_extraction(
                 )
                 linkable.append((cause_ref, causal.cause))
         add(piece, piece.ref, content, kind, valence, dates, names, contradicts)
+        if kind.value == reading.type and (close := reading.near(config.near_margin)):
+            near.append(NearReading(ref=piece.ref, types=close))
         linkable.append((piece.ref, content))
         said.append((piece.message.id, piece.ref, content))
         after = _after(piece.text, piece.cues) if kind in _AFTER_TYPES else None
@@ -436,7 +455,9 @@ def structured_extraction(
                 (),
             )
             known_names.append(mention.name)
+    kept = {c.ref for c in candidates[:MAX_CANDIDATES]}
     return Extraction(
         candidates=tuple(candidates[:MAX_CANDIDATES]),
         edges=tuple(edges[:MAX_EXTRACTED_EDGES]),
+        near=tuple(n for n in near if n.ref in kept),
     )
