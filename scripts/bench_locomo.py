@@ -962,10 +962,11 @@ def markdown(result: dict[str, Any]) -> str:
         f"{', '.join(cfg['conversations'])}"
         + (f"; first {cfg['max_turns']} turns each" if cfg["max_turns"] else "")
         + (
-            "; messages dated at ingestion (`--dates now`: nothing has had time to be forgotten)"
+            "; **ablation, nothing aged**: messages dated at ingestion (`--dates now`: nothing "
+            "has had time to be forgotten; no user lives in this mode)"
             if cfg.get("dates") == "now"
             else "; messages dated by the sessions' dates (memories decay on the conversation's "
-            "own timeline)"
+            "own timeline: the product's clock)"
         )
         + "; context mode fast. Configurations: "
         + "; ".join(
@@ -1149,7 +1150,11 @@ def section_intro() -> str:
         f"k or packed into {DEFAULT_BUDGET} tokens; memory minus flat gets paired bootstrap "
         "95 % intervals. LoCoMo categories 1-4 (multi-hop, temporal, open-domain, single-hop); "
         "the dataset (CC BY-NC 4.0) is read from its path and never stored here. Method and "
-        "caveats: `docs/benchmarks-locomo.md`; raw figures: `benchmarks/`.\n"
+        "caveats: `docs/benchmarks-locomo.md`; raw figures: `benchmarks/`.\n\n"
+        "The headline is the product as shipped: the script's default flags, messages dated by "
+        "the sessions and a sleep pass after each session (issue 32). Runs with `--dates now` "
+        "(often with `--no-sleep`) are ablations in which nothing has aged; their blocks say so "
+        '(older blocks: "messages dated at ingestion").\n'
     )
 
 
