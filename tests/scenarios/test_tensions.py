@@ -50,8 +50,8 @@ async def test_a_contradiction_stays_unresolved_until_the_user_resolves_it(
         assert "status:unresolved" in log and JOB in log and QUIT in log, log
         (open_,) = await _tensions(life, "unresolved")
         assert (open_["a"], open_["b"]) == (
-            {"id": quit_["id"], "content": QUIT},
-            {"id": job["id"], "content": JOB},
+            {"id": quit_["id"], "content": QUIT, "faded": False},
+            {"id": job["id"], "content": JOB, "faded": False},
         )
         assert open_["resolution"] is None
         await life.days_pass(2)  # sleeps pass: nothing resolves it for the user
