@@ -23,6 +23,7 @@ from selfimprint.domain.sleep_planning import hypothesis_id
 from selfimprint.domain.sleep_policy import Depth
 from tests.deadlines import READY_S
 from tests.scenarios.support import Life, a_life
+from tests.scenarios.test_fading import CHATTER
 from tests.workflows.support import ScriptedLLM
 from workflows.lifecycle_state import SleepRequest
 from workflows.user_lifecycle import UserLifecycleWorkflow
@@ -162,16 +163,7 @@ async def test_an_archived_hypothesis_stays_as_history_through_three_months_of_c
         await life.until_hot()
         await _sleep(life, Depth.LIGHT)
         await life.until_hot()
-        chatter = (
-            "Watched a documentary about octopuses last night.",
-            "The weather has been grey for a week now.",
-            "Trying a new sourdough recipe this weekend.",
-            "Finally fixed the squeaky door in the hallway.",
-            "Started reading a long novel about a lighthouse keeper.",
-            "My phone battery dies by lunchtime these days.",
-            "Went for a long walk along the river on Sunday.",
-        )
-        for text in chatter:
+        for text in CHATTER:
             await life.days_pass(14)
             await life.say(text)
             await life.until_hot()

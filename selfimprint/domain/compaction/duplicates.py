@@ -26,6 +26,7 @@ from selfimprint.domain.decay import (
 from selfimprint.domain.models import (
     MAX_EVIDENCE_IDS,
     MAX_SOURCES,
+    Belief,
     EvidenceKind,
     Node,
     NodeType,
@@ -96,11 +97,7 @@ NODE_FIELDS = (
     "weight", "weight_at", "expires_at", "importance", "decay_coefficient", "significant",
     "is_inference", "created_at", "last_reinforced_at", "sources", "valid_until",
 )  # fmt: skip
-BELIEF_FIELDS = (
-    "confidence", "first_seen", "confirmed_at", "challenged_at", "permanence", "evidence_kind",
-    "confidence_at", "observed_for", "observed_against", "self_report_for",
-    "self_report_against",
-)  # fmt: skip
+BELIEF_FIELDS = tuple(Belief.model_fields)
 
 
 # Rows of the similarity matrix computed at once: 1,024 x 10k float64 is 80 MB at most.
