@@ -79,6 +79,7 @@ from temporalio.client import Client, WorkflowHandle
 from selfimprint.adapters.embedders import build_embedder
 from selfimprint.adapters.neo4j import open_driver
 from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
+from selfimprint.adapters.neo4j.store import Neo4jGraphStore
 from selfimprint.adapters.temporal import connect
 from selfimprint.client import SelfImprintClient
 from selfimprint.config import EmbedderKind, Settings
@@ -601,6 +602,30 @@ async def audit_memories(si: SelfImprintClient, user_id: str, texts: dict[str, s
     return audit
 
 
+async def save_snapshot(folder: Path, where: Target, user_id: str, sample_id: str) -> None:
+    """The user's graph and decay clock as they stand when the questions are asked, for
+    `scripts/sweep_locomo_scoring.py` (read-path numbers tried offline on one ingestion). The
+    file holds the dataset's text: keep the folder outside the repository (licence)."""
+    driver = open_driver(where.settings)
+    try:
+        graph = Neo4jGraphStore(driver, where.settings.neo4j_database).for_user(
+            where.tenant_id, user_id
+        )
+        asked_at = datetime.now(UTC)
+        snapshot = await graph.export_graph(asked_at)
+        timeline = await graph.decay_clock()
+    finally:
+        await driver.close()
+    folder.mkdir(parents=True, exist_ok=True)
+    saved = {
+        "conversation": sample_id,
+        "asked_at": asked_at.isoformat(),
+        "timeline": timeline.model_dump(mode="json"),
+        "snapshot": snapshot.model_dump(mode="json"),
+    }
+    (folder / f"{sample_id}.json").write_text(json.dumps(saved), encoding="utf-8")
+
+
 # --- the run ------------------------------------------------------------------------------------
 
 
@@ -645,6 +670,8 @@ async def run_conversation(
     t0 = time.monotonic()
     audit = await audit_memories(si, user_id, texts)
     t_audit = time.monotonic() - t0
+    if args.snapshots:
+        await save_snapshot(Path(args.snapshots), where, user_id, conversation.sample_id)
     say(f"[{label}] asking {len(questions)} questions")
     t0 = time.monotonic()
     scores = []
@@ -1241,6 +1268,11 @@ def main() -> None:
     parser.add_argument(
         "--session-timeout", type=float, default=3600.0, help="extraction wait per session (s)"
     )
+    parser.add_argument(
+        "--snapshots",
+        help="save each user's graph and decay clock here before the questions, for "
+        "scripts/sweep_locomo_scoring.py (holds the dataset's text: outside the repository)",
+    )
     parser.add_argument("--out", help="JSON path (default benchmarks/locomo-<timestamp>.json)")
     parser.add_argument("--label", help="heading of this run in BENCHMARKS.md")
     parser.add_argument("--note", help="one line shown under this run's heading")
@@ -1262,6 +1294,8 @@ def main() -> None:
         publish(result, args.no_benchmarks_md)
         return
     configs = parse_configs(args)
+    if args.snapshots and Path(args.snapshots).resolve().is_relative_to(ROOT):
+        raise SystemExit("--snapshots holds LoCoMo's text (CC BY-NC): a folder outside the repo")
     if not args.api_url:
         check_settings_fields(configs)
     if not Path(args.data).is_file():
