@@ -278,21 +278,21 @@ async def delete_memory(
     """Delete this one memory: the memory, its edges, the tensions that name it, its place in
     hypotheses' evidence, and the sleep results (triggers, questions, patterns) citing it. Its
     id stays deleted: a retried extraction of its messages does not bring it back (a later
-    restatement is a new memory). A repeated DELETE answers 204 again while the id is
-    remembered (`domain.deleted_memories`: a month by default), 404 after."""
+    restatement is a new memory). A memory that is already gone, for any reason (deleted
+    before, forgotten, faded out, merged, or never there), answers 204 too: the caller's wish
+    holds (issue 36); only the user's own graph is ever touched."""
     resources = resources_of(request)
     scope = scope_of(who, user_id)
     await known_user(resources, scope)
     store = resources.graph.for_user(scope.tenant_id, scope.user_id)
-    deleted = await store.delete_memory(memory_id, now=resources.clock())
-    if deleted or await store.was_deleted(memory_id):
+    if await store.delete_memory(memory_id, now=resources.clock()):
         return Response(status_code=204)
     if await resources.accounts.get_tier(scope) not in (None, Tier.HOT):
         # The graph is in S3: rehydrate it (any context request does) and delete then.
         raise ApiError(
             409, "graph_archived", "the user's memory is archived; request context and retry"
         )
-    raise ApiError(404, "unknown_memory", f"memory {memory_id!r} does not exist")
+    return Response(status_code=204)
 
 
 def _title(node: Node) -> str:

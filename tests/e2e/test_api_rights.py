@@ -78,6 +78,8 @@ async def test_correct_forget_export_and_delete(
     done = await client.forget(user, "chess", dry_run=False)
     assert {m["id"] for m in done["memories"]} == {m["id"] for m in preview["memories"]}
     assert all("chess" not in m["content"].lower() for m in await client.memories(user))
+    # DELETE of a memory the forget already removed: gone is gone, 204 (issue 36).
+    await client.delete_memory(user, first["id"])
 
     exported = await client.export(user)
     assert exported["user_id"] == user and exported["tier"] == "hot"
