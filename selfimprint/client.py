@@ -9,6 +9,7 @@ async with SelfImprintClient("http://127.0.0.1:8000", api_key) as si:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from types import TracebackType
 from typing import Any, Literal
 
@@ -31,9 +32,26 @@ class ApiError(Exception):
         self.details = details
 
 
+class Extraction(BaseModel):
+    """How many of the user's messages wait for extraction (read your writes)."""
+
+    pending: int
+    oldest_pending_sent_at: datetime | None = None
+
+
 class Accepted(BaseModel):
     accepted: int
     duplicates: int
+    extraction: Extraction
+
+
+class PendingMessage(BaseModel):
+    """A message not yet extracted, as the context shows it."""
+
+    id: str
+    sent_at: datetime
+    text: str
+    truncated: bool
 
 
 class UsedMemory(BaseModel):
@@ -58,6 +76,9 @@ class Context(BaseModel):
     review: dict[str, Any] | None = None
     tier: str = "hot"
     rehydrating: bool = False
+    extraction: Extraction
+    # With `after_message`: the user's messages not yet extracted that `context` shows.
+    pending_messages: list[PendingMessage] = []
     timings_ms: dict[str, float]
 
 
@@ -122,8 +143,13 @@ class SelfImprintClient:
         *,
         budget_tokens: int = 400,
         mode: Literal["fast", "prose"] = "fast",
+        after_message: str | None = None,
     ) -> Context:
-        body = {"message": message, "budget_tokens": budget_tokens, "mode": mode}
+        """`after_message`: the id of the last message posted for the user; the context then
+        includes what of the user's messages is not yet extracted (read your writes)."""
+        body: dict[str, Any] = {"message": message, "budget_tokens": budget_tokens, "mode": mode}
+        if after_message is not None:
+            body["after_message"] = after_message
         return Context.model_validate(
             await self.request("POST", f"/v1/users/{user_id}/context", json=body)
         )

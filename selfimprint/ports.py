@@ -546,3 +546,37 @@ class CollectiveStore(Protocol):
 class StoredSummary(_GraphValue):
     summary: MonthlySummary
     seen_at: AwareDatetime | None = None
+
+
+# --- read your writes (issue 36) ------------------------------------------------------------------
+# What the API says about one user's messages that extraction has not reached yet: how many and
+# since when (every answer about the user), and for a context that names the caller's last
+# message, the newest of them verbatim. One statement on the message log per request, bound to
+# the user's scope like every message-log read. `selfimprint.adapters.neo4j.message_log`
+# implements it.
+
+from selfimprint.domain.pending_messages import ExtractionBacklog, PendingMessage  # noqa: E402
+
+
+class PendingRead(_GraphValue):
+    backlog: ExtractionBacklog
+    # The newest pending messages of role user (newest first), each text read up to the limit
+    # asked for (`clipped` when longer).
+    newest: tuple[PendingMessage, ...] = ()
+    # Whether the message named by the request is this user's (None: none was named).
+    named_found: bool | None = None
+
+
+class MessageBacklogReader(Protocol):
+    """One user's message log, as the read path sees it."""
+
+    async def backlog(self) -> ExtractionBacklog:
+        """How many of the user's messages wait for extraction, and the oldest one's sent_at."""
+        ...
+
+    async def pending_read(
+        self, *, named: str | None = None, newest: int = 0, max_chars: int = 0
+    ) -> PendingRead:
+        """The backlog, with the `newest` pending user messages (texts cut at `max_chars`) and
+        whether the message id `named` is the user's, in one statement."""
+        ...

@@ -2,31 +2,46 @@
 
 For a user whose graph is in warm or cold storage, the route asks the lifecycle to bring it back
 and, within `context_archive_timeout_s`, answers from the encrypted archive read into memory.
+
+Read your writes (issue 36): every answer says how many of the user's messages wait for
+extraction; a request naming the last message the caller sent (`after_message`) also gets the
+user's messages not yet extracted, verbatim, in a marked section within the budget.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from datetime import datetime
 from typing import Annotated
 
 from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel, Field
 
 from api.auth import Caller
+from api.errors import ApiError
 from api.lifecycle import request_rehydration
 from api.resources import Resources
 from api.routes.common import UserId, resources_of, scope_of, unknown_user
+from api.routes.messages import Extraction
 from api.routes.reviews import ReviewOut
 from api.timing import ServerTiming
 from selfimprint.domain.language import detect_language
 from selfimprint.domain.messages import MessageText
-from selfimprint.domain.models import NodeType
+from selfimprint.domain.models import MemoryId, NodeType
+from selfimprint.domain.pending_messages import PendingBlock, readable_chars
 from selfimprint.domain.users import Tier, UserScope
 from selfimprint.logging import get_logger
+from selfimprint.ports import MessageBacklogReader, PendingRead
 from selfimprint.service.archive_read import from_snapshot, read_archived
 from selfimprint.service.collective import collective_hints
-from selfimprint.service.read_path import ContextMode, Retrieve, build_context
+from selfimprint.service.read_path import (
+    ContextMode,
+    ContextOutcome,
+    Retrieve,
+    build_context,
+    pending_only_context,
+)
 
 router = APIRouter(prefix="/v1/users", tags=["context"])
 log = get_logger(__name__)
@@ -36,6 +51,13 @@ class ContextRequest(BaseModel):
     message: MessageText = Field(description="The user's latest message.")
     budget_tokens: Annotated[int, Field(ge=50, le=4000)] = 400
     mode: ContextMode = ContextMode.FAST
+    after_message: MemoryId | None = Field(
+        None,
+        description="The id of the last message the caller posted for this user. The answer "
+        "then also holds the user's messages stored but not yet extracted, verbatim "
+        "(`pending_messages`, and a marked section of `context`), newest first within the "
+        "budget. An id this user does not have is `422 unknown_message`.",
+    )
 
 
 class MemoryUsed(BaseModel):
@@ -44,6 +66,13 @@ class MemoryUsed(BaseModel):
     content: str
     score: float
     sources: list[str]
+
+
+class PendingMessageOut(BaseModel):
+    id: str
+    sent_at: datetime
+    text: str = Field(description="The message as the context shows it (whitespace collapsed).")
+    truncated: bool = Field(description="Cut to fit the budget; `text` ends with an ellipsis.")
 
 
 class ContextResponse(BaseModel):
@@ -82,6 +111,15 @@ class ContextResponse(BaseModel):
         "were read from the encrypted archive when that fit the time budget; otherwise this "
         "answer has none (see fallback_reason): ask again in a few seconds.",
     )
+    extraction: Extraction = Field(
+        description="How many of the user's messages wait for extraction: their words are in "
+        "no memory yet (name the last one in `after_message` to have them in the context)."
+    )
+    pending_messages: list[PendingMessageOut] = Field(
+        default_factory=list,
+        description="With `after_message`: the user's messages not yet extracted that the "
+        "context shows, newest first, in the section marked as not yet processed.",
+    )
     timings_ms: dict[str, float]
 
 
@@ -92,24 +130,34 @@ async def post_context(
     resources = resources_of(request)
     scope = scope_of(who, user_id)
     timer = ServerTiming()
-    with timer("tier"):
-        tier = await resources.accounts.get_tier(scope)
+    # The tier and the message log's backlog are read side by side: one round trip of latency.
+    tier, log_read = await asyncio.gather(
+        _tier(resources, scope, timer), _pending_read(resources, scope, body, timer)
+    )
     if tier is None:
         raise unknown_user(scope)
+    if log_read.named_found is False:
+        raise _unknown_message(body.after_message)
     retrieve: Retrieve | None = None
     if tier is not Tier.HOT:
         await request_rehydration(resources, scope)
         with timer("archive"):
             snapshot, why_not = await read_archived(resources, scope, tier)
         if snapshot is None:
-            return _without_memories(body, tier, why_not)
+            return _without_memories(resources, body, tier, why_not, log_read)
         timeline = await resources.graph.for_user(scope.tenant_id, scope.user_id).decay_clock()
         retrieve = from_snapshot(snapshot, timeline)
     # CollectiveImprint is asked beside the user's graph (spec §3.4): one indexed lookup.
     lookup = asyncio.create_task(_collective(resources, scope, body.message, timer))
     try:
         outcome = await build_context(
-            resources, scope, body.message, body.budget_tokens, body.mode, retrieve
+            resources,
+            scope,
+            body.message,
+            body.budget_tokens,
+            body.mode,
+            retrieve,
+            pending=log_read.newest,
         )
         hints = await lookup
     finally:
@@ -118,6 +166,13 @@ async def post_context(
     for part, ms in outcome.timings_ms.items():
         timer.add(part, ms)
     response.headers["Server-Timing"] = timer.header()
+    if outcome.pending.shown:
+        log.info(
+            "context.pending_included",
+            user_id=user_id,
+            shown=len(outcome.pending.shown),
+            pending=log_read.backlog.pending,
+        )
     return ContextResponse(
         context=ctx.text,
         language=ctx.language,
@@ -136,8 +191,54 @@ async def post_context(
         monthly_summary=ctx.summary_month,
         tier=tier,
         rehydrating=tier is not Tier.HOT,
+        extraction=Extraction.of(log_read.backlog),
+        pending_messages=_pending_out(outcome.pending),
         timings_ms={k: round(v, 2) for k, v in outcome.timings_ms.items()},
     )
+
+
+async def _tier(resources: Resources, scope: UserScope, timer: ServerTiming) -> Tier | None:
+    with timer("tier"):
+        return await resources.accounts.get_tier(scope)
+
+
+async def _pending_read(
+    resources: Resources, scope: UserScope, body: ContextRequest, timer: ServerTiming
+) -> PendingRead:
+    """The backlog; with `after_message`, also the newest pending messages and whether the
+    named one is the user's. Scoped to the user: another user's id is not found, and says so
+    exactly as an id nobody sent."""
+    config = resources.tuning.context
+    named = body.after_message
+    messages: MessageBacklogReader = resources.messages(scope)
+    with timer("backlog"):
+        return await messages.pending_read(
+            named=named,
+            newest=config.max_pending_messages if named is not None else 0,
+            max_chars=readable_chars(body.budget_tokens, config),
+        )
+
+
+def _unknown_message(message_id: str | None) -> ApiError:
+    return ApiError(
+        422,
+        "unknown_message",
+        f"message {message_id!r} is not among this user's messages: post it first",
+        [
+            {
+                "loc": ["body", "after_message"],
+                "msg": "no message of this user has this id",
+                "type": "unknown_message",
+            }
+        ],
+    )
+
+
+def _pending_out(block: PendingBlock) -> list[PendingMessageOut]:
+    return [
+        PendingMessageOut(id=m.id, sent_at=m.sent_at, text=m.text, truncated=m.truncated)
+        for m in block.shown
+    ]
 
 
 async def _collective(
@@ -151,16 +252,24 @@ async def _collective(
             return lambda _served: []
 
 
-def _without_memories(body: ContextRequest, tier: Tier, why: str) -> ContextResponse:
+def _without_memories(
+    resources: Resources, body: ContextRequest, tier: Tier, why: str, log_read: PendingRead
+) -> ContextResponse:
+    """No memories can be read now; the messages not yet extracted still can."""
+    outcome: ContextOutcome = pending_only_context(
+        resources, body.message, body.budget_tokens, log_read.newest
+    )
     return ContextResponse(
-        context="",
-        language=detect_language(body.message),
+        context=outcome.context.text,
+        language=outcome.context.language,
         mode=ContextMode.FAST,
         fallback_reason=f"the user's memory is in {tier.value} storage: {why}",
-        tokens=0,
+        tokens=outcome.context.tokens,
         memories=[],
         open_loop_questions=[],
         tier=tier,
         rehydrating=True,
+        extraction=Extraction.of(log_read.backlog),
+        pending_messages=_pending_out(outcome.pending),
         timings_ms={},
     )

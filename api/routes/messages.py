@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated
 
 from fastapi import APIRouter, Request, Response
@@ -13,6 +14,7 @@ from api.routes.common import UserId, notifier_of, resources_of, scope_of, unkno
 from api.timing import ServerTiming
 from selfimprint.adapters.neo4j.message_log import MessageConflictError, UnknownUserError
 from selfimprint.domain.messages import MAX_BATCH_MESSAGES, Message
+from selfimprint.domain.pending_messages import ExtractionBacklog
 
 router = APIRouter(prefix="/v1/users", tags=["messages"])
 
@@ -21,9 +23,30 @@ class MessageBatch(BaseModel):
     messages: Annotated[list[Message], Field(min_length=1, max_length=MAX_BATCH_MESSAGES)]
 
 
+class Extraction(BaseModel):
+    """How far extraction is behind on the user's messages (read your writes, issue 36)."""
+
+    pending: int = Field(
+        description="The user's stored messages (any role) not yet extracted into memories."
+    )
+    oldest_pending_sent_at: datetime | None = Field(
+        description="`sent_at` of the oldest of them; null when none is pending."
+    )
+
+    @staticmethod
+    def of(backlog: ExtractionBacklog) -> Extraction:
+        return Extraction(
+            pending=backlog.pending, oldest_pending_sent_at=backlog.oldest_pending_sent_at
+        )
+
+
 class Accepted(BaseModel):
     accepted: int = Field(description="Messages stored by this call.")
     duplicates: int = Field(description="Messages already stored with the same content.")
+    extraction: Extraction = Field(
+        description="The user's extraction backlog right after this batch was stored: the "
+        "messages a context request can include with `after_message` until they are extracted."
+    )
 
 
 @router.post("/{user_id}/messages", status_code=202, response_model=Accepted)
@@ -35,7 +58,8 @@ async def post_messages(
     202 means the messages are durable in the message log; the same id with different content
     is a 409 and nothing of the batch is stored. The user's lifecycle workflow is told right
     after the answer (it also finds stored messages in the log by itself), so acceptance does
-    not wait for the orchestrator and keeps working while it is down.
+    not wait for the orchestrator and keeps working while it is down. `extraction` says how
+    many of the user's messages wait for extraction, read in the same statement as the write.
     """
     resources = resources_of(request)
     scope = scope_of(who, user_id)
@@ -51,4 +75,8 @@ async def post_messages(
     ids = [m.id for m in batch.messages]
     notifier_of(request).notify(scope, ids, max(m.sent_at for m in batch.messages))
     response.headers["Server-Timing"] = timer.header()
-    return Accepted(accepted=len(outcome.new_ids), duplicates=len(outcome.duplicate_ids))
+    return Accepted(
+        accepted=len(outcome.new_ids),
+        duplicates=len(outcome.duplicate_ids),
+        extraction=Extraction.of(outcome.backlog),
+    )

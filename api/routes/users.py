@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from api.auth import Caller
 from api.errors import ApiError
 from api.lifecycle import signal_feedback, signal_profile
+from api.resources import Resources
 from api.routes.common import UserId, known_user, resources_of, scope_of
-from selfimprint.domain.users import UserProfile
+from api.routes.messages import Extraction
+from selfimprint.domain.users import UserProfile, UserScope
 from selfimprint.logging import get_logger
+from selfimprint.ports import MessageBacklogReader
 from selfimprint.service import summaries
 from workflows.lifecycle_state import FeedbackReceived, ProfileChanged
 
@@ -22,6 +25,9 @@ class UserOut(BaseModel):
     user_id: str
     profile: UserProfile
     created: bool = False
+    extraction: Extraction = Field(
+        description="How many of the user's messages wait for extraction (issue 36)."
+    )
 
 
 @router.put("/{user_id}", response_model=UserOut)
@@ -39,14 +45,26 @@ async def put_user(user_id: UserId, profile: UserProfile, who: Caller, request: 
         await summaries.ensure_schedule(await resources.temporal(), resources.settings, scope)
     except Exception as exc:  # Temporal down: the profile is stored; the lifecycle creates it
         log.warning("summary.schedule_failed", user_id=user_id, error=str(exc))
-    return UserOut(user_id=user_id, profile=profile, created=not existed)
+    return UserOut(
+        user_id=user_id,
+        profile=profile,
+        created=not existed,
+        extraction=await _extraction(resources, scope),
+    )
 
 
 @router.get("/{user_id}", response_model=UserOut)
 async def get_user(user_id: UserId, who: Caller, request: Request) -> UserOut:
+    """The profile, and how many of the user's messages wait for extraction."""
     resources = resources_of(request)
-    profile = await known_user(resources, scope_of(who, user_id))
-    return UserOut(user_id=user_id, profile=profile)
+    scope = scope_of(who, user_id)
+    profile = await known_user(resources, scope)
+    return UserOut(user_id=user_id, profile=profile, extraction=await _extraction(resources, scope))
+
+
+async def _extraction(resources: Resources, scope: UserScope) -> Extraction:
+    messages: MessageBacklogReader = resources.messages(scope)
+    return Extraction.of(await messages.backlog())
 
 
 class FeedbackAccepted(BaseModel):

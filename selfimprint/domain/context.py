@@ -240,6 +240,15 @@ class ContextConfig(_Value):
     # Issue 33, project choice: a memory a later statement ended (Node.valid_until) ranks at
     # this share of its score, so the current value comes first; it is shown as past.
     superseded_score_factor: Annotated[float, Field(ge=0.0, le=1.0)] = 0.5
+    # Issue 36, project choice: the user's messages not yet extracted (read your writes) take at
+    # most this share of the budget, so a burst of messages leaves room for what is remembered.
+    pending_budget_share: Annotated[float, Field(ge=0.0, le=1.0)] = 0.5
+    # Issue 36, project choice: the newest messages only; older ones are minutes old at most
+    # while extraction keeps up, and the memories hold what came before.
+    max_pending_messages: Annotated[int, Field(ge=0)] = 10
+    # Issue 36, project choice: a message cut to fit keeps at least this many characters; a few
+    # words out of their sentence mislead more than they help.
+    min_pending_chars: Annotated[int, Field(ge=1)] = 24
 
 
 DEFAULT_CONTEXT = ContextConfig()
@@ -275,11 +284,13 @@ class AssembledContext(_Value):
     template_language: str
     language_fallback: bool
     # The open session review, whether or not its block fitted the text; `closing_text` is what
-    # closes `text`: the review's question and the monthly summary's notice ("" when neither
-    # is due or they did not fit).
+    # closes `text`: the messages not yet processed, the review's question and the monthly
+    # summary's notice ("" when none is due or they did not fit).
     review: ReviewPrompt | None = None
     closing_text: str = ""
     summary_month: str | None = None
+    # The block of messages not yet extracted (`pending_messages`), as kept in `closing_text`.
+    pending_text: str = ""
 
 
 # --- assembly ----------------------------------------------------------------------------------
@@ -502,6 +513,24 @@ def _prepared_questions(
     return tuple(kept)
 
 
+def _closing(
+    instruction: str,
+    pending_text: str,
+    prompts: Sequence[str],
+    budget: int,
+    estimate: TokenEstimate,
+) -> str:
+    """What closes the text, when it fits beside the instruction line: the messages not yet
+    processed, then the review and the summary's notice. The prompts give way first (the
+    response's `review` and `monthly_summary` fields still carry them): what the user just
+    said is what the next reply is about."""
+    for parts in ((pending_text, *prompts), (pending_text,)):
+        closing = "\n".join(p for p in parts if p)
+        if not closing or count_tokens(f"{instruction}\n{closing}", estimate) <= budget:
+            return closing
+    return ""
+
+
 def assemble_context(
     ranked: Sequence[ScoredMemory],
     nodes: Sequence[Node],
@@ -517,6 +546,7 @@ def assemble_context(
     prepared: Sequence[PreparedQuestion] = (),
     summary_month: str | None = None,
     scoring: ScoringConfig = DEFAULT_SCORING,
+    pending_text: str = "",
 ) -> AssembledContext:
     """Assemble the extractive context (spec §3.4) within `budget_tokens` (config default 400).
 
@@ -532,6 +562,9 @@ def assemble_context(
     - `prepared`: the sleep's questions whose time has come, joined to `open_loop_questions`.
     - `summary_month`: a monthly summary the user has not seen yet ("YYYY-MM"): a notice after
       the review tells the main model to offer it.
+    - `pending_text`: the user's messages not yet extracted (`pending_messages.pending_block`,
+      sized to fit beside the instruction line); it comes before the review and the notice,
+      which give way to it when both do not fit.
     """
     budget = config.budget_tokens if budget_tokens is None else budget_tokens
     used_language = template_language(language)
@@ -540,9 +573,7 @@ def assemble_context(
     pool = _pool(ranked, nodes, neighbours, edges, now, config, timeline, scoring)
     asked = _review_block(review, template, config) if review else ""
     notice = template.summary_ready.format(month=summary_month) if summary_month else ""
-    closing = "\n".join(p for p in (asked, notice) if p)
-    if closing and count_tokens(f"{template.instruction}\n{closing}", estimate) > budget:
-        closing = ""  # not even alone: the response's `review` field still carries it
+    closing = _closing(template.instruction, pending_text, (asked, notice), budget, estimate)
     chosen: list[tuple[float, Node]] = []
     text = f"{template.instruction}\n{closing}" if closing else ""
     open_loops: list[Node] = []
@@ -578,6 +609,7 @@ def assemble_context(
         review=review,
         closing_text=closing,
         summary_month=summary_month,
+        pending_text=pending_text if closing.startswith(pending_text) else "",
     )
 
 

@@ -62,7 +62,9 @@ def context_summary_messages(
         tokens=tokens,
         words=int(tokens * WORDS_PER_TOKEN),
     )
-    body = context.text.partition("\n")[2]
+    # The memories only: the closing text (the messages not yet processed, the review) is put
+    # back after the summary verbatim, so the model neither rewrites nor repeats it.
+    body = context.text.partition("\n")[2].removesuffix(context.closing_text).rstrip("\n")
     current = " ".join(current_message.split())[:MAX_CURRENT_MESSAGE_CHARS]
     user = f"Current message from the user:\n{current}\n\nMemories:\n{body}"
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]

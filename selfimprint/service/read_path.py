@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
@@ -20,6 +20,12 @@ from selfimprint.config import Settings
 from selfimprint.domain.context import AssembledContext, assemble_context, prose_context
 from selfimprint.domain.decay import node_effective_weight
 from selfimprint.domain.language import detect_language
+from selfimprint.domain.pending_messages import (
+    NO_PENDING,
+    PendingBlock,
+    PendingMessage,
+    pending_block,
+)
 from selfimprint.domain.scoring import Candidate, calibrated_similarity, rank
 from selfimprint.domain.session_review import review_prompt
 from selfimprint.domain.terms import search_terms
@@ -75,6 +81,8 @@ class ContextOutcome:
     mode: ContextMode
     fallback_reason: str | None = None
     timings_ms: dict[str, float] = field(default_factory=dict)
+    # The user's messages not yet extracted that the context shows (read your writes).
+    pending: PendingBlock = NO_PENDING
 
 
 async def build_context(
@@ -84,7 +92,11 @@ async def build_context(
     budget_tokens: int,
     mode: ContextMode,
     retrieve: Retrieve | None = None,
+    *,
+    pending: Sequence[PendingMessage] = (),
 ) -> ContextOutcome:
+    """The context for `message`; `pending`: the user's messages not yet extracted, shown
+    verbatim in a section of their own within the budget (issue 36)."""
     timings: dict[str, float] = {}
     started = time.perf_counter()
     now = resources.clock()
@@ -124,6 +136,13 @@ async def build_context(
         if asked.review
         else None
     )
+    block = pending_block(
+        pending,
+        language=language,
+        budget_tokens=budget_tokens,
+        current_message=message,
+        config=resources.tuning.context,
+    )
     context = assemble_context(
         ranked,
         nodes,
@@ -138,14 +157,55 @@ async def build_context(
         prepared=asked.questions,
         summary_month=asked.summary_month,
         scoring=resources.tuning.scoring,
+        pending_text=block.text,
     )
     timings["assemble"] = (time.perf_counter() - mark) * 1000
 
-    outcome = ContextOutcome(context=context, mode=ContextMode.FAST, timings_ms=timings)
+    outcome = ContextOutcome(
+        context=context,
+        mode=ContextMode.FAST,
+        timings_ms=timings,
+        pending=block if context.pending_text else NO_PENDING,
+    )
     if mode is ContextMode.PROSE:
         await _try_prose(resources, outcome, message, budget_tokens)
     timings["total"] = (time.perf_counter() - started) * 1000
     return outcome
+
+
+def pending_only_context(
+    resources: ReadResources,
+    message: str,
+    budget_tokens: int,
+    pending: Sequence[PendingMessage],
+) -> ContextOutcome:
+    """A context of the pending messages alone: for a user whose memories cannot be read now
+    (an archived graph out of the time budget), what they just said is still known."""
+    language = detect_language(message)
+    config = resources.tuning.context
+    block = pending_block(
+        pending,
+        language=language,
+        budget_tokens=budget_tokens,
+        current_message=message,
+        config=config,
+    )
+    context = assemble_context(
+        (),
+        (),
+        (),
+        (),
+        language=language,
+        now=resources.clock(),
+        budget_tokens=budget_tokens,
+        config=config,
+        pending_text=block.text,
+    )
+    return ContextOutcome(
+        context=context,
+        mode=ContextMode.FAST,
+        pending=block if context.pending_text else NO_PENDING,
+    )
 
 
 async def _prompts(
@@ -206,7 +266,7 @@ async def _retrieve(
 async def _try_prose(
     resources: ReadResources, outcome: ContextOutcome, message: str, budget_tokens: int
 ) -> None:
-    if not outcome.context.text:
+    if not outcome.context.memories_used:  # a review or pending messages alone stay as they are
         outcome.fallback_reason = "no memories to summarise"
         return
     mark = time.perf_counter()

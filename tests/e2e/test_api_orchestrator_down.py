@@ -62,7 +62,11 @@ async def test_messages_are_accepted_while_the_orchestrator_is_down_and_extracte
         ) as http:
             answer = await http.post(f"/v1/users/{user}/messages", json=body)
         assert answer.status_code == 202, answer.text
-        assert answer.json() == {"accepted": 2, "duplicates": 0}
+        assert answer.json() == {
+            "accepted": 2,
+            "duplicates": 0,
+            "extraction": {"pending": 2, "oldest_pending_sent_at": "2026-03-02T09:00:00Z"},
+        }
         assert app.state.notifier.untold_users == 1  # still trying to reach Temporal
 
     logs = MessageLogs(graph_driver, database)

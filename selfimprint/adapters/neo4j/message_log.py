@@ -14,12 +14,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
-from neo4j import AsyncDriver
+from neo4j import AsyncDriver, Record
 from neo4j.exceptions import ConstraintError, DriverError, Neo4jError
 
 from selfimprint.adapters.neo4j.records import Rows, epoch_parts
 from selfimprint.domain.messages import Message, Role
+from selfimprint.domain.pending_messages import ExtractionBacklog, PendingMessage
 from selfimprint.domain.users import UserScope
+from selfimprint.ports import PendingRead
 from selfimprint.telemetry import tracing
 
 
@@ -51,13 +53,26 @@ class Backlog:
 class AppendOutcome:
     new_ids: list[str]
     duplicate_ids: list[str]
+    # The user's extraction backlog right after the write (read your writes, issue 36).
+    backlog: ExtractionBacklog = ExtractionBacklog()
 
+
+# One user's extraction backlog, a subquery shared by the statements that report it: a seek on
+# (scope, extraction_state) (migration 0010) that counts the pending messages and takes the
+# oldest sent_at. Pending only: a failed message is kept but not awaited.
+_USER_BACKLOG = """
+CALL () {
+  MATCH (b:RawMessage {scope: $scope, extraction_state: 'pending'})
+  RETURN count(b) AS pending, min(b.sent_at) AS oldest_pending
+}
+"""
 
 # One statement, so acceptance costs one round trip before the commit: the profile check (the
 # API answers 404 for an unknown user, and a user being erased, or erased meanwhile, cannot get
 # messages back, nor a new lifecycle through the signal that follows),
 # the stored hashes of these ids, and the write, which happens only when neither refuses.
-_APPEND = """
+_APPEND = (
+    """
 OPTIONAL MATCH (p:UserProfile {scope: $scope})
 WITH p IS NOT NULL AND p.deleting_since IS NULL AS known
 CALL () {
@@ -76,8 +91,13 @@ CALL (known, stored, clash) {
                                            nanosecond: row.sent_at[1]}),
                         hash: row.hash, received_at: datetime(), extraction_state: 'pending'})
 }
-RETURN known, stored, clash
 """
+    # The backlog after the write, in the same round trip: the 202 says what is still owed.
+    + _USER_BACKLOG
+    + """
+RETURN known, stored, clash, pending, oldest_pending
+"""
+)
 
 _ACTIVE = """
 OPTIONAL MATCH (p:UserProfile {scope: $scope})
@@ -135,6 +155,29 @@ _PENDING = """
 MATCH (m:RawMessage {scope: $scope, extraction_state: 'pending'})
 RETURN m.id AS id ORDER BY m.sent_at, m.id LIMIT $limit
 """
+
+_BACKLOG_OF_USER = _USER_BACKLOG + "RETURN pending, oldest_pending"
+
+# Read your writes: whether the named message is the user's (a seek on the (scope, id)
+# constraint; another user's id is simply not found), the backlog, and the newest pending user
+# messages with their texts cut at what any budget could show. Three seeks, one round trip.
+_PENDING_READ = (
+    """
+OPTIONAL MATCH (named:RawMessage {scope: $scope, id: $named})
+WITH named IS NOT NULL AS named_found
+"""
+    + _USER_BACKLOG
+    + """
+CALL () {
+  MATCH (m:RawMessage {scope: $scope, extraction_state: 'pending'})
+  WHERE m.role = 'user'
+  WITH m ORDER BY m.sent_at DESC, m.id DESC LIMIT $newest
+  RETURN collect({id: m.id, sent_at: m.sent_at, text: left(m.text, $max_chars),
+                  clipped: size(m.text) > $max_chars}) AS newest
+}
+RETURN named_found, pending, oldest_pending, newest
+"""
+)
 
 _COUNT = "MATCH (m:RawMessage {scope: $scope}) RETURN count(m) AS n"
 
@@ -194,7 +237,9 @@ class Neo4jMessageLog:
         if record["clash"]:
             raise MessageConflictError(sorted(record["clash"]))
         stored = set(record["stored"])
-        return AppendOutcome([i for i in by_id if i not in stored], sorted(stored))
+        return AppendOutcome(
+            [i for i in by_id if i not in stored], sorted(stored), _backlog(record)
+        )
 
     async def user_active(self) -> bool:
         """Whether the user's profile exists and no erasure has begun."""
@@ -243,6 +288,40 @@ class Neo4jMessageLog:
             result = await session.run(_PENDING, scope=self._scope.key, limit=limit)
             return [r["id"] async for r in result]
 
+    async def backlog(self) -> ExtractionBacklog:
+        """How many of the user's messages wait for extraction, and the oldest one's sent_at."""
+        async with self._driver.session(database=self._database) as session:
+            result = await session.run(_BACKLOG_OF_USER, scope=self._scope.key)
+            return _backlog(await result.single(strict=True))
+
+    async def pending_read(
+        self, *, named: str | None = None, newest: int = 0, max_chars: int = 0
+    ) -> PendingRead:
+        """The backlog, the `newest` pending user messages (newest first, texts cut at
+        `max_chars`) and whether `named` is one of the user's message ids, in one statement."""
+        async with self._driver.session(database=self._database) as session:
+            result = await session.run(
+                _PENDING_READ,
+                scope=self._scope.key,
+                named=named,
+                newest=max(newest, 0),
+                max_chars=max(max_chars, 0),
+            )
+            record = await result.single(strict=True)
+        return PendingRead(
+            backlog=_backlog(record),
+            newest=tuple(
+                PendingMessage(
+                    id=row["id"],
+                    sent_at=row["sent_at"].to_native(),
+                    text=row["text"],
+                    clipped=row["clipped"],
+                )
+                for row in record["newest"]
+            ),
+            named_found=None if named is None else bool(record["named_found"]),
+        )
+
     async def count(self) -> int:
         async with self._driver.session(database=self._database) as session:
             record = await (await session.run(_COUNT, scope=self._scope.key)).single()
@@ -265,6 +344,14 @@ class Neo4jMessageLog:
                 total += removed
                 if removed == 0:
                     return total
+
+
+def _backlog(record: Record) -> ExtractionBacklog:
+    oldest = record["oldest_pending"]
+    return ExtractionBacklog(
+        pending=int(record["pending"]),
+        oldest_pending_sent_at=None if oldest is None else oldest.to_native(),
+    )
 
 
 def _row(message: Message) -> dict[str, object]:
