@@ -20,9 +20,16 @@ from datetime import datetime
 
 import numpy as np
 
-from selfimprint.domain.decay import ActivityTimeline, is_expired, node_effective_weight
+from selfimprint.domain.decay import ActivityTimeline, is_expired
 from selfimprint.domain.models import HypothesisStatus, Node
-from selfimprint.domain.scoring import Candidate, calibrated_similarity, prior, rank, recognised
+from selfimprint.domain.scoring import (
+    Candidate,
+    calibrated_similarity,
+    prior,
+    rank,
+    recognised,
+    score_weight,
+)
 from selfimprint.domain.terms import idf_weights, lexical_relevance, search_terms
 from selfimprint.ports import GraphSnapshot, RetrievalQuery, RetrievalResult, RetrievedMemory
 
@@ -79,7 +86,8 @@ def retrieve_from_snapshot(
     nearest = [
         i
         for i in range(len(pool))
-        if pool[i].id in live or recognised(similarity[i], pool[i].type, query.scoring)
+        if pool[i].id in live
+        or recognised(similarity[i], pool[i].type, query.scoring, pool[i].valence)
     ]
     order = sorted(nearest, key=lambda i: (-float(cosines[i]), pool[i].id))
     by_prior = sorted(
@@ -108,8 +116,8 @@ def retrieve_from_snapshot(
             Candidate.from_node(
                 pool[i],
                 similarity=similarity[i],
-                effective_weight=min(
-                    1.0, node_effective_weight(pool[i], query.now, timeline=timeline)
+                effective_weight=score_weight(
+                    pool[i], query.now, timeline=timeline, config=query.scoring
                 ),
                 lexical=lexical.relevance(pool[i]),
             )

@@ -435,7 +435,10 @@ def _pool(
         m.id: found[m.id]
         for m in ranked
         if m.id in found
-        and (alive(found[m.id]) or recognised(m.similarity, found[m.id].type, scoring))
+        and (
+            alive(found[m.id])
+            or recognised(m.similarity, found[m.id].type, scoring, found[m.id].valence)
+        )
     }
     scores: dict[str, float] = {}
     for memory in ranked:

@@ -7,9 +7,12 @@ re-mention reinforces it like any memory, which makes it live again. Its tension
 in hypotheses' evidence stay with it.
 
 Deletion is for noise and for the user. The sweeper (weekly, before compaction) deletes the
-faded memories of the noise types only: an emotional note is a transient feeling (spec §3.3,
-coefficient 0.5: it fades within days), and nothing asks about last month's irritation. What the
-user or the operator asks to forget goes by its own paths (DELETE, forget-topic, erase).
+faded memories that are noise only: negative emotional notes, the transient frustration of spec
+§3.3 (coefficient 0.5: it fades within days; nothing asks about last month's irritation), and
+any type an operator lists. A positive note is kept like a fact: told feelings carry what
+happened ("so proud of the kids' painting at the museum"), and on LoCoMo dev they hold much of
+what users later ask about. What the user or the operator asks to forget goes by its own paths
+(DELETE, forget-topic, erase).
 
 The storage this keeps is bounded: past `max_faded` faded memories per user, the longest faded
 (earliest expiry) go.
@@ -21,14 +24,17 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from selfimprint.domain.models import NodeType
+from selfimprint.domain.models import NodeType, Valence
 
 
 class FadingConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    # Issue 32: the noise the sweeper deletes once faded; every other type is kept.
-    deleted_when_faded: tuple[NodeType, ...] = (NodeType.EMOTIONAL_NOTE,)
+    # Issue 32: types the sweeper deletes once faded, whatever else they are (none by default).
+    deleted_when_faded: tuple[NodeType, ...] = ()
+    # Issue 32: emotional notes of these valences are noise, deleted once faded (the transient
+    # frustration of spec §3.3); scoring.unrecognised_valences keeps them from being recognised.
+    noise_valences: tuple[Valence, ...] = (Valence.NEGATIVE,)
     # Project choice: faded memories kept per user. A LoCoMo conversation (~600 turns) leaves
     # ~2,800 memories in all. Estimated, not measured: a memory's vectors are 3 KB each at 384
     # dimensions (8 KB with bge-m3), so 5,000 faded memories hold ~15-80 MB of the graph.
@@ -38,6 +44,11 @@ class FadingConfig(BaseModel):
 DEFAULT_FADING = FadingConfig()
 
 
-def deleted_when_faded(node_type: NodeType, config: FadingConfig = DEFAULT_FADING) -> bool:
-    """Whether the sweeper deletes a faded memory of this type (noise) instead of keeping it."""
-    return node_type in config.deleted_when_faded
+def deleted_when_faded(
+    node_type: NodeType, valence: Valence | None = None, config: FadingConfig = DEFAULT_FADING
+) -> bool:
+    """Whether the sweeper deletes a faded memory of this type and valence (noise) instead of
+    keeping it."""
+    if node_type in config.deleted_when_faded:
+        return True
+    return node_type is NodeType.EMOTIONAL_NOTE and valence in config.noise_valences

@@ -50,6 +50,7 @@ from selfimprint.domain.models import (
     Node,
     NodeType,
     Unit,
+    Valence,
 )
 
 NonNegative = Annotated[float, Field(ge=0.0)]
@@ -94,21 +95,34 @@ class ScoringConfig(BaseModel):
     # Spec §3.5.1 marks a scheduled event's subgraph "high priority" without a number: project
     # choice, added to the score inside the window (enough to beat a fresh but unrelated memory).
     scheduled_priority_boost: Unit = 0.25
+    # Issue 32: what the score's weight term reads. False (project choice, measured): the weight
+    # as evidence last set it (importance at extraction, re-mentions, contradictions, sleep's
+    # centrality), not decayed; time counts once, in recency, and decay decides only what fades
+    # out of the default pool. True is the literal §3.4 reading (the decayed weight), which
+    # counts age twice: with the clock running on LoCoMo dev it cost more than 0.3 of recall
+    # (docs/decisions.md, "The score's weight term").
+    decayed_weight_in_score: bool = False
     # Issue 32, forgetting demotes: a memory decayed under the removal threshold is kept but
     # leaves the default pool; a query whose calibrated similarity to it reaches this brings it
     # back (recognition: cue-dependent recall). 0.27 is multilingual-e5-small's cosine 0.84
     # (floor 0.78): in a probe of 10 question/answer pairs and 13 unrelated pairs, half the
     # answers and none of the unrelated passed (docs/decisions.md, "Forgetting demotes").
     recognition_min_similarity: Unit = 0.27
-    # Issue 32: the types a faded memory of can be recognised. Not emotional notes (noise once
-    # faded: the sweeper deletes them, compaction.fading) nor hypotheses (inferences, not the
-    # user's words: once faded they do not resurface).
+    # Issue 32: the types a faded memory of can be recognised. Not hypotheses (inferences, not
+    # the user's words: once faded they do not resurface). Emotional notes are: told feelings
+    # carry what happened ("so proud of my kids' painting at the museum"), and on LoCoMo dev
+    # they hold much of what is asked later (docs/decisions.md, "The score's weight term").
     recognised_types: tuple[NodeType, ...] = (
         NodeType.FACT,
         NodeType.EVENT,
         NodeType.PERSON,
         NodeType.OPEN_LOOP,
+        NodeType.EMOTIONAL_NOTE,
     )
+    # Issue 32: emotional notes of these valences are noise once faded, never recognised (and
+    # deleted by the sweeper: compaction.fading.noise_valences, the same default): the
+    # transient frustration of spec §3.3 (coefficient 0.5, gone in days).
+    unrecognised_valences: tuple[Valence, ...] = (Valence.NEGATIVE,)
 
     @model_validator(mode="after")
     def _weights_sum_to_one(self) -> Self:
@@ -216,12 +230,17 @@ def confidence_factor(
 
 
 def recognised(
-    similarity: float, node_type: NodeType, config: ScoringConfig = DEFAULT_SCORING
+    similarity: float,
+    node_type: NodeType,
+    config: ScoringConfig = DEFAULT_SCORING,
+    valence: Valence | None = None,
 ) -> bool:
     """Whether a query matches a faded memory (decayed under the removal threshold, kept)
     strongly enough to bring it back into the pool: `similarity` is the calibrated embedding
     similarity, lexical relevance aside (a shared word is not recognition); only memories of
-    `recognised_types` come back."""
+    `recognised_types` come back, and no emotional note of `unrecognised_valences` (noise)."""
+    if valence is not None and valence in config.unrecognised_valences:
+        return False
     return node_type in config.recognised_types and similarity >= config.recognition_min_similarity
 
 
@@ -294,6 +313,20 @@ def rank(
     return tuple(ordered[:limit])
 
 
+def score_weight(
+    node: Node,
+    now: datetime,
+    *,
+    timeline: ActivityTimeline | None = None,
+    config: ScoringConfig = DEFAULT_SCORING,
+) -> float:
+    """The weight term of the score, in [0, 1]: the stored weight (what evidence made of the
+    memory), or the decayed one with `decayed_weight_in_score` (ScoringConfig)."""
+    if config.decayed_weight_in_score:
+        return min(1.0, node_effective_weight(node, now, timeline=timeline))
+    return min(1.0, node.weight)
+
+
 def prior(
     node: Node,
     now: datetime,
@@ -310,7 +343,7 @@ def prior(
     candidate = Candidate.from_node(
         node,
         similarity=0.0,
-        effective_weight=min(1.0, node_effective_weight(node, now, timeline=timeline)),
+        effective_weight=score_weight(node, now, timeline=timeline, config=config),
     )
     return score(candidate, now, config, beliefs).score
 

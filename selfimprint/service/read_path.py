@@ -18,7 +18,6 @@ from typing import Protocol
 
 from selfimprint.config import Settings
 from selfimprint.domain.context import AssembledContext, assemble_context, prose_context
-from selfimprint.domain.decay import node_effective_weight
 from selfimprint.domain.language import detect_language
 from selfimprint.domain.pending_messages import (
     NO_PENDING,
@@ -26,7 +25,7 @@ from selfimprint.domain.pending_messages import (
     PendingMessage,
     pending_block,
 )
-from selfimprint.domain.scoring import Candidate, calibrated_similarity, rank
+from selfimprint.domain.scoring import Candidate, calibrated_similarity, rank, score_weight
 from selfimprint.domain.session_review import review_prompt
 from selfimprint.domain.terms import search_terms
 from selfimprint.domain.tuning import DomainTuning
@@ -121,7 +120,9 @@ async def build_context(
             Candidate.from_node(
                 c.node,
                 similarity=calibrated_similarity(c.cosine, floor),
-                effective_weight=node_effective_weight(c.node, now, timeline=found.timeline),
+                effective_weight=score_weight(
+                    c.node, now, timeline=found.timeline, config=resources.tuning.scoring
+                ),
                 prioritised=c.prioritised,
                 lexical=c.lexical,
             )

@@ -28,7 +28,6 @@ from selfimprint.domain.decay import (
     ReinforcementTally,
     coefficient_for,
     expires_at,
-    node_effective_weight,
 )
 from selfimprint.domain.models import Belief, EvidenceKind, Node, NodeType, Permanence, Valence
 from selfimprint.domain.scoring import (
@@ -37,6 +36,7 @@ from selfimprint.domain.scoring import (
     calibrated_similarity,
     prior,
     rank,
+    score_weight,
 )
 from selfimprint.domain.terms import idf_weights, lexical_relevance, search_terms
 from selfimprint.domain.users import UserProfile, UserScope
@@ -136,13 +136,41 @@ async def test_the_best_memories_before_similarity_join_the_nearest(
             Candidate.from_node(
                 n,
                 similarity=calibrated_similarity(float(np.asarray(n.embedding) @ vector), floor),
-                effective_weight=node_effective_weight(n, NOW, timeline=timeline),
+                effective_weight=score_weight(n, NOW, timeline=timeline),
             )
             for n in alive
         ),
         NOW,
     )
     assert {c.node.id for c in everything.candidates} == {b.id for b in best}
+
+    # The literal reading of §3.4 (the decayed weight in the score) agrees too.
+    literal = ScoringConfig(decayed_weight_in_score=True)
+    decayed = await store.retrieve(
+        RetrievalQuery(
+            embedding=query_vector,
+            embedding_model=MODEL,
+            now=NOW,
+            nearest_limit=1000,
+            prior_limit=1000,
+            similarity_floor=floor,
+            scoring=literal,
+        )
+    )
+    best_decayed = rank(
+        (
+            Candidate.from_node(
+                n,
+                similarity=calibrated_similarity(float(np.asarray(n.embedding) @ vector), floor),
+                effective_weight=score_weight(n, NOW, timeline=timeline, config=literal),
+            )
+            for n in alive
+        ),
+        NOW,
+        literal,
+    )
+    assert {c.node.id for c in decayed.candidates} == {b.id for b in best_decayed}
+    assert {b.id for b in best_decayed} != {b.id for b in best}
 
 
 def _with_evidence(nodes: list[Node]) -> list[Node]:
@@ -260,7 +288,7 @@ async def test_the_confidence_factor_in_cypher_is_the_domains(
                     similarity=calibrated_similarity(
                         float(np.asarray(n.embedding) @ vector), floor
                     ),
-                    effective_weight=node_effective_weight(n, NOW, timeline=timeline),
+                    effective_weight=score_weight(n, NOW, timeline=timeline),
                 )
                 for n in alive
             ),
@@ -360,7 +388,9 @@ async def test_memories_evidenced_before_the_flag_get_it_from_the_migration(
     nodes = _with_evidence(_nodes(scope.user_id, 60, timeline))
     await store.upsert(nodes)
     database = stack_settings.neo4j_database
-    strong = ScoringConfig(confidence_weight=1.0)
+    # The decayed weight spreads these random memories' scores enough for the factor to move
+    # the pool's edge (the test's teeth below).
+    strong = ScoringConfig(confidence_weight=1.0, decayed_weight_in_score=True)
     query = RetrievalQuery(
         embedding=nodes[0].embedding or (),
         embedding_model=MODEL,
@@ -475,7 +505,7 @@ async def test_the_lexical_pool_and_relevance_match_the_domain(
             Candidate.from_node(
                 n,
                 similarity=calibrated_similarity(float(np.asarray(n.embedding) @ vector), 0.78),
-                effective_weight=node_effective_weight(n, NOW, timeline=timeline),
+                effective_weight=score_weight(n, NOW, timeline=timeline),
                 lexical=lexical(n),
             )
             for n in alive

@@ -232,11 +232,15 @@ def test_a_superseded_memory_is_shown_as_past_after_the_current_one() -> None:
     assert context.open_loop_questions == ()
 
 
-def test_a_faded_feeling_is_never_recognised() -> None:
-    """Faded emotional notes are noise (the sweeper deletes them): no query brings one back."""
+def test_a_faded_frustration_is_never_recognised_a_faded_joy_is() -> None:
+    """Faded negative notes are noise (the sweeper deletes them): no query brings one back. A
+    positive note tells what happened and is recognised like a fact (issue 32)."""
     faded = node("e", "So frustrated.", type=NodeType.EMOTIONAL_NOTE, expires_at=NOW)
     context = _with_similarity(faded, score=0.9, similarity=1.0)
     assert [m.id for m in context.memories_used] == ["k"]
+    joy = faded.model_copy(update={"content": "So proud of the painting.", "valence": "positive"})
+    context = _with_similarity(joy, score=0.9, similarity=1.0)
+    assert [m.id for m in context.memories_used] == ["e", "k"]
 
 
 def test_a_faded_neighbour_does_not_come_back_through_its_link() -> None:

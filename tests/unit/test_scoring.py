@@ -22,6 +22,7 @@ from selfimprint.domain.scoring import (
     rank,
     recency,
     score,
+    score_weight,
 )
 
 pytestmark = pytest.mark.unit
@@ -319,3 +320,25 @@ def test_hypotheses_keep_their_own_multiplier_only() -> None:
     candidate = Candidate.from_node(hypothesis, similarity=0.6, effective_weight=0.4)
     assert candidate.belief is None
     assert score(candidate, NOW).confidence_factor == 1.0
+
+
+def test_the_weight_term_is_what_evidence_set_and_time_counts_once() -> None:
+    """Issue 32: the score reads the stored weight (importance, re-mentions, contradictions),
+    not the decayed one; age counts in recency only. The literal reading stays a switch."""
+    month_old = Node(
+        id="f-1",
+        user_id="u-1",
+        type=NodeType.FACT,
+        content="Works as a nurse at St. Mary's",
+        weight=0.8,
+        weight_at=NOW - timedelta(days=30),
+        created_at=NOW - timedelta(days=30),
+        decay_coefficient=0.92,
+        belief=Belief(first_seen=NOW - timedelta(days=30)),
+    )
+    assert score_weight(month_old, NOW) == 0.8
+    decayed = score_weight(month_old, NOW, config=ScoringConfig(decayed_weight_in_score=True))
+    assert decayed == pytest.approx(0.8 * 0.92**30)
+    # Both readings agree for a memory just touched.
+    fresh = month_old.model_copy(update={"weight_at": NOW})
+    assert score_weight(fresh, NOW, config=ScoringConfig(decayed_weight_in_score=True)) == 0.8

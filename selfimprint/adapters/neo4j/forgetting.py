@@ -174,10 +174,10 @@ async def delete_memory(
     return True
 
 
-# The sweeper (domain.fading): faded (expired) memories are kept, except the noise types and,
-# past the per-user bound, the longest faded. A range seek on (scope, expires_at): rows read =
-# expired nodes, whatever the graph's size. The hint stops the planner from preferring the plain
-# scope index (a scan of the whole graph).
+# The sweeper (domain.fading): faded (expired) memories are kept, except noise (negative
+# emotional notes, listed types) and, past the per-user bound, the longest faded. A range seek
+# on (scope, expires_at): rows read = expired nodes, whatever the graph's size. The hint stops
+# the planner from preferring the plain scope index (a scan of the whole graph).
 _EXPIRED = """
 MATCH (n:Memory)
 USING INDEX n:Memory(scope, expires_at)
@@ -185,7 +185,8 @@ WHERE n.scope = $scope AND n.expires_at <= $now AND NOT n.is_pinned
 """
 _EXPIRED_NOISE = (
     _EXPIRED
-    + """AND n.type IN $noise_types
+    + """AND (n.type IN $noise_types
+     OR (n.type = 'emotional_note' AND n.valence IN $noise_valences))
 WITH n LIMIT $batch
 RETURN collect(n.id) AS ids
 """
@@ -211,7 +212,14 @@ async def prune_expired_batch(
     store loops until a batch comes back short. Idempotent: a retried batch finds the nodes
     already gone and deletes nothing twice."""
     noise = [t.value for t in fading.deleted_when_faded]
-    result = await tx.run(_EXPIRED_NOISE, scope=scope.key, now=now, noise_types=noise, batch=batch)
+    result = await tx.run(
+        _EXPIRED_NOISE,
+        scope=scope.key,
+        now=now,
+        noise_types=noise,
+        noise_valences=[v.value for v in fading.noise_valences],
+        batch=batch,
+    )
     ids: list[str] = (await result.single(strict=True))["ids"]
     if len(ids) < batch:
         result = await tx.run(

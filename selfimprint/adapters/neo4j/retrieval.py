@@ -68,10 +68,11 @@ def active(var: str) -> str:
 def recalled(var: str) -> str:
     """Cypher condition of the nearest pools: active, or faded (expired, kept: issue 32) and
     recognised by the query, its calibrated similarity (`score`, Neo4j's normalised cosine) at
-    least `$recognition_min_similarity`, of one of `$recognised_types` (domain.scoring
-    .recognised)."""
+    least `$recognition_min_similarity`, of one of `$recognised_types` and not an emotional note
+    of `$unrecognised_valences` (domain.scoring.recognised)."""
     recognised = (
-        f"({var}.type IN $recognised_types AND ({_CALIBRATED}) >= $recognition_min_similarity)"
+        f"({var}.type IN $recognised_types AND NOT coalesce({var}.valence, '') IN "
+        f"$unrecognised_valences AND ({_CALIBRATED}) >= $recognition_min_similarity)"
     )
     return f"({_alive(var)} OR {recognised}) AND {_standing(var)}"
 
@@ -92,9 +93,11 @@ RETURN {node_projection("n")} AS node, score, lexical, scheduled, similar_found,
 # --- the score of spec §3.4, in Cypher (domain.scoring.score; its numbers are parameters,
 # `score_params`, and an integration test holds the two together) -------------------------------
 
-# Effective weight from the expiry, which is on the decay clock: weight x c^(days decayed)
-# equals threshold x c^-(days left until expiry), exactly, without the pauses themselves.
-_EFFECTIVE_WEIGHT = """CASE WHEN n.expires_at IS NULL THEN n.weight
+# The score's weight term (scoring.score_weight): the stored weight, or with
+# `$decayed_weight_in_score` the effective weight from the expiry, which is on the decay clock:
+# weight x c^(days decayed) equals threshold x c^-(days left until expiry), exactly, without the
+# pauses themselves.
+_EFFECTIVE_WEIGHT = """CASE WHEN NOT $decayed_weight_in_score OR n.expires_at IS NULL THEN n.weight
   ELSE $removal_threshold * n.decay_coefficient
        ^ (-(n.expires_at.epochMillis - clock_now.epochMillis) / $period_ms) END"""
 _RECENCY = """2.0 ^ (-(CASE WHEN $now_ms > touched_ms THEN $now_ms - touched_ms ELSE 0 END)
@@ -301,7 +304,7 @@ def score_params(
     scoring: ScoringConfig = DEFAULT_SCORING,
     decay: DecayConfig = DEFAULT_DECAY,
     beliefs: BeliefConfig = DEFAULT_BELIEF,
-) -> dict[str, float | list[str]]:
+) -> dict[str, float | bool | list[str]]:
     return {
         "confidence_weight": scoring.confidence_weight,
         "confidence_support_share": scoring.confidence_support_share,
@@ -320,8 +323,10 @@ def score_params(
         "weight_weight": scoring.effective_weight_weight,
         "half_life_ms": scoring.recency_half_life / timedelta(milliseconds=1),
         "scheduled_priority_boost": scoring.scheduled_priority_boost,
+        "decayed_weight_in_score": scoring.decayed_weight_in_score,
         "recognition_min_similarity": scoring.recognition_min_similarity,
         "recognised_types": [t.value for t in scoring.recognised_types],
+        "unrecognised_valences": [v.value for v in scoring.unrecognised_valences],
         "removal_threshold": decay.removal_threshold,
         "period_ms": decay.decay_period / timedelta(milliseconds=1),
     }
