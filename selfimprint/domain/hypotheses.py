@@ -4,7 +4,8 @@ A hypothesis is `active` until a sleep-phase check resolves it into one of four 
 
 - `confirmed`: supporting >= 2x contradicting and at least `min_evidence_to_confirm` distinct
   observations in total (more for the high-bar categories of spec §4.2). The caller converts the
-  node into an observed fact (`is_inference: false`).
+  node into an observed fact (`is_inference: false`). Support that only the model read as such
+  counts only while the reality anchor holds (issue 33, below).
 - `refuted`: contradicting >= 2x supporting and at least `min_evidence_to_refute` observations
   in total. The caller deletes the node (spec §3.5.2).
 - `archived_stuck`: reinforced `max_reinforcements` times without converting (spec §5).
@@ -18,7 +19,10 @@ leaves the hypothesis unchanged. `TRANSITIONS` lists every allowed transition as
 
 Reality anchor (spec §5): a hypothesis that has not surfaced in the last 30 days of dialogue (or
 never has) loses confidence faster than time decay alone; `reality_anchor_factor` is the extra
-multiplier for an interval.
+multiplier for an interval. The anchor also gates confirmation (issue 33): while the hypothesis
+is stale, observations that only the model judged supporting (`Hypothesis.model_supported`) do
+not count towards confirming it. A model agreeing with its own hypothesis about memories the
+user never connected to it is not evidence enough to turn an inference into a fact.
 """
 
 from __future__ import annotations
@@ -97,11 +101,13 @@ class EventKind(StrEnum):
 
 
 class EvidenceAdded(_Frozen):
-    """An observation (memory id) found to support or contradict the hypothesis."""
+    """An observation (memory id) found to support or contradict the hypothesis. `by_model`:
+    only the model read it so (the stance rule did not)."""
 
     kind: Literal[EventKind.EVIDENCE_ADDED] = EventKind.EVIDENCE_ADDED
     observation_id: MemoryId
     stance: Stance
+    by_model: bool = False
 
 
 class Reinforced(_Frozen):
@@ -146,7 +152,10 @@ TRANSITIONS: tuple[TransitionRule, ...] = (
         source=_A,
         event=EventKind.SLEEP_CHECK,
         target=HypothesisStatus.CONFIRMED,
-        when="supporting >= confirm_ratio x contradicting and evidence >= threshold",
+        when=(
+            "supporting >= confirm_ratio x contradicting and evidence >= threshold, counting"
+            " model-only support only while the hypothesis surfaced within the window"
+        ),
     ),
     TransitionRule(
         source=_A,
@@ -274,12 +283,32 @@ def _add_evidence(hypothesis: Hypothesis, event: EvidenceAdded) -> tuple[Hypothe
         return hypothesis, f"observation {oid} already counted as {event.stance.value}"
     moved = oid in other
     same, other = (*same, oid), tuple(o for o in other if o != oid)
+    model_only = tuple(o for o in hypothesis.model_supported if o != oid)
+    update: dict[str, tuple[str, ...]]
     if event.stance is Stance.SUPPORTING:
-        update = {"supporting": same, "contradicting": other}
+        if event.by_model:
+            model_only = (*model_only, oid)
+        update = {"supporting": same, "contradicting": other, "model_supported": model_only}
     else:
-        update = {"contradicting": same, "supporting": other}
+        update = {"contradicting": same, "supporting": other, "model_supported": model_only}
     verb = "moved to" if moved else "added as"
-    return hypothesis.model_copy(update=update), f"observation {oid} {verb} {event.stance.value}"
+    by = " (model-read)" if event.by_model and event.stance is Stance.SUPPORTING else ""
+    return (
+        hypothesis.model_copy(update=update),
+        f"observation {oid} {verb} {event.stance.value}{by}",
+    )
+
+
+def is_stale(
+    hypothesis: Hypothesis, at: datetime, policy: HypothesisPolicy = DEFAULT_POLICY
+) -> bool:
+    """The reality anchor finds no recent dialogue about the hypothesis at `at` (spec §5)."""
+    return _utc(at) >= stale_since(hypothesis, policy)
+
+
+def model_only_support(hypothesis: Hypothesis) -> int:
+    """Supporting observations that only the model read as support."""
+    return len(set(hypothesis.model_supported) & set(hypothesis.supporting))
 
 
 def _check(
@@ -289,7 +318,13 @@ def _check(
     total = sup + con
     needed = policy.evidence_to_confirm(hypothesis.high_bar)
     tally = f"{sup} supporting vs {con} contradicting"
-    if total >= needed and sup >= policy.confirm_ratio * con:
+    # Reality anchor (issue 33): while the dialogue has not touched the hypothesis, what only
+    # the model read as support does not confirm it; the user's own words must carry it.
+    unanchored = model_only_support(hypothesis) if is_stale(hypothesis, at, policy) else 0
+    grounded = sup - unanchored
+    if unanchored:
+        tally += f" ({unanchored} supporting only in the model's reading, unsurfaced: not counted)"
+    if grounded + con >= needed and grounded >= policy.confirm_ratio * con:
         target = HypothesisStatus.CONFIRMED
         reason = f"confirmed: {tally} (needs >= {policy.confirm_ratio:g}x and >= {needed} total)"
     elif total >= policy.min_evidence_to_refute and con >= policy.refute_ratio * sup:

@@ -269,6 +269,11 @@ class Hypothesis(_Strict):
     deadline: AwareDatetime
     last_surfaced_at: AwareDatetime | None = None
     high_bar: bool = False
+    # Issue 33: the supporting observations only the model read as support (the stance rule
+    # did not). While the reality anchor finds the hypothesis stale they do not confirm it
+    # (domain.hypotheses). Only ids still in `supporting` count: a path that strips or merges
+    # evidence and misses this list cannot make model support count as more.
+    model_supported: tuple[MemoryId, ...] = ()
 
     @model_validator(mode="after")
     def _check_evidence_and_deadline(self) -> Self:

@@ -317,6 +317,7 @@ class Observation:
     stance: Stance
     at: datetime
     evidence_id: MemoryId
+    by_model: bool = False  # supporting by the model's reading only, not by the stance rule
 
 
 @dataclass(frozen=True)
@@ -378,25 +379,29 @@ def later_evidence(
     it, whatever the model says. A memory older than the hypothesis (one it was formed from
     included) counts when the user restated it since: the restating message is the evidence, so
     the same words said again in three later sessions are three observations, and a replay of
-    one sleep adds none."""
+    one sleep adds none. Support the model read where the rule did not is marked `by_model`:
+    the reality anchor decides whether it may confirm (`hypotheses`)."""
     verdicts = model_verdicts or {}
     found: list[Observation] = []
     for later in _later_memories(hypothesis, node, observed, contradictions, now):
         memory = later.memory
-        verdict = verdicts.get((node.id, memory.id))
-        if verdict is None or later.contradicts_evidence:
-            verdict = stance(
-                StanceInput(
-                    memory=memory.content,
-                    hypothesis=node.content,
-                    cosine=_cosine(memory, node),
-                    embedding_model=memory.embedding_model,
-                    contradicts_evidence=later.contradicts_evidence,
-                ),
-                config,
-            )
+        ruled = stance(
+            StanceInput(
+                memory=memory.content,
+                hypothesis=node.content,
+                cosine=_cosine(memory, node),
+                embedding_model=memory.embedding_model,
+                contradicts_evidence=later.contradicts_evidence,
+            ),
+            config,
+        )
+        read = verdicts.get((node.id, memory.id))
+        verdict = ruled if read is None or later.contradicts_evidence else read
         if verdict is StanceVerdict.SUPPORTING:
-            found.append(Observation(memory.id, Stance.SUPPORTING, later.at, later.evidence_id))
+            by_model = ruled is not StanceVerdict.SUPPORTING
+            found.append(
+                Observation(memory.id, Stance.SUPPORTING, later.at, later.evidence_id, by_model)
+            )
         elif verdict is StanceVerdict.CONTRADICTING:
             found.append(Observation(memory.id, Stance.CONTRADICTING, later.at, later.evidence_id))
     return found
@@ -477,7 +482,9 @@ def _weigh_evidence(
         outcome = record_evidence(belief, streams, evidence, config)
         # The belief keeps the ids that moved it, as `belief.update_belief` stores them.
         belief = outcome.belief.model_copy(update=outcome.streams.model_dump())
-        event = EvidenceAdded(observation_id=seen.evidence_id, stance=seen.stance)
+        event = EvidenceAdded(
+            observation_id=seen.evidence_id, stance=seen.stance, by_model=seen.by_model
+        )
         hypothesis = apply_event(hypothesis, event, policy).hypothesis
     return hypothesis, belief
 

@@ -85,6 +85,7 @@ class SleepWrites(_Frozen):
                         update={
                             "supporting": kept(h.supporting),
                             "contradicting": kept(h.contradicting),
+                            "model_supported": kept(h.model_supported),
                         }
                     )
                     for h in self.hypotheses

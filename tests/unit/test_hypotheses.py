@@ -25,6 +25,7 @@ from selfimprint.domain.hypotheses import (
     apply_events,
     form_hypothesis,
     is_allowed,
+    model_only_support,
     reality_anchor_factor,
 )
 from selfimprint.domain.models import Hypothesis, HypothesisStatus
@@ -37,6 +38,10 @@ POLICY = HypothesisPolicy()
 
 def support(oid: str) -> EvidenceAdded:
     return EvidenceAdded(observation_id=oid, stance=Stance.SUPPORTING)
+
+
+def model_support(oid: str) -> EvidenceAdded:
+    return EvidenceAdded(observation_id=oid, stance=Stance.SUPPORTING, by_model=True)
 
 
 def contradict(oid: str) -> EvidenceAdded:
@@ -284,3 +289,57 @@ def test_reality_anchor_composes_and_never_grows(
     ac = reality_anchor_factor(h, since=ta, now=tc)
     assert 0.0 < ac <= ab <= 1.0
     assert math.isclose(ab * bc, ac, rel_tol=1e-9)
+
+
+# --- the reality anchor gates confirmation (issue 33) --------------------------------------------
+
+
+def test_model_only_support_does_not_confirm_a_hypothesis_the_dialogue_never_touched() -> None:
+    steps = apply_events(
+        form_hypothesis("h1", T0), [*(model_support(f"m{i}") for i in range(3)), check(3)]
+    )
+    assert steps[-1].target is HypothesisStatus.ACTIVE
+    assert "only in the model's reading" in steps[-1].reason
+    # One observation the rule read too is not enough beside two model-only ones (3 needed).
+    mixed = final(
+        form_hypothesis("h1", T0), model_support("m0"), model_support("m1"), support("s0"), check(3)
+    )
+    assert mixed.status is HypothesisStatus.ACTIVE
+    ruled = final(form_hypothesis("h1", T0), *(support(f"s{i}") for i in range(3)), check(3))
+    assert ruled.status is HypothesisStatus.CONFIRMED
+
+
+def test_model_only_support_confirms_once_the_dialogue_surfaced_it() -> None:
+    surfaced = Surfaced(at=T0 + timedelta(days=2))
+    events: list[HypothesisEvent] = [
+        *(model_support(f"m{i}") for i in range(3)),
+        surfaced,
+        check(3),
+    ]
+    assert final(form_hypothesis("h1", T0), *events).status is HypothesisStatus.CONFIRMED
+
+
+@pytest.mark.parametrize(("check_day", "expected"), [(31.9, "confirmed"), (32.0, "active")])
+def test_model_only_support_counts_for_the_surfacing_window_and_not_after(
+    check_day: float, expected: str
+) -> None:
+    """Both sides of the 30-day window (a policy whose deadline outlives the window: with the
+    defaults a hypothesis is archived at 14 or 28 days, before its surfacing can go stale)."""
+    long_lived = HypothesisPolicy(timeout=timedelta(days=60), high_bar_timeout=timedelta(days=60))
+    h = form_hypothesis("h1", T0, policy=long_lived)
+    events: list[HypothesisEvent] = [Surfaced(at=T0 + timedelta(days=2))]
+    events += [model_support(f"m{i}") for i in range(3)]
+    steps = apply_events(h, [*events, check(check_day)], long_lived)
+    assert steps[-1].target.value == expected
+
+
+def test_model_support_read_again_as_contradicting_is_no_longer_model_support() -> None:
+    h = final(form_hypothesis("h1", T0), model_support("m0"), model_support("m1"))
+    assert model_only_support(h) == 2
+    moved = final(h, contradict("m0"))
+    assert (moved.model_supported, moved.contradicting) == (("m1",), ("m0",))
+    # The rule reading it as support later makes it the user's own support.
+    ruled = final(moved, support("m1"))
+    assert model_only_support(ruled) == 1  # already counted: the repeat changes nothing
+    stripped = ruled.model_copy(update={"supporting": ()})
+    assert model_only_support(stripped) == 0  # ids no longer supporting never count

@@ -122,6 +122,32 @@ def test_a_model_verdict_replaces_the_rules_for_its_pair() -> None:
     assert judged.evidence == 1
 
 
+def test_support_only_the_model_read_is_marked_and_does_not_confirm_while_stale() -> None:
+    """Issue 33: three memories the rule calls neutral, the model supporting. The dialogue never
+    surfaced the hypothesis (one shared stem each, two needed): kept active, the support marked
+    as the model's; a fourth memory the rule itself reads as support is not marked."""
+    record, node = _running_hypothesis()
+    later = [
+        memory(51, "My colleagues at work say I look so energetic lately.", days_ago=4),
+        memory(52, "My morning coffee tastes better after being outside.", days_ago=3),
+        memory(53, "The mornings are my favourite part of the day now.", days_ago=2),
+    ]
+    verdicts = {(node.id, m.id): StanceVerdict.SUPPORTING for m in later}
+    plan = plan_hypothesis_checks([*CITED, *later, node], [record], NOW, model_verdicts=verdicts)
+    (checked,) = plan.writes.hypotheses
+    assert checked.status.value == "active"
+    assert set(checked.model_supported) == set(checked.supporting) == {"n51", "n52", "n53"}
+    ruled = memory(54, "Another early run before work today, every morning now.", days_ago=1)
+    verdicts[(node.id, ruled.id)] = StanceVerdict.SUPPORTING
+    plan = plan_hypothesis_checks(
+        [*CITED, *later, ruled, node], [record], NOW, model_verdicts=verdicts
+    )
+    (fact,) = plan.writes.hypotheses
+    # The rule's own support surfaced it (shared topics): the model's reading counts again.
+    assert fact.status.value == "confirmed"
+    assert "n54" in fact.supporting and "n54" not in fact.model_supported
+
+
 def test_a_contradiction_edge_outranks_the_models_verdict() -> None:
     record, node = _running_hypothesis()
     verdicts = {(node.id, "n41"): StanceVerdict.SUPPORTING}

@@ -55,11 +55,15 @@ WITH h, merge,
      [e IN h.hypothesis_supporting |
         CASE WHEN e IN merge.merged_ids THEN merge.survivor_id ELSE e END] AS supporting,
      [e IN h.hypothesis_contradicting |
-        CASE WHEN e IN merge.merged_ids THEN merge.survivor_id ELSE e END] AS contradicting
+        CASE WHEN e IN merge.merged_ids THEN merge.survivor_id ELSE e END] AS contradicting,
+     [e IN coalesce(h.hypothesis_model_supported, []) |
+        CASE WHEN e IN merge.merged_ids THEN merge.survivor_id ELSE e END] AS model_supported
 SET h.hypothesis_supporting = reduce(acc = [], e IN supporting |
                                      CASE WHEN e IN acc THEN acc ELSE acc + e END),
     h.hypothesis_contradicting = reduce(acc = [], e IN contradicting |
-                                        CASE WHEN e IN acc THEN acc ELSE acc + e END)
+                                        CASE WHEN e IN acc THEN acc ELSE acc + e END),
+    h.hypothesis_model_supported = reduce(acc = [], e IN model_supported |
+                                          CASE WHEN e IN acc THEN acc ELSE acc + e END)
 """
 
 

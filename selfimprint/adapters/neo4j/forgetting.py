@@ -57,7 +57,9 @@ WHERE any(e IN coalesce(h.hypothesis_supporting, []) + coalesce(h.hypothesis_con
           WHERE e IN $ids)
 SET h.hypothesis_supporting = [e IN coalesce(h.hypothesis_supporting, []) WHERE NOT e IN $ids],
     h.hypothesis_contradicting = [e IN coalesce(h.hypothesis_contradicting, [])
-                                  WHERE NOT e IN $ids]
+                                  WHERE NOT e IN $ids],
+    h.hypothesis_model_supported = [e IN coalesce(h.hypothesis_model_supported, [])
+                                    WHERE NOT e IN $ids]
 """
 
 

@@ -147,7 +147,7 @@ _BELIEF_FIELDS = (
 )  # fmt: skip
 _HYPOTHESIS_FIELDS = (
     "status", "supporting", "contradicting", "reinforcements", "created_at", "deadline",
-    "last_surfaced_at", "high_bar",
+    "last_surfaced_at", "high_bar", "model_supported",
 )  # fmt: skip
 _VECTOR_FIELDS = tuple(f"embedding_{d}" for d in VECTOR_DIMENSIONS)
 _CONTEXT_VECTOR_FIELDS = tuple(f"context_embedding_{d}" for d in VECTOR_DIMENSIONS)
@@ -312,7 +312,7 @@ def hypothesis_row(hypothesis: Hypothesis) -> dict[str, Any]:
 
 def hypothesis_from_record(node_id: str, raw: Mapping[str, Any]) -> Hypothesis:
     data = {f: _native(raw.get(f"hypothesis_{f}")) for f in _HYPOTHESIS_FIELDS}
-    for many in ("supporting", "contradicting"):
+    for many in ("supporting", "contradicting", "model_supported"):
         data[many] = tuple(data[many] or ())
     data["node_id"] = node_id
     return Hypothesis.model_validate({k: v for k, v in data.items() if v is not None})
