@@ -1,6 +1,12 @@
 """Ingestion activities: load a batch of stored messages, extract memories with the LLM and embed
 them (gpu queue), and apply the domain's ingestion plan to the user's graph (cpu queue).
 
+The batch travels between them by reference (issue 35): `stage_batch` stages it in Neo4j and
+returns its id, `extract_staged` records its extraction (vectors included) there, and
+`apply_staged` applies what is staged; the workflow's history holds ids and counts only. The
+by-value activities (`load_batch`, `extract`, `apply_extraction`) stay for workflows whose
+history scheduled them before.
+
 Every write is idempotent: node ids are derived from the messages they came from, reinforcement
 and down-weighting are conditional on the weight the plan read, so a retried activity leaves the
 same graph.
@@ -9,6 +15,7 @@ same graph.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -20,6 +27,7 @@ from temporalio.exceptions import ApplicationError
 
 from selfimprint.adapters.llm import LLMAnswerInvalidError
 from selfimprint.adapters.neo4j import Neo4jGraphStore
+from selfimprint.adapters.neo4j.ingestion_stage import IngestionStages
 from selfimprint.adapters.neo4j.message_log import ExtractionState, MessageLogs
 from selfimprint.domain.belief import DEFAULT_BELIEF, BeliefConfig
 from selfimprint.domain.ingestion.config import DEFAULT_INGESTION, IngestionConfig
@@ -82,6 +90,9 @@ ALSO_PENDING = 100
 # The error type `pending_messages` raises for a user with no profile (erased, or being erased):
 # the lifecycle ends instead of living on for nobody (a late signal-with-start can start one).
 USER_GONE = "UserGone"
+# A batch that cannot be extracted or applied, ever (workflows.options makes it final): the
+# lifecycle marks its messages failed.
+BAD_BATCH = "BadBatchError"
 # Existing memories compared with each candidate for reinforcement.
 NEAREST_PER_CANDIDATE = 3
 EXTRACTION_MAX_TOKENS = 800
@@ -166,6 +177,45 @@ class ApplyOutcome(BaseModel):
     ungrounded: int = 0
 
 
+class StagedBatch(BaseModel):
+    """A batch staged for extraction, as the workflow sees it: its id and message ids."""
+
+    batch_id: str
+    message_ids: list[str]  # empty: nothing to extract (all done, or the user is gone)
+    also_pending: list[str] = Field(default_factory=list)  # as ExtractionBatch.also_pending
+
+
+class StageRef(BaseModel):
+    tenant_id: str
+    user_id: str
+    batch_id: str
+
+    @property
+    def scope(self) -> UserScope:
+        return UserScope(self.tenant_id, self.user_id)
+
+
+class ExtractionSummary(BaseModel):
+    """What the workflow needs of a staged extraction; the answer and vectors stay staged."""
+
+    mode: ExtractionMode
+    candidates: int
+    batch_size: int = Field(ge=1)  # as ExtractedBatch.batch_size
+
+
+def batch_id(message_ids: list[str]) -> str:
+    """A batch's id, from its messages: a retried load stages the same batch under it."""
+    return hashlib.sha256("\n".join(message_ids).encode()).hexdigest()[:32]
+
+
+def unstaged(what: str, ref: StageRef) -> ApplicationError:
+    return ApplicationError(
+        f"batch {ref.batch_id} has no staged {what} (erased, or abandoned)",
+        type=BAD_BATCH,
+        non_retryable=True,
+    )
+
+
 class MarkFailedInput(BaseModel):
     tenant_id: str
     user_id: str
@@ -201,6 +251,24 @@ class IngestionActivities:
 
     @activity.defn(name="ingestion.load_batch")
     async def load_batch(self, data: LoadBatchInput) -> ExtractionBatch:
+        return await self._load(data)
+
+    @activity.defn(name="ingestion.stage_batch")
+    async def stage_batch(self, data: LoadBatchInput) -> StagedBatch:
+        """Load the batch and stage it for `extract_staged` and `apply_staged`."""
+        batch = await self._load(data)
+        ids = [m.id for m in batch.messages]
+        staged = StagedBatch(
+            batch_id=batch_id(ids), message_ids=ids, also_pending=batch.also_pending
+        )
+        # Only this batch is staged: the other pending ids go to the workflow.
+        batch = batch.model_copy(update={"also_pending": []})
+        stage = self._logs.stage(UserScope(data.tenant_id, data.user_id))
+        if not ids or not await stage.open(staged.batch_id, batch.model_dump_json()):
+            staged.message_ids = []  # nothing left to extract, or the profile is gone
+        return staged
+
+    async def _load(self, data: LoadBatchInput) -> ExtractionBatch:
         scope = UserScope(data.tenant_id, data.user_id)
         message_log = self._logs.for_user(scope)
         pending = await message_log.pending(limit=100_000)
@@ -234,7 +302,27 @@ class IngestionActivities:
 
     @activity.defn(name="ingestion.apply_extraction")
     async def apply_extraction(self, data: ApplyInput) -> ApplyOutcome:
-        batch, extracted = data.batch, data.extracted
+        return await self._apply(data.batch, data.extracted)
+
+    @activity.defn(name="ingestion.apply_staged")
+    async def apply_staged(self, ref: StageRef) -> ApplyOutcome:
+        """Apply the staged batch and its extraction. The claim stops a late extract attempt
+        from replacing the extraction under a retry; a retry after the batch was applied
+        returns the recorded outcome."""
+        stage = self._logs.stage(ref.scope)
+        staged = await stage.claim(ref.batch_id)
+        if staged is not None and staged.outcome is not None:
+            return ApplyOutcome.model_validate_json(staged.outcome)
+        if staged is None or staged.batch is None or staged.extracted is None:
+            raise unstaged("extraction", ref)
+        outcome = await self._apply(
+            ExtractionBatch.model_validate_json(staged.batch),
+            ExtractedBatch.model_validate_json(staged.extracted),
+        )
+        await stage.finish(ref.batch_id, outcome.model_dump_json())
+        return outcome
+
+    async def _apply(self, batch: ExtractionBatch, extracted: ExtractedBatch) -> ApplyOutcome:
         store = self._graph.for_user(batch.tenant_id, batch.user_id)
         # The decay clock first (spec §3.8.1): the user was active when they wrote, and every
         # weight below is computed on the clock that includes this batch.
@@ -333,9 +421,9 @@ class IngestionActivities:
     @activity.defn(name="ingestion.mark_failed")
     async def mark_failed(self, data: MarkFailedInput) -> None:
         log.warning("ingestion.failed", user_id=data.user_id, reason=data.reason)
-        await self._logs.for_user(UserScope(data.tenant_id, data.user_id)).set_state(
-            data.message_ids, ExtractionState.FAILED
-        )
+        scope = UserScope(data.tenant_id, data.user_id)
+        await self._logs.for_user(scope).set_state(data.message_ids, ExtractionState.FAILED)
+        await self._logs.stage(scope).discard(batch_id(data.message_ids))
 
 
 class ExtractionActivities:
@@ -350,8 +438,10 @@ class ExtractionActivities:
         verbatim: VerbatimConfig = DEFAULT_VERBATIM,
         structured: StructuredConfig = DEFAULT_STRUCTURED,
         model_attempts: int = MODEL_ATTEMPTS,
+        stages: IngestionStages | None = None,
     ) -> None:
         self._llm = llm
+        self._stages = stages  # where `extract_staged` reads and writes (None: by value only)
         self._model_attempts = model_attempts
         self._embedder = embedder
         self._mode = mode
@@ -399,6 +489,28 @@ class ExtractionActivities:
             # The model proposed what the messages do not say: those messages are kept verbatim.
             log.warning("ingestion.verbatim_kept", user_id=batch.user_id, message_ids=list(kept))
         return await self._embedded(answer, mode, error, batch.replies)
+
+    @activity.defn(name="ingestion.extract_staged")
+    async def extract_staged(self, ref: StageRef) -> ExtractionSummary:
+        """`extract` of the staged batch, its answer and vectors recorded beside it."""
+        if self._stages is None:
+            # A deployment error (retried: the work resumes once the worker is fixed).
+            raise RuntimeError("this worker has no ingestion stage: build it with `stages`")
+        stage = self._stages.for_user(ref.scope)
+        staged = await stage.batch(ref.batch_id)
+        if staged is None:
+            raise unstaged("batch", ref)
+        extracted = await self.extract(
+            ExtractInput(batch=ExtractionBatch.model_validate_json(staged))
+        )
+        # Refused only when an apply has claimed the stage: this attempt came late, and the
+        # workflow has moved on with an earlier attempt's extraction.
+        await stage.record_extraction(ref.batch_id, extracted.model_dump_json())
+        return ExtractionSummary(
+            mode=extracted.mode,
+            candidates=len(extracted.answer.candidates),
+            batch_size=extracted.batch_size,
+        )
 
     async def _unusable(
         self, batch: ExtractionBatch, words: Extraction, exc: LLMAnswerInvalidError

@@ -95,7 +95,9 @@ async def build(settings: Settings, client: Client) -> Registrations:
         ],
         [
             ingestion.pending_messages,
-            ingestion.load_batch,
+            ingestion.stage_batch,
+            ingestion.apply_staged,
+            ingestion.load_batch,  # by value: for histories of the previous release
             ingestion.apply_extraction,
             ingestion.mark_failed,
             sleep.begin,

@@ -14,6 +14,8 @@ from activities.probe import ProbeActivities
 from activities.sleep import SleepModelActivities
 from selfimprint.adapters.embedders import build_embedder
 from selfimprint.adapters.llm import build_llm
+from selfimprint.adapters.neo4j import open_driver
+from selfimprint.adapters.neo4j.ingestion_stage import IngestionStages
 from selfimprint.config import Settings
 from selfimprint.ports import LLM, Embedder
 from workers.runner import Registrations, run_worker
@@ -32,7 +34,8 @@ def model_activities(
     forget = ForgetEmbeddingActivities(embedder)
     return [
         probe.embed,
-        extraction.extract,
+        extraction.extract_staged,
+        extraction.extract,  # by value: for histories of the previous release
         forget.embed_topic,
         sleep.precheck,
         sleep.propose_hypotheses,
@@ -52,6 +55,9 @@ async def build(settings: Settings, client: Client) -> Registrations:
             update={"long_messages": settings.verbatim_long_messages}
         ),
         structured=tuning.structured,
+        # The batch in extraction is read from and written to Neo4j, not carried in the
+        # workflow's history (issue 35): this worker needs the graph's address and password.
+        stages=IngestionStages(open_driver(settings), settings.neo4j_database),
     )
     return [], model_activities(embedder, extraction, llm)
 

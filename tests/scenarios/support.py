@@ -28,6 +28,8 @@ from activities.ingestion import ExtractionActivities, ExtractionMode
 from api.app import create_app
 from api.resources import Resources
 from selfimprint.adapters.embedders import build_embedder
+from selfimprint.adapters.neo4j import open_driver
+from selfimprint.adapters.neo4j.ingestion_stage import IngestionStages
 from selfimprint.adapters.neo4j.message_log import Neo4jMessageLog
 from selfimprint.adapters.temporal import data_converter
 from selfimprint.config import Settings
@@ -177,15 +179,23 @@ async def a_life(
     extractor: LLM | None = None,
     extraction: ExtractionMode = ExtractionMode.VERBATIM,
     tuning_file: Path | None = None,
+    model_stance: bool = False,
 ) -> AsyncIterator[Life]:
     """A fresh time-skipping server, both workers (the cpu worker's real registrations; on the
     gpu queue `extraction` (verbatim unless asked), or `extractor` as the extraction LLM, the
     real embedder and a scripted sleep LLM), the API in process with the server's clock, and a
-    new user on it."""
+    new user on it. `model_stance`: full sleeps ask the sleep LLM for hypothesis evidence, as a
+    deployment whose extraction runs on the model server does (`Settings.model_stance`)."""
     settings = _queues(stack_settings).model_copy(update={"tuning_file": tuning_file})
+    if model_stance:
+        # The user's lifecycle takes the flag from the API's settings; the gpu queue's
+        # extraction mode is set explicitly below, so this changes nothing else.
+        settings = settings.model_copy(update={"extraction": "refine"})
     env = await start_test_server(data_converter(settings))
     clock = SimulatedClock()
     stack = ExitStack()
+    # The gpu worker reads staged batches and records their extraction (issue 35).
+    driver = open_driver(settings)
     try:
         workflows, cpu_activities = await cpu.build(settings, env.client)
         embedder = build_embedder(settings)
@@ -193,6 +203,7 @@ async def a_life(
             extractor or ScriptedLLM(),
             embedder,
             mode=ExtractionMode.LLM if extractor is not None else extraction,
+            stages=IngestionStages(driver, settings.neo4j_database),
         )
         gpu_activities = gpu.model_activities(
             embedder, extraction_activities, ScriptedLLM(worth_reasoning=True)
@@ -246,4 +257,5 @@ async def a_life(
             yield life
     finally:
         stack.close()
+        await driver.close()
         await env.shutdown()

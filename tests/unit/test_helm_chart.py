@@ -263,7 +263,9 @@ def test_an_existing_secret_is_referenced_and_not_rendered() -> None:
 
 def test_pods_get_only_the_secrets_their_role_reads() -> None:
     by_role = {w.role: w.secret_vars for w in workloads(rendered("trial-values"))}
-    assert "SELFIMPRINT_NEO4J_PASSWORD" not in by_role["gpu"] | by_role["codec"]
+    # The gpu workers stage the batch in extraction in Neo4j (issue 35); the codec never reads it.
+    assert "SELFIMPRINT_NEO4J_PASSWORD" in by_role["gpu"]
+    assert "SELFIMPRINT_NEO4J_PASSWORD" not in by_role["codec"]
     assert KEK_ENV_VAR not in by_role["gpu"] | by_role["codec"]
     assert by_role["codec"] == {"SELFIMPRINT_TEMPORAL_PAYLOAD_KEYS", "SELFIMPRINT_CODEC_TOKEN"}
     collective = "SELFIMPRINT_COLLECTIVE_PSEUDONYM_KEY"

@@ -24,9 +24,13 @@ from activities.ingestion import (
     ExtractedBatch,
     ExtractInput,
     ExtractionBatch,
+    ExtractionMode,
+    ExtractionSummary,
     LoadBatchInput,
     MarkFailedInput,
     PendingInput,
+    StagedBatch,
+    StageRef,
 )
 from activities.reviews import ReviewInput, ReviewOutput
 from activities.sleep import SleepActivities, SleepModelActivities
@@ -202,7 +206,8 @@ class IngestionStub:
     """Ingestion without a message log: every signalled id counts as already extracted. With
     `gate` set, loading a batch waits for it first (an extraction caught in the middle). With
     `extractor_batch` set, a load returns its messages and the extractor answers nothing but
-    asks for batches of that size (`ExtractedBatch.batch_size`)."""
+    asks for batches of that size (`ExtractedBatch.batch_size`). The staged activities (the
+    lifecycle's) and the by-value ones (recorded histories') answer alike."""
 
     def __init__(self) -> None:
         self.pending_calls = 0
@@ -235,6 +240,29 @@ class IngestionStub:
             also_pending=[i for i in self.in_log if i not in data.message_ids],
             language="en",
             now=now,
+        )
+
+    @activity.defn(name="ingestion.stage_batch")
+    async def stage_batch(self, data: LoadBatchInput) -> StagedBatch:
+        batch = await self.load_batch(data)
+        return StagedBatch(
+            batch_id="-".join(data.message_ids),
+            message_ids=[m.id for m in batch.messages],
+            also_pending=batch.also_pending,
+        )
+
+    @activity.defn(name="ingestion.extract_staged")
+    async def extract_staged(self, ref: StageRef) -> ExtractionSummary:
+        assert self.extractor_batch is not None, "not reached: stage_batch stages no messages"
+        return ExtractionSummary(
+            mode=ExtractionMode.LLM, candidates=0, batch_size=self.extractor_batch
+        )
+
+    @activity.defn(name="ingestion.apply_staged")
+    async def apply_staged(self, ref: StageRef) -> ApplyOutcome:
+        assert self.extractor_batch is not None, "not reached: stage_batch stages no messages"
+        return ApplyOutcome(
+            mode=ExtractionMode.LLM, created=0, reinforced=0, edges=0, contradictions=0, rejected=0
         )
 
     @activity.defn(name="ingestion.extract")
@@ -375,6 +403,8 @@ def workers(
         ],
         activities=[
             h.ingestion.pending_messages,
+            h.ingestion.stage_batch,
+            h.ingestion.apply_staged,
             h.ingestion.load_batch,
             h.ingestion.mark_failed,
             h.ingestion.apply_extraction,
@@ -404,6 +434,7 @@ def workers(
             model.precheck,
             model.propose_hypotheses,
             model.judge_stances,
+            h.ingestion.extract_staged,
             h.ingestion.extract,
         ],
         max_concurrent_activities=4,

@@ -621,6 +621,7 @@ async def test_the_extractor_sets_the_size_of_the_next_batch(
         assert sizes == [4, 12, 12, 2]
         state = await handle.query(UserLifecycleWorkflow.state)
         assert state.ingestion.batch_size == 12
+        await _record(handle, "lifecycle_extraction_batches")
         await handle.terminate("test over")
 
 

@@ -126,6 +126,9 @@ async def test_the_gpu_worker_process_serves_app_and_sdk_metrics(
         "SELFIMPRINT_DATA_DIR": str(tmp_path),
         "SELFIMPRINT_TEMPORAL_ADDRESS": env.client.service_client.config.target_host,
         "SELFIMPRINT_TEMPORAL_ENCRYPT_PAYLOADS": "false",
+        # Required since batches are staged in Neo4j (issue 35); unused here: the driver
+        # connects on the first staged batch.
+        "SELFIMPRINT_NEO4J_PASSWORD": "unused",
         "SELFIMPRINT_TASK_QUEUE_GPU": queue,
         "SELFIMPRINT_WORKER_METRICS_PORT": str(app_port),
         "SELFIMPRINT_WORKER_SDK_METRICS_PORT": str(sdk_port),

@@ -20,6 +20,9 @@ from workflows.user_lifecycle import UserLifecycleWorkflow
 
 pytestmark = pytest.mark.workflows
 
+# lifecycle_extraction_batches_by_value: batches, their extraction and vectors carried in the
+# history, as before issue 35 (now behind workflow.patched("ingestion-by-reference"));
+# lifecycle_extraction_batches: the same run with the batches staged, passed by reference.
 HISTORIES = sorted((Path(__file__).parent / "histories").glob("*.json"))
 
 

@@ -17,6 +17,7 @@ from enum import StrEnum
 from neo4j import AsyncDriver, Record
 from neo4j.exceptions import ConstraintError, DriverError, Neo4jError
 
+from selfimprint.adapters.neo4j.ingestion_stage import IngestionStage
 from selfimprint.adapters.neo4j.records import Rows, epoch_parts
 from selfimprint.domain.messages import Message, Role
 from selfimprint.domain.pending_messages import ExtractionBacklog, PendingMessage
@@ -335,7 +336,9 @@ class Neo4jMessageLog:
             return int(record["n"]) if record else 0
 
     async def delete_all(self) -> int:
-        """Erase the user's raw messages, in bounded transactions."""
+        """Erase the user's raw messages and the batches staged from them for extraction, in
+        bounded transactions. Returns how many messages were erased."""
+        await IngestionStage(self._driver, self._database, self._scope).delete_all()
         total = 0
         async with self._driver.session(database=self._database) as session:
             while True:
@@ -364,7 +367,7 @@ def _row(message: Message) -> dict[str, object]:
     }
 
 
-@tracing.traced_calls("neo4j", tracing.NEO4J, skip=("for_user",))
+@tracing.traced_calls("neo4j", tracing.NEO4J, skip=("for_user", "stage"))
 class MessageLogs:
     """Hands out message logs bound to one user, like the graph store hands out graphs."""
 
@@ -374,6 +377,10 @@ class MessageLogs:
 
     def for_user(self, scope: UserScope) -> Neo4jMessageLog:
         return Neo4jMessageLog(self._driver, self._database, scope)
+
+    def stage(self, scope: UserScope) -> IngestionStage:
+        """Where the user's batch in extraction waits between activities."""
+        return IngestionStage(self._driver, self._database, scope)
 
     async def users_with_pending(self, received_before: datetime, limit: int) -> list[UserScope]:
         """Users with a message still pending that was stored before `received_before`: across

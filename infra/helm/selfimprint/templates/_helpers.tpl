@@ -139,7 +139,7 @@ app.kubernetes.io/component: {{ .component }}
 {{- $c := .Values.config -}}
 {{- $s3Keys := not (eq (toString (index $c "s3_default_credentials")) "true") -}}
 {{- $payloadKeys := not (eq (toString (index $c "temporal_encrypt_payloads")) "false") -}}
-SELFIMPRINT_NEO4J_PASSWORD: {roles: [api, cpu], required: true}
+SELFIMPRINT_NEO4J_PASSWORD: {roles: [api, cpu, gpu], required: true}
 {{- if $s3Keys }}
 SELFIMPRINT_S3_ACCESS_KEY_ID: {roles: [api, cpu], required: true}
 SELFIMPRINT_S3_SECRET_ACCESS_KEY: {roles: [api, cpu], required: true}
