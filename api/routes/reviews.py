@@ -1,7 +1,7 @@
 """The session review's answer (epistemic-memory article, component 8): every 10th session the
 context carries a review (`ContextResponse.review`); the app shows it, the user confirms or calls
-each belief wrong, and the app posts the verdicts here. What an answer does to a belief is
-`selfimprint.domain.session_review.answered_belief`."""
+each belief wrong, and the app posts the verdicts here. What an answer does to a belief, and the
+divergence tensions it opens, is `selfimprint.domain.session_review.plan_answers`."""
 
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ from selfimprint.domain.session_review import (
     ReviewPrompt,
     ReviewSide,
     ReviewVerdict,
-    answered_belief,
     check_answers,
+    plan_answers,
 )
 
 router = APIRouter(prefix="/v1/users", tags=["reviews"])
@@ -120,17 +120,17 @@ async def answer_review(
     verdicts = dict(answers)
     timeline = await store.decay_clock()
     nodes = {n.id: n for n in await store.get_nodes(list(verdicts))}
-    changed = []
     beliefs = resources.tuning.beliefs
-    for memory_id, node in nodes.items():
-        updated = answered_belief(
-            node, review_id, verdicts[memory_id], now, timeline=timeline, belief=beliefs
-        )
-        if updated is not None:
-            changed.append(updated)
-            nodes[memory_id] = updated
-    if changed:
-        await store.upsert(changed)
+    writes = plan_answers(
+        nodes.values(), review_id, verdicts, now, timeline=timeline, belief=beliefs
+    )
+    # Tensions first: once the beliefs carry the answer's evidence a retry plans nothing, so a
+    # failure between the two writes must not lose the divergence.
+    if writes.divergences:
+        await store.set_tensions(writes.divergences)
+    if writes.nodes:
+        await store.upsert(writes.nodes)
+        nodes |= {n.id: n for n in writes.nodes}
     for memory_id, verdict in verdicts.items():
         if verdict is ReviewVerdict.WRONG and memory_id in nodes:
             await store.set_status(memory_id, HypothesisStatus.REFUTED)

@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 from api.auth import Caller
 from api.errors import ApiError
 from api.routes.common import UserId, known_user, resources_of, scope_of
-from selfimprint.domain.models import MAX_ID_CHARS, TensionStatus
+from selfimprint.domain.models import MAX_ID_CHARS, TensionKind, TensionStatus
 from selfimprint.domain.tensions import (
     Keep,
     TensionAlreadyResolvedError,
@@ -46,11 +46,20 @@ class ResolutionOut(BaseModel):
 
 class TensionOut(BaseModel):
     id: str
+    kind: TensionKind = Field(
+        description="contradiction: two of the user's statements; divergence: the user's answer "
+        "about a memory against what their own messages showed (issue 33)."
+    )
     status: TensionStatus
     detected_at: datetime
     note: str
-    a: TensionSide = Field(description="The newer statement.")
-    b: TensionSide = Field(description="The older statement it contradicts.")
+    a: TensionSide = Field(
+        description="contradiction: the newer statement; divergence: the memory."
+    )
+    b: TensionSide = Field(
+        description="contradiction: the older statement it contradicts; divergence: the "
+        "answer (its id is the answer's, not a memory's)."
+    )
     resolution: ResolutionOut | None = Field(
         None, description="How the user resolved it (None while unresolved)."
     )
@@ -63,13 +72,20 @@ class TensionList(BaseModel):
 def _out(record: TensionRecord, contents: dict[str, str]) -> TensionOut:
     tension, resolution = record.tension, record.resolution
     said_a, said_b = tension.sides(contents)
+    # A divergence's side b is an answer, never a memory: it cannot fade.
+    answer = tension.kind is TensionKind.DIVERGENCE
     return TensionOut(
         id=tension.id,
+        kind=tension.kind,
         status=tension.status,
         detected_at=tension.detected_at,
         note=tension.note,
         a=TensionSide(id=tension.node_a, content=said_a, faded=tension.node_a not in contents),
-        b=TensionSide(id=tension.node_b, content=said_b, faded=tension.node_b not in contents),
+        b=TensionSide(
+            id=tension.node_b,
+            content=said_b,
+            faded=not answer and tension.node_b not in contents,
+        ),
         resolution=(
             None
             if resolution is None

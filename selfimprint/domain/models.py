@@ -122,6 +122,17 @@ class TensionStatus(StrEnum):
     RESOLVED = "resolved"
 
 
+class TensionKind(StrEnum):
+    """What a tension records (the epistemic-memory article, components 5 and 6)."""
+
+    # Two of the user's statements contradict each other: `a` the newer, `b` the older.
+    CONTRADICTION = "contradiction"
+    # What the user answered about a memory (self-report: a session review's confirm or wrong)
+    # points against what their own messages showed (observed): `a` the memory, `b` the answer
+    # (its evidence id: not a memory; `b_said` says what was answered).
+    DIVERGENCE = "divergence"
+
+
 class TensionKeep(StrEnum):
     """Which side of a tension the user kept: `a` is the newer statement, `b` the older."""
 
@@ -303,6 +314,7 @@ class Tension(_Strict):
     # stored before the snapshot existed: those still go with their sides.
     a_said: Annotated[str, Field(max_length=MAX_CONTENT_CHARS)] = ""
     b_said: Annotated[str, Field(max_length=MAX_CONTENT_CHARS)] = ""
+    kind: TensionKind = TensionKind.CONTRADICTION
 
     @property
     def keeps_its_words(self) -> bool:

@@ -259,10 +259,13 @@ def plan_monthly_summary(
         active_hypotheses=sum(
             1 for h in hypotheses if h.status is HypothesisStatus.ACTIVE and h.node_id in by_id
         ),
+        # As the list shows them: a side whose memory faded (or a divergence's answer) is
+        # known by the words the tension kept.
         open_tensions=sum(
             1
             for t in tensions
-            if t.status is TensionStatus.UNRESOLVED and t.node_a in by_id and t.node_b in by_id
+            if t.status is TensionStatus.UNRESOLVED
+            and None not in t.sides({i: n.content for i, n in by_id.items()})
         ),
     )
     draft = MonthlySummary(

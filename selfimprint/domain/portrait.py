@@ -20,7 +20,14 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
-from selfimprint.domain.models import MAX_CONTENT_CHARS, Belief, Permanence, Tension, Unit
+from selfimprint.domain.models import (
+    MAX_CONTENT_CHARS,
+    Belief,
+    Permanence,
+    Tension,
+    TensionKind,
+    Unit,
+)
 
 MISSING_DATE = "\u2014"  # em dash: "A dash means never."
 HEADING = "## "
@@ -236,11 +243,10 @@ def render_tensions(
         side_a = _one_line(said_a or tension.node_a)
         side_b = _one_line(said_b or tension.node_b)
         detected = tension.detected_at.astimezone(tz).date().isoformat()
-        lines.append(
-            FIELD_SEPARATOR.join(
-                (f"- detected:{detected}", f"status:{tension.status.value}", side_a, side_b)
-            )
-        )
+        fields = [f"- detected:{detected}", f"status:{tension.status.value}"]
+        if tension.kind is not TensionKind.CONTRADICTION:
+            fields.append(f"kind:{tension.kind.value}")
+        lines.append(FIELD_SEPARATOR.join((*fields, side_a, side_b)))
         if tension.note.strip():
             lines.append(f"  note: {_one_line(tension.note)}")
     if not ordered:

@@ -13,6 +13,10 @@ beliefs the memory is most and least sure of, and confirms them or calls them wr
 - Answers are self-report evidence (component 6): "confirm" supports the belief, "wrong"
   contradicts it and, as a user's correction marking it wrong does, takes it out of the context.
   The evidence id `review:<review id>:<memory id>` makes a repeated answer a no-op.
+- Divergence (component 6, issue 33): an answer that points against what the user's own
+  messages showed (confirming a memory their later words contradicted more than restated, or
+  calling wrong one they restated more than contradicted) is applied as given, and opens a
+  divergence tension (`review_divergence`): neither stream silently wins, the record keeps both.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from selfimprint.domain.belief import (
     BeliefConfig,
     Evidence,
     EvidenceStream,
+    EvidenceStreams,
     SessionCounter,
     effective_confidence,
     select_for_review,
@@ -37,7 +42,8 @@ from selfimprint.domain.belief import (
 )
 from selfimprint.domain.corrections import MemoryCorrection, apply_correction
 from selfimprint.domain.decay import ActivityTimeline
-from selfimprint.domain.models import AwareDatetime, MemoryId, Node, NodeType
+from selfimprint.domain.ingestion.identity import tension_id
+from selfimprint.domain.models import AwareDatetime, MemoryId, Node, NodeType, Tension, TensionKind
 
 
 class _Value(BaseModel):
@@ -244,3 +250,65 @@ def answered_belief(
     if verdict is ReviewVerdict.CONFIRM:
         return updated
     return apply_correction(updated, MemoryCorrection(wrong=True), now, timeline=timeline)
+
+
+# What the divergence tension's answer side says (`Tension.b_said`): the answer, not a memory.
+ANSWER_SAID = {
+    ReviewVerdict.CONFIRM: "Confirmed in the session review",
+    ReviewVerdict.WRONG: "Called wrong in the session review",
+}
+
+
+def review_divergence(
+    before: Node, after: Node, review: str, verdict: ReviewVerdict, now: datetime
+) -> Tension | None:
+    """The divergence tension this answer opens, or None: the answer made the memory's two
+    evidence streams point opposite ways (`EvidenceStreams.diverge`: self-report balance and
+    observed balance of opposite signs), which they did not before it. Side `a` is the memory
+    as the user's messages showed it; side `b` is the answer, under its evidence id."""
+    if EvidenceStreams.of(before.belief).diverge():
+        return None
+    if not EvidenceStreams.of(after.belief).diverge():
+        return None
+    answer = answer_evidence_id(review, before.id)
+    return Tension(
+        id=tension_id(before.user_id, before.id, answer),
+        node_a=before.id,
+        node_b=answer,
+        detected_at=now,
+        a_said=before.content,
+        b_said=ANSWER_SAID[verdict],
+        kind=TensionKind.DIVERGENCE,
+    )
+
+
+class AnswerWrites(_Value):
+    """What one set of review answers writes: the memories they moved and the divergence
+    tensions they opened."""
+
+    nodes: tuple[Node, ...] = ()
+    divergences: tuple[Tension, ...] = ()
+
+
+def plan_answers(
+    nodes: Iterable[Node],
+    review: str,
+    verdicts: Mapping[str, ReviewVerdict],
+    now: datetime,
+    *,
+    timeline: ActivityTimeline | None = None,
+    belief: BeliefConfig = DEFAULT_BELIEF,
+) -> AnswerWrites:
+    """Each answered memory after its answer (`answered_belief`; one answered before changes
+    nothing) and the divergences the answers open (`review_divergence`)."""
+    changed: list[Node] = []
+    divergences: list[Tension] = []
+    for node in nodes:
+        verdict = verdicts[node.id]
+        updated = answered_belief(node, review, verdict, now, timeline=timeline, belief=belief)
+        if updated is None:
+            continue
+        changed.append(updated)
+        if (tension := review_divergence(node, updated, review, verdict, now)) is not None:
+            divergences.append(tension)
+    return AnswerWrites(nodes=tuple(changed), divergences=tuple(divergences))

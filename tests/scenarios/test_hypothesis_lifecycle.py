@@ -177,3 +177,43 @@ async def test_an_archived_hypothesis_stays_as_history_through_three_months_of_c
         assert set(formed["sources"]) <= set(node["sources"])
         context = await life.context("Should I run before work tomorrow morning?")
         assert RUNS not in str(context)
+
+
+# Each shares one topic with RUNS, too few to surface it (two needed). The stance rule reads
+# their negations as contradicting ("never miss"); the scripted model reads them as support.
+MODEL_READS = (
+    "I never miss a single morning, whatever the weather.",
+    "Not once this month have I been late for work.",
+    "Haven't missed a morning in weeks.",
+)
+
+
+@pytest.mark.parametrize("surfaced", [False, True], ids=["never-surfaced", "surfaced"])
+async def test_model_support_confirms_only_a_hypothesis_the_dialogue_touched(
+    surfaced: bool, stack_settings: Settings, tenant_key: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 33, the reality anchor in the lifecycle: three later memories that only the model
+    reads as support. Never surfaced in dialogue, the hypothesis stays an active hypothesis;
+    once the user's own question touched it, the same support confirms it as a fact. Rule
+    removed (model-only support counted whatever the anchor says), the never-surfaced one
+    becomes a fact; with model support never counted, the surfaced one stays a hypothesis."""
+    stances = dict.fromkeys(MODEL_READS, "supporting")
+    monkeypatch.setattr(
+        scenario_support, "ScriptedLLM", partial(ScriptedLLM, statements=[RUNS], stances=stances)
+    )
+    async with a_life(stack_settings, tenant_key, model_stance=True) as life:
+        await _formed(life)
+        if surfaced:
+            await life.days_pass(1)
+            await life.say("Should I run before work tomorrow morning?")
+        for text in MODEL_READS:
+            await life.days_pass(1)
+            await life.say(text)
+        # One full pass reads all three (the model judges stances on full passes only).
+        await _sleep(life, Depth.FULL)
+        after = await _hypothesis(life)
+        assert after is not None
+        if surfaced:
+            assert (after["type"], after["is_inference"]) == ("fact", False), after
+        else:
+            assert (after["type"], after["status"]) == ("hypothesis", "active"), after

@@ -136,3 +136,50 @@ async def test_a_question_the_sleep_prepared_reaches_a_later_context(
         assert memories[loop]["id"] not in {m["id"] for m in context["memories"]}
         prepared = [q for q in context["open_loop_questions"] if "landlord" in q]
         assert prepared and prepared[0].startswith("Earlier the user mentioned"), context
+
+
+async def test_calling_wrong_what_the_user_keeps_saying_opens_a_divergence(
+    stack_settings: Settings, tenant_key: str
+) -> None:
+    """Issue 33, the two evidence streams (article, component 6): the user restated one fact in
+    a later session (observed support), then the review asks and they call it wrong (self-
+    report against). The answer is applied (refuted, out of the context) and a divergence
+    tension keeps both sides. The other belief called wrong was said once (no direction in
+    the user's words): no tension. Rule removed (answers open no divergence), GET /tensions is
+    empty."""
+    restated = FACTS[3]
+    async with a_life(stack_settings, tenant_key) as life:
+        for session, fact in enumerate(FACTS, start=1):
+            if session > 1:
+                await life.days_pass(1)
+            await life.say(fact)
+            if session == 9:
+                await life.say(restated)  # the same words again: the memory is reinforced
+        review = await _review_of(life, "How was your week?")
+        assert review is not None
+        memories = {m["content"]: m for m in await life.memories()}
+        highest = [i["memory_id"] for i in review["items"] if i["side"] == "highest"]
+        said_twice = memories[restated]["id"]
+        assert said_twice == highest[0], (review, memories[restated])
+        said_once = highest[1]
+        answered = await life.http.post(
+            f"/v1/users/{life.user_id}/reviews/{review['id']}",
+            json={
+                "answers": [
+                    {"memory_id": said_twice, "verdict": "wrong"},
+                    {"memory_id": said_once, "verdict": "wrong"},
+                ]
+            },
+        )
+        assert answered.status_code == 200, answered.text
+        assert (await life.memory(said_twice))["memory"]["status"] == "refuted"
+        listed = await life.http.get(f"/v1/users/{life.user_id}/tensions")
+        assert listed.status_code == 200, listed.text
+        (tension,) = listed.json()["tensions"]
+        assert (tension["kind"], tension["status"]) == ("divergence", "unresolved"), tension
+        assert (tension["a"]["id"], tension["a"]["content"]) == (said_twice, restated)
+        assert tension["b"]["content"] == "Called wrong in the session review"
+        assert not tension["b"]["faded"]
+        portrait = await life.http.get(f"/v1/users/{life.user_id}/portrait")
+        assert portrait.status_code == 200, portrait.text
+        assert "kind:divergence" in portrait.text

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from selfimprint.domain.belief import effective_confidence
-from selfimprint.domain.models import Belief, Node, NodeType, Permanence
+from selfimprint.domain.models import Belief, Node, NodeType, Permanence, TensionKind
 from selfimprint.domain.session_review import (
     AnswerProblem,
     ReviewSide,
@@ -16,6 +16,7 @@ from selfimprint.domain.session_review import (
     answered_belief,
     check_answers,
     due_review_session,
+    plan_answers,
     plan_review,
     review_prompt,
 )
@@ -132,3 +133,49 @@ def test_a_stable_belief_is_reviewed_by_its_own_decay() -> None:
     review = plan_review(10, [held("s", Permanence.STABLE), held("t", Permanence.SITUATIONAL)], NOW)
     assert review is not None
     assert [i.memory_id for i in review.items] == ["s", "t"]  # most confident first
+
+
+# --- divergence: the answer against the user's own words (issue 33) -----------------------------
+
+
+def _evidenced(id: str, said_for: int, said_against: int) -> Node:
+    node = belief_node(id, 0.5)
+    streams = {
+        "observed_for": tuple(f"msg-{id}-for-{i}" for i in range(said_for)),
+        "observed_against": tuple(f"msg-{id}-against-{i}" for i in range(said_against)),
+    }
+    return node.model_copy(update={"belief": node.belief.model_copy(update=streams)})
+
+
+@pytest.mark.parametrize(
+    ("said_for", "said_against", "verdict", "diverges"),
+    [
+        (1, 0, ReviewVerdict.WRONG, True),  # restated, then called wrong
+        (0, 0, ReviewVerdict.WRONG, False),  # said once: the words show no direction
+        (1, 1, ReviewVerdict.WRONG, False),  # as often contradicted as restated
+        (1, 0, ReviewVerdict.CONFIRM, False),  # the answer agrees with the words
+        (0, 1, ReviewVerdict.CONFIRM, True),  # contradicted since, then confirmed
+        (1, 1, ReviewVerdict.CONFIRM, False),
+    ],
+)
+def test_an_answer_against_the_users_own_words_opens_a_divergence(
+    said_for: int, said_against: int, verdict: ReviewVerdict, diverges: bool
+) -> None:
+    node = _evidenced("m1", said_for, said_against)
+    writes = plan_answers([node], "review-10", {"m1": verdict}, NOW)
+    (answered,) = writes.nodes  # the answer is applied either way
+    assert answered.belief.self_report_for or answered.belief.self_report_against
+    if not diverges:
+        assert writes.divergences == ()
+        return
+    (tension,) = writes.divergences
+    assert tension.kind is TensionKind.DIVERGENCE
+    assert (tension.node_a, tension.node_b) == ("m1", "review:review-10:m1")
+    assert tension.a_said == node.content and "session review" in tension.b_said
+    assert tension.keeps_its_words  # it outlives the memory's decay, as every tension does
+    # A retry of the same answers changes nothing and opens nothing again.
+    again = plan_answers([answered], "review-10", {"m1": verdict}, NOW)
+    assert again.nodes == () and again.divergences == ()
+    # A later answer in the same direction: already diverging, no second tension.
+    later = plan_answers([answered], "review-20", {"m1": verdict}, NOW)
+    assert later.divergences == ()

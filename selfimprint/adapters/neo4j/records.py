@@ -331,13 +331,15 @@ def tension_row(tension: Tension) -> dict[str, Any]:
             "resolved_at": utc(tension.resolved_at) if tension.resolved_at else None,
             "a_said": tension.a_said,
             "b_said": tension.b_said,
+            "kind": tension.kind.value,
         },
     }
 
 
 TENSION_PROJECTION = (
     "t {.id, .node_a, .node_b, .detected_at, .status, .note, .resolved_keep, .resolved_at, "
-    "a_said: coalesce(t.a_said, ''), b_said: coalesce(t.b_said, '')}"
+    "a_said: coalesce(t.a_said, ''), b_said: coalesce(t.b_said, ''), "
+    "kind: coalesce(t.kind, 'contradiction')}"
 )
 
 
