@@ -54,3 +54,41 @@ async def test_a_job_left_is_past_and_the_new_job_is_current(
         portrait = await life.portrait()
         block = next(b for b in portrait.split("## ") if "Initech, mostly" in b)
         assert f"until:{ended.date().isoformat()}" in block, block
+
+
+DENTIST = "I have a dentist appointment on Tuesday at 10."
+MOVED = "The dentist moved me to Wednesday instead."
+DOG = "We're getting a dog next month!"
+NO_DOG = "Not getting the dog after all, the landlord said no."
+HOME = "I live in Leeds, in a flat near the park."
+FRIEND_MOVED = "My friend Tom just moved to Manchester."
+
+
+async def test_a_moved_appointment_and_a_cancelled_plan_end_what_they_changed(
+    stack_settings: Settings, tenant_key: str
+) -> None:
+    """Issue 33, changed plans are changes: an appointment the dentist moved to another day
+    answers with the new day, the old one shown only as past; a plan called off "after all" is
+    no longer current; a friend's move leaves the user's own home current (the other side).
+    Rules removed (the structured cues' reschedule of an object other than the plan, and "after
+    all"), the Tuesday appointment and the dog are still current."""
+    async with a_life(stack_settings, tenant_key, extraction=ExtractionMode.STRUCTURED) as life:
+        await life.say(DENTIST, DOG, HOME)
+        await life.days_pass(1)
+        await life.say(MOVED)
+        moved_said = life.clock.now
+        await life.days_pass(1)
+        await life.say(NO_DOG, FRIEND_MOVED)
+
+        memories = await life.memories()
+        tuesday, wednesday = _one(memories, "Tuesday at 10"), _one(memories, "Wednesday")
+        assert tuesday["valid_until"] is not None and wednesday["valid_until"] is None
+        ended = datetime.fromisoformat(tuesday["valid_until"])
+        assert abs((ended - moved_said).total_seconds()) < 60, (ended, moved_said)
+        assert _one(memories, "getting a dog")["valid_until"] is not None
+        assert _one(memories, "I live in Leeds")["valid_until"] is None
+
+        context = await life.context("When is my dentist appointment?")
+        current, past = context["context"].split(PAST_HEADING)
+        assert "Wednesday" in current and "Tuesday at 10" not in current, context["context"]
+        assert "Tuesday at 10" in past

@@ -797,3 +797,35 @@ def test_whose_claim_and_changes_in_any_tense(
     language: str, older: str, newer: str, contradicts: bool
 ) -> None:
     assert _contradicts(language, older, newer) is contradicts
+
+
+# Issue 33, changed plans: a reschedule said of the user ("moved me to"), in the passive, a
+# plan called off "after all", a relapse ("so much for"), a plan that was "meant to" happen, a
+# notice handed in. The other side of each: the same words where nothing changed.
+@pytest.mark.parametrize(
+    ("language", "older", "newer", "contradicts"),
+    [
+        ("en", "My dentist appointment is on Tuesday.", "The dentist moved me to Wednesday", True),
+        ("en", "I'm seeing the dentist on Tuesday.", "Dentist got moved to Thursday.", True),
+        ("en", "I'm seeing the dentist on Tuesday.", "My friend moved to Thursday Street", False),
+        ("en", "We're getting a dog next month!", "Not getting the dog after all", True),
+        ("en", "We're getting a dog next month!", "after all that rain the dog is muddy", False),
+        (
+            "en",
+            "I've been off the booze for three months now.",
+            "four pints on saturday, so much for being off the booze",
+            True,
+        ),
+        ("en", "I'm getting a kitten this weekend.", "we were meant to be getting a kitten", True),
+        ("en", "I work weekends at Little Crumb.", "handed my notice in at Little Crumb", True),
+        ("en", "I work weekends at Little Crumb.", "Little Crumb is busy on weekends", False),
+        ("en", "I live in Leeds.", "My friend Tom just moved to Manchester.", False),
+        ("en", "I live in Leeds.", "The dentist moved me to Wednesday", False),
+        ("ru", "Живу пока у Серёги на диване.", "съехал от Серёги, снял комнату", True),
+        ("ru", "Я работаю в Сбере.", "заявление отдал в Сбере, две недели и свободен", True),
+    ],
+)
+def test_changed_plans_and_their_other_side(
+    language: str, older: str, newer: str, contradicts: bool
+) -> None:
+    assert _contradicts(language, older, newer) is contradicts

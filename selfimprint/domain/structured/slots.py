@@ -60,6 +60,13 @@ def _value(raw: str | None) -> tuple[frozenset[str], bool]:
     return read(raw).stems, raw[:1].isupper()
 
 
+def _names_a_time(raw: str | None) -> bool:
+    """A value that is only a day or a month: "moved me to Wednesday" reschedules, it names no
+    home (nor "started on Monday" an employer)."""
+    stems = read(raw).stems if raw else frozenset()
+    return bool(stems) and stems <= day_names(raw or "")
+
+
 def _negations(clause: str, cues: LanguageCues) -> int:
     """Negations of a clause, less those of idioms that negate nothing ("can't wait") and of
     resolve to go on ("never give up", "не сдамся")."""
@@ -198,8 +205,9 @@ def _claims(text: str, cues: LanguageCues) -> tuple[Claim, ...]:
             kept = []
             for match in (m for p in patterns for m in p.finditer(clean)):
                 users, value = _whose(clean, match, slot, ends, cues)
-                if users:
-                    kept.append((match, _SENTENCE_END.split(value, 1)[0] if value else value))
+                value = _SENTENCE_END.split(value, 1)[0] if value else value
+                if users and not (slot in _OWN and _names_a_time(value)):
+                    kept.append((match, value))
             return kept
 
         change = bool(slot_cues.change.search(clean))
