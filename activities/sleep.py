@@ -41,6 +41,13 @@ from selfimprint.domain.patterns import (
     infer_connections,
     recent_memories,
 )
+from selfimprint.domain.policy_references import (
+    PolicyReference,
+    references,
+    scores_as_categories,
+    semantic_opinion_for,
+    semantic_scores,
+)
 from selfimprint.domain.scheduled_triggers import (
     DEFAULT_TRIGGERS,
     ScheduledTrigger,
@@ -184,6 +191,9 @@ class Proposal(BaseModel):
     # side, so the two compare); None from a worker without an embedder.
     embedding: list[float] | None = None
     embedding_model: str | None = None
+    # The inference policy's semantic second opinion, by category name (issue 33), from the
+    # model side where the embedder is; None where no calibrated embedder is.
+    policy_scores: dict[str, float] | None = None
 
 
 class ProposeOutput(BaseModel):
@@ -435,6 +445,7 @@ class SleepActivities:
                 tuple(p.evidence),
                 tuple(p.embedding) if p.embedding else None,
                 p.embedding_model,
+                scores_as_categories(p.policy_scores) if p.policy_scores is not None else None,
             )
             for p in data.proposals
         ]
@@ -603,6 +614,7 @@ class SleepModelActivities:
         # Embeds the proposed statements here, where memories are embedded (the gpu worker):
         # the cpu workers hold no model.
         self._embedder = embedder
+        self._references: list[tuple[PolicyReference, list[float]]] | None = None
 
     @activity.defn(name="sleep.precheck")
     async def precheck(self, data: PrecheckInput) -> PrecheckOutput:
@@ -641,11 +653,35 @@ class SleepModelActivities:
             rows = await asyncio.to_thread(
                 embedder.embed_passages, [p.statement for p in proposals]
             )
+            judged = await self._policy_references(embedder)
             proposals = [
-                p.model_copy(update={"embedding": list(row), "embedding_model": embedder.model_id})
+                p.model_copy(
+                    update={
+                        "embedding": list(row),
+                        "embedding_model": embedder.model_id,
+                        "policy_scores": (
+                            {c.value: s for c, s in semantic_scores(row, judged).items()}
+                            if judged
+                            else None
+                        ),
+                    }
+                )
                 for p, row in zip(proposals, rows, strict=True)
             ]
         return ProposeOutput(proposals=proposals)
+
+    async def _policy_references(
+        self, embedder: Embedder
+    ) -> list[tuple[PolicyReference, list[float]]]:
+        """The policy's labelled references embedded once per worker; none for an embedder the
+        thresholds were not calibrated with (the lexicon then decides alone)."""
+        if not semantic_opinion_for(embedder.model_id):
+            return []
+        if self._references is None:
+            known = references()
+            rows = await asyncio.to_thread(embedder.embed_passages, [r.text for r in known])
+            self._references = list(zip(known, rows, strict=True))
+        return self._references
 
     @activity.defn(name="sleep.judge_stances")
     async def judge_stances(self, data: JudgeStancesInput) -> JudgeStancesOutput:

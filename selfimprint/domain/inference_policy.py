@@ -114,10 +114,12 @@ class InferencePolicyConfig(_Frozen):
     # §4.1: health status is excluded "unless the deployment is explicitly medical". A medical
     # deployment moves it to the high bar; diagnoses stay excluded either way.
     medical_deployment: bool = False
-    # Spec silent: similarity at which the semantic second opinion escalates. Lower for
-    # never-infer, since a false positive there only costs a hypothesis.
-    semantic_never_infer_threshold: Annotated[float, Field(ge=-1.0, le=1.0)] = 0.80
-    semantic_high_bar_threshold: Annotated[float, Field(ge=-1.0, le=1.0)] = 0.85
+    # Spec silent: the margin (domain.policy_references.semantic_scores: nearer to a labelled
+    # statement of the category than to any of a less strict class, by this much) at which the
+    # semantic second opinion escalates. Calibrated for policy_references.CALIBRATED_EMBEDDER by
+    # scripts/calibrate_policy_semantic.py: the smallest that escalates no dev statement wrongly.
+    semantic_never_infer_threshold: Annotated[float, Field(ge=-2.0, le=2.0)] = 0.035
+    semantic_high_bar_threshold: Annotated[float, Field(ge=-2.0, le=2.0)] = 0.025
 
 
 def evidence_bar(

@@ -46,6 +46,7 @@ from selfimprint.domain.hypotheses import (
     form_hypothesis,
     reality_anchor_factor,
 )
+from selfimprint.domain.inference_lexicon import Category
 from selfimprint.domain.inference_policy import InferencePolicyConfig, classify
 from selfimprint.domain.ingestion.identity import normalise_content
 from selfimprint.domain.models import (
@@ -105,6 +106,9 @@ class Proposal:
     evidence: Sequence[MemoryId]
     embedding: tuple[float, ...] | None = None
     embedding_model: str | None = None
+    # The inference policy's semantic second opinion on the statement (domain.policy_references;
+    # None: no calibrated embedder on the model side, the lexicon decides alone).
+    policy_scores: Mapping[Category, float] | None = None
 
 
 def hypothesis_id(user_id: str, statement: str) -> str:
@@ -165,7 +169,9 @@ def plan_hypothesis_formation(
     formed = reinforced = rejected = by_policy = 0
     for proposal in proposals:
         evidence = [i for i in dict.fromkeys(proposal.evidence) if i in by_id]
-        decision = classify(proposal.statement, config=inference)
+        decision = classify(
+            proposal.statement, config=inference, second_opinion=proposal.policy_scores
+        )
         if not decision.may_form_hypothesis:
             rejected += 1
             by_policy += 1

@@ -81,3 +81,31 @@ async def test_a_medical_deployment_lets_a_health_inference_form_but_no_diagnosi
         await _sleep(life, Depth.FULL)
         assert await _formed(life) == {RUNS, HEALTH}
         assert "hypotheses_rejected_by_policy 1" in await _last_summary(life)
+
+
+# Paraphrases the lexicon has no term for (criminal history, sexual orientation): only the
+# semantic second opinion reads them (domain.policy_references).
+PARAPHRASED = (
+    "The user may have been locked up in the past.",
+    "The user seems to fancy men.",
+)
+
+
+async def test_a_never_infer_paraphrase_the_lexicon_misses_is_not_stored(
+    stack_settings: Settings, tenant_key: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 33, the policy's semantic check in hypothesis formation: the model side scores
+    each proposal against the labelled statements, the formation escalates on the operator's
+    thresholds. The two paraphrases are not stored and are counted; the running habit is (the
+    other side). Rule removed (proposals carry no second opinion), both are stored."""
+    statements = [RUNS, *PARAPHRASED]
+    monkeypatch.setattr(
+        scenario_support, "ScriptedLLM", partial(ScriptedLLM, statements=statements)
+    )
+    async with a_life(stack_settings, tenant_key) as life:
+        await life.say(*SAID)
+        await _sleep(life, Depth.FULL)
+        ids = {m["id"] for m in await life.memories() if m["type"] == "hypothesis"}
+        formed = {s for s in statements if hypothesis_id(life.user_id, s) in ids}
+        assert formed == {RUNS}, formed
+        assert "hypotheses_rejected_by_policy 2" in await _last_summary(life)
