@@ -224,6 +224,7 @@ class RecalibrateOutput(BaseModel):
     boosted: int
     drifted: int
     applied: bool
+    recalled: int = 0  # faded memories a context used, reinforced (issue 32)
 
 
 class TriggersOutput(BaseModel):
@@ -493,7 +494,7 @@ class SleepActivities:
     async def recalibrate(self, data: RecalibrateInput) -> RecalibrateOutput:
         scope = data.scope
 
-        async def plan(graph: GraphSnapshot) -> tuple[SleepWrites, tuple[int, int]]:
+        async def plan(graph: GraphSnapshot) -> tuple[SleepWrites, tuple[int, int, int]]:
             previous = await self._graph(scope).active_pattern_node_ids()
             timeline = await self._graph(scope).decay_clock()
             result = plan_recalibration(
@@ -505,12 +506,16 @@ class SleepActivities:
                 timeline,
                 self._patterns,
             )
-            return result.writes, (result.boosted, result.drifted)
+            return result.writes, (result.boosted, result.drifted, result.recalled)
 
-        (boosted, drifted), applied = await self._operate(
+        (boosted, drifted, recalled), applied = await self._operate(
             scope, SleepOperation.IMPORTANCE_RECALIBRATION.value, plan
         )
-        return RecalibrateOutput(boosted=boosted, drifted=drifted, applied=applied)
+        if recalled:
+            log.info("sleep.recall_reinforced", run_id=scope.run_id, memories=recalled)
+        return RecalibrateOutput(
+            boosted=boosted, drifted=drifted, applied=applied, recalled=recalled
+        )
 
     @activity.defn(name="sleep.schedule_triggers")
     async def schedule_triggers(self, data: OperationInput) -> TriggersOutput:

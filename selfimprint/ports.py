@@ -318,6 +318,11 @@ class UserGraphStore(Protocol):
 
     async def tension_records(self, status: TensionStatus | None = None) -> list[TensionRecord]: ...
 
+    async def mark_recalled(self, node_ids: Sequence[str], at: datetime) -> None:
+        """Issue 32: a context used these faded memories at `at` (recognition brought them
+        back); a later `recalled_at` is kept. Best effort: the next sleep reinforces them."""
+        ...
+
     async def resolve_tension(
         self,
         tension_id: str,

@@ -11,7 +11,7 @@ user's messages not yet extracted, verbatim, in a marked section within the budg
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Annotated
 
@@ -26,6 +26,7 @@ from api.routes.common import UserId, resources_of, scope_of, unknown_user
 from api.routes.messages import Extraction
 from api.routes.reviews import ReviewOut
 from api.timing import ServerTiming
+from selfimprint.domain.context import UsedMemory
 from selfimprint.domain.language import detect_language
 from selfimprint.domain.messages import MessageText
 from selfimprint.domain.models import MemoryId, NodeType
@@ -66,6 +67,11 @@ class MemoryUsed(BaseModel):
     content: str
     score: float
     sources: list[str]
+    recalled: bool = Field(
+        False,
+        description="The memory had faded and the request's words brought it back "
+        "(recognition); being used, it is reinforced at the user's next sleep (issue 32).",
+    )
 
 
 class PendingMessageOut(BaseModel):
@@ -163,6 +169,8 @@ async def post_context(
     finally:
         lookup.cancel()  # a no-op once done; stops the lookup when the context failed
     ctx = outcome.context
+    if retrieve is None:  # the graph is in Neo4j (an archived one is read, not written)
+        await _note_recalls(resources, scope, ctx.memories_used)
     for part, ms in outcome.timings_ms.items():
         timer.add(part, ms)
     response.headers["Server-Timing"] = timer.header()
@@ -181,7 +189,12 @@ async def post_context(
         tokens=ctx.tokens,
         memories=[
             MemoryUsed(
-                id=m.id, type=m.type, content=m.content, score=m.score, sources=list(m.sources)
+                id=m.id,
+                type=m.type,
+                content=m.content,
+                score=m.score,
+                sources=list(m.sources),
+                recalled=m.recalled,
             )
             for m in ctx.memories_used
         ],
@@ -195,6 +208,19 @@ async def post_context(
         pending_messages=_pending_out(outcome.pending),
         timings_ms={k: round(v, 2) for k, v in outcome.timings_ms.items()},
     )
+
+
+async def _note_recalls(resources: Resources, scope: UserScope, used: Sequence[UsedMemory]) -> None:
+    """Faded memories this context used are marked recalled (issue 32); the next sleep
+    reinforces them. Best effort: a failed mark costs one reinforcement, never the answer."""
+    recalled = [m.id for m in used if m.recalled]
+    if not recalled:
+        return
+    try:
+        store = resources.graph.for_user(scope.tenant_id, scope.user_id)
+        await store.mark_recalled(recalled, resources.clock())
+    except Exception as exc:
+        log.warning("context.recall_not_noted", user_id=scope.user_id, error=str(exc))
 
 
 async def _tier(resources: Resources, scope: UserScope, timer: ServerTiming) -> Tier | None:

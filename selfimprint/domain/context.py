@@ -260,6 +260,8 @@ class UsedMemory(_Value):
     content: str
     score: float
     sources: tuple[MemoryId, ...]
+    # Faded, and brought back by the query's recognition (issue 32): this use is a recall.
+    recalled: bool = False
 
 
 class PreparedQuestion(_Value):
@@ -600,6 +602,7 @@ def assemble_context(
                 content=node.content,
                 score=score,
                 sources=node.sources,
+                recalled=is_expired(node, now, timeline=timeline),
             )
             for score, node in chosen
         ),

@@ -3,7 +3,9 @@
 Forgetting demotes: such a memory is *faded*. It leaves the default context pool (the prior,
 scheduled and lexical pools and the one-hop expansion read only live memories), but it is kept:
 a query that matches it strongly brings it back (recognition, `scoring.recognised`), and a
-re-mention reinforces it like any memory, which makes it live again. Its tensions and its place
+re-mention reinforces it like any memory, which makes it live again; so does being recalled: a
+context that uses it marks it (`Node.recalled_at`) and the next sleep reinforces it
+(`sleep_planning.plan_recalibration`). Its tensions and its place
 in hypotheses' evidence stay with it.
 
 Deletion is for noise and for the user. The sweeper (weekly, before compaction) deletes the

@@ -206,6 +206,10 @@ class Node(_Strict):
     # memory is kept as history and shown as past ("until ..."), never as current; None = no
     # later statement ended it. Resolving the tension in its favour makes it current again.
     valid_until: AwareDatetime | None = None
+    # Issue 32, recall reinforces: when a context last used this memory while it was faded
+    # (recognition brought it back). The next sleep reinforces it as a re-mention would, once
+    # per recall (`sleep_planning.plan_recalibration`); None: never recalled so.
+    recalled_at: AwareDatetime | None = None
     sources: Annotated[tuple[MemoryId, ...], Field(max_length=MAX_SOURCES)] = ()
     belief: Belief
     embedding: Annotated[tuple[float, ...], Field(min_length=1)] | None = None

@@ -31,6 +31,7 @@ from selfimprint.domain.decay import (
     expires_at,
     node_coefficient,
     node_effective_weight,
+    reinforce_node,
 )
 from selfimprint.domain.hypotheses import (
     DEFAULT_POLICY,
@@ -240,6 +241,7 @@ class RecalibrationPlan:
     writes: SleepWrites
     boosted: int
     drifted: int
+    recalled: int = 0  # faded memories a context used since their last weight change
 
 
 def _weight_change(
@@ -265,7 +267,12 @@ def plan_recalibration(
 ) -> RecalibrationPlan:
     """Memories central to tonight's patterns (or joined by tonight's connections) gain
     `central_boost`; those of patterns that faded drift down by `drift_multiplier`, unless
-    pinned. Hypotheses are not recalibrated."""
+    pinned. Hypotheses are not recalibrated.
+
+    Recall reinforces (issue 32): a memory a context used while it was faded
+    (`Node.recalled_at`), after its weight last changed, is reinforced as a re-mention is
+    (`decay.reinforce_node`: the same increment, from its weight now), which makes it live
+    again; once per recall, since the write moves `weight_at` past it."""
     by_id = {n.id: n for n in nodes}
     plan = recalibration_targets(patterns, (), previous_pattern_nodes)
     central = set(plan.central) | set(touched)
@@ -275,16 +282,46 @@ def plan_recalibration(
         if node is not None and node.type is not NodeType.HYPOTHESIS:
             boosted = node_effective_weight(node, now, timeline=timeline) + config.central_boost
             changes.append(_weight_change(node, boosted, now, timeline))
+    recalled = 0
+    for node in sorted(nodes, key=lambda n: n.id):
+        if node.id in central or not _recalled_since_weighed(node, now):
+            continue
+        reinforced, result = reinforce_node(node, now, timeline=timeline)
+        if result.applied:
+            changes.append(
+                WeightChange(
+                    node_id=node.id,
+                    weight=reinforced.weight,
+                    weight_at=reinforced.weight_at,
+                    expires_at=reinforced.expires_at,
+                )
+            )
+            recalled += 1
     drifted = 0
+    reweighed = {c.node_id for c in changes}
     for node_id in plan.drifted:
         node = by_id.get(node_id)
-        if node is None or node.is_pinned or node_id in central:
+        if node is None or node.is_pinned or node_id in reweighed:
             continue
         faded = node_effective_weight(node, now, timeline=timeline) * config.drift_multiplier
         changes.append(_weight_change(node, faded, now, timeline))
         drifted += 1
     return RecalibrationPlan(
-        writes=SleepWrites(weights=tuple(changes)), boosted=len(changes) - drifted, drifted=drifted
+        writes=SleepWrites(weights=tuple(changes)),
+        boosted=len(changes) - drifted - recalled,
+        drifted=drifted,
+        recalled=recalled,
+    )
+
+
+def _recalled_since_weighed(node: Node, now: datetime) -> bool:
+    """A context used it while faded after its weight last changed, and not in the future."""
+    at = node.recalled_at
+    return (
+        at is not None
+        and node.weight_at < at <= now
+        and node.type is not NodeType.HYPOTHESIS
+        and not node.is_pinned
     )
 
 

@@ -33,6 +33,7 @@ from selfimprint.adapters.neo4j.ingestion_stage import IngestionStages
 from selfimprint.adapters.neo4j.message_log import Neo4jMessageLog
 from selfimprint.adapters.temporal import data_converter
 from selfimprint.config import Settings
+from selfimprint.domain.sleep_policy import Depth
 from selfimprint.domain.users import UserScope
 from selfimprint.ports import LLM
 from tests.deadlines import READY_S
@@ -40,6 +41,7 @@ from tests.temporal_server import start_test_server
 from tests.workflows.support import ScriptedLLM
 from workers import cpu, gpu
 from workflows.ids import lifecycle_workflow_id
+from workflows.lifecycle_state import SleepRequest
 from workflows.user_lifecycle import UserLifecycleWorkflow
 
 
@@ -147,6 +149,24 @@ class Life:
         assert answer.status_code == 200, answer.text
         found: dict[str, Any] = answer.json()
         return found
+
+    async def sleep(self, depth: Depth, timeout_s: float = READY_S) -> None:
+        """An operator's pass of `depth`, waited for until its outcome is recorded."""
+        handle = self.env.client.get_workflow_handle(self.lifecycle_id)
+        before = await handle.query(UserLifecycleWorkflow.state)
+        await handle.execute_update(
+            UserLifecycleWorkflow.request_sleep, SleepRequest(depth=depth, reason="scenario")
+        )
+        deadline = time.monotonic() + timeout_s
+        while True:
+            state = await handle.query(UserLifecycleWorkflow.state)
+            last, previous = state.sleep.last, before.sleep.last
+            if last is not None and (previous is None or last.run_id != previous.run_id):
+                break
+            if time.monotonic() > deadline:
+                raise TimeoutError("the requested sleep did not finish")
+            await asyncio.sleep(0.2)
+        await self.settle()
 
     async def until_hot(self, timeout_s: float = READY_S) -> None:
         deadline = time.monotonic() + timeout_s

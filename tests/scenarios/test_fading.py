@@ -11,6 +11,7 @@ from typing import Any
 from activities.ingestion import ExtractionMode
 from selfimprint.config import Settings
 from selfimprint.domain.decay import DEFAULT_DECAY
+from selfimprint.domain.sleep_policy import Depth
 from tests.scenarios.support import Life, a_life
 
 ALLERGY = "I'm allergic to cats, they make me sneeze so much, ugh."
@@ -150,3 +151,38 @@ async def test_a_greeting_said_forty_times_is_not_a_memory(
         assert greetings == [], greetings
         assert not (await _used(life, "Hi!")) & set(GREETINGS)
         assert any("Porto" in c for c in await _used(life, "Where does my sister live now?"))
+
+
+BIKE = "My bike is a blue Dutch bike with a wicker basket."
+PASSPORT = "I keep my passport in the kitchen drawer."
+
+
+async def test_a_faded_memory_a_context_recalls_is_reinforced_at_the_next_sleep(
+    stack_settings: Settings, tenant_key: str
+) -> None:
+    """Issue 32, recall reinforces: a fact said once fades over six weeks of chatter (a message
+    every six days: the decay clock never pauses). A question brings it back (recognition: the
+    context marks it `recalled`); the next sleep reinforces it as a re-mention would, and it is
+    live again. The other side: a fact said beside it, faded too and left out of that
+    context, stays faded through the same sleep. Rule removed (the sleep ignoring recalls),
+    the bike stays faded."""
+    async with a_life(stack_settings, tenant_key) as life:
+        await life.say(BIKE, PASSPORT)
+        for day in range(7):
+            await life.days_pass(6)
+            await life.say(CHATTER[day % len(CHATTER)])
+        memories = await life.memories()
+        bike, passport = _memory(memories, "blue Dutch bike"), _memory(memories, "passport")
+        assert bike["faded"] and passport["faded"], (bike, passport)
+
+        # A small budget: the context holds the bike and not the passport (both are recognised
+        # by this question; only what a context uses is recalled).
+        context = await life.context("What does my bike look like?", budget_tokens=50)
+        used = {m["id"]: m for m in context["memories"]}
+        assert used[bike["id"]]["recalled"] and passport["id"] not in used, used
+        await life.sleep(Depth.LIGHT)
+
+        after = {m["id"]: m for m in await life.memories()}
+        assert not after[bike["id"]]["faded"], after[bike["id"]]
+        assert after[bike["id"]]["weight"] > DEFAULT_DECAY.removal_threshold
+        assert after[passport["id"]]["faded"], after[passport["id"]]

@@ -9,8 +9,6 @@ re-proposal), as an operator's `selfimprint sleep run` does.
 
 from __future__ import annotations
 
-import asyncio
-import time
 from collections.abc import Iterator
 from functools import partial
 from typing import Any
@@ -21,12 +19,9 @@ import tests.scenarios.support as scenario_support
 from selfimprint.config import Settings
 from selfimprint.domain.sleep_planning import hypothesis_id
 from selfimprint.domain.sleep_policy import Depth
-from tests.deadlines import READY_S
 from tests.scenarios.support import Life, a_life
 from tests.scenarios.test_fading import CHATTER
 from tests.workflows.support import ScriptedLLM
-from workflows.lifecycle_state import SleepRequest
-from workflows.user_lifecycle import UserLifecycleWorkflow
 
 RUNS = "The user runs every morning before work."
 CITED = ("I run every morning before work.", "Went for my morning run before work again.")
@@ -39,23 +34,8 @@ def _sleep_llm_proposes_the_running_habit(monkeypatch: pytest.MonkeyPatch) -> It
     yield
 
 
-async def _sleep(life: Life, depth: Depth, timeout_s: float = READY_S) -> None:
-    """An operator's pass of `depth`, waited for until its outcome is recorded."""
-    handle = life.env.client.get_workflow_handle(life.lifecycle_id)
-    before = await handle.query(UserLifecycleWorkflow.state)
-    await handle.execute_update(
-        UserLifecycleWorkflow.request_sleep, SleepRequest(depth=depth, reason="scenario")
-    )
-    deadline = time.monotonic() + timeout_s
-    while True:
-        state = await handle.query(UserLifecycleWorkflow.state)
-        last, previous = state.sleep.last, before.sleep.last
-        if last is not None and (previous is None or last.run_id != previous.run_id):
-            break
-        if time.monotonic() > deadline:
-            raise TimeoutError("the requested sleep did not finish")
-        await asyncio.sleep(0.2)
-    await life.settle()
+async def _sleep(life: Life, depth: Depth) -> None:
+    await life.sleep(depth)
 
 
 async def _hypothesis(life: Life) -> dict[str, Any] | None:

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from selfimprint.domain.decay import ActivityTimeline
+from selfimprint.domain.decay import DEFAULT_DECAY, ActivityTimeline
 from selfimprint.domain.hypotheses import form_hypothesis
 from selfimprint.domain.inference_policy import InferencePolicyConfig
 from selfimprint.domain.models import (
@@ -168,6 +168,28 @@ def test_recalibration_boosts_the_central_and_lets_the_faded_drift() -> None:
     assert by_id["n1"].weight > 0.6 and by_id["n2"].weight > 0.6
     assert by_id["n3"].weight < 0.6  # its pattern faded
     assert "n4" not in by_id  # pinned memories do not drift
+
+
+def test_a_recall_since_the_last_weight_change_reinforces_once() -> None:
+    """Issue 32: a memory a context used while faded (`recalled_at` after `weight_at`) is
+    reinforced as a re-mention; a recall before its last weight change, in the future, or of a
+    pinned memory is not."""
+    faded = {"weight": 0.04, "days_ago": 60}
+    recalled = NOW - timedelta(hours=2)
+    nodes = [
+        memory(1, "My bike is blue.", **faded, recalled_at=recalled),
+        memory(2, "My passport is in the drawer.", **faded),
+        memory(3, "I like tea.", **faded, recalled_at=NOW - timedelta(days=61)),
+        memory(4, "I own a kayak.", **faded, recalled_at=NOW + timedelta(hours=1)),
+        memory(5, "I am a twin.", **faded, recalled_at=recalled, is_pinned=True),
+    ]
+    plan = plan_recalibration([], [], [], nodes, NOW, TIMELINE)
+    (write,) = plan.writes.weights
+    assert (write.node_id, plan.recalled, plan.boosted, plan.drifted) == ("n1", 1, 0, 0)
+    assert write.weight > DEFAULT_DECAY.removal_threshold and write.weight_at == NOW
+    # Written, the weight moved past the recall: the next pass does not reinforce it again.
+    again = nodes[0].model_copy(update={"weight": write.weight, "weight_at": write.weight_at})
+    assert plan_recalibration([], [], [], [again], NOW, TIMELINE).recalled == 0
 
 
 def test_the_check_confirms_on_evidence_and_deletes_the_refuted() -> None:

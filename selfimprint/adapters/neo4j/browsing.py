@@ -4,6 +4,7 @@ edges that explain it, the most recent memories, and the status a correction set
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
 from neo4j import AsyncManagedTransaction
 
@@ -12,6 +13,7 @@ from selfimprint.adapters.neo4j.records import (
     edge_from_record,
     node_from_record,
     node_projection,
+    utc,
 )
 from selfimprint.adapters.neo4j.search_terms import TERM_INDEX, any_term_query
 from selfimprint.domain.models import Edge, HypothesisStatus, Node, NodeType
@@ -70,6 +72,20 @@ _STATUS_OF = """
 MATCH (n:Memory {scope: $scope, id: $id})
 RETURN coalesce(n.hypothesis_status, 'active') AS status
 """
+
+# A later recall is kept: two contexts racing leave the newer moment.
+_MARK_RECALLED = """
+MATCH (n:Memory {scope: $scope})
+WHERE n.id IN $ids AND (n.recalled_at IS NULL OR n.recalled_at < $at)
+SET n.recalled_at = $at
+"""
+
+
+async def mark_recalled(
+    tx: AsyncManagedTransaction, scope: UserScope, node_ids: Sequence[str], at: datetime
+) -> None:
+    await tx.run(_MARK_RECALLED, scope=scope.key, ids=list(node_ids), at=utc(at))
+
 
 _SET_STATUS = """
 MATCH (n:Memory {scope: $scope, id: $id})

@@ -140,6 +140,7 @@ _NODE_SCALARS = (
     "id", "user_id", "type", "content", "valence", "importance", "weight", "weight_at",
     "created_at", "last_reinforced_at", "is_inference", "is_pinned", "decay_coefficient",
     "significant", "expires_at", "sources", "embedding_model", "context_terms", "valid_until",
+    "recalled_at",
 )  # fmt: skip
 _BELIEF_FIELDS = (
     "confidence", "permanence", "first_seen", "confirmed_at", "challenged_at", "evidence_kind",
@@ -154,7 +155,7 @@ _CONTEXT_VECTOR_FIELDS = tuple(f"context_embedding_{d}" for d in VECTOR_DIMENSIO
 _NODE_FIELDS = _NODE_SCALARS + _BELIEF_FIELDS
 # The node fields that hold instants: read back as epoch microseconds (see `epoch_micros`).
 _NODE_TIMES = frozenset(
-    {"weight_at", "created_at", "last_reinforced_at", "expires_at", "valid_until"}
+    {"weight_at", "created_at", "last_reinforced_at", "expires_at", "valid_until", "recalled_at"}
     | {"first_seen", "confirmed_at", "challenged_at", "confidence_at"}
 )
 _EDGE_TIMES = ("created_at", "last_reinforced_at")

@@ -203,6 +203,10 @@ class Neo4jUserGraph:
     async def downweight(self, change: Downweight) -> bool:
         return await self._write(lambda tx: writes.downweight(tx, self._scope, change))
 
+    async def mark_recalled(self, node_ids: Sequence[str], at: datetime) -> None:
+        if node_ids:
+            await self._write(lambda tx: browsing.mark_recalled(tx, self._scope, node_ids, at))
+
     async def set_status(self, node_id: str, status: HypothesisStatus) -> bool:
         """A user's correction ("this is wrong" -> refuted) or a lifecycle outcome."""
         return await self._write(lambda tx: browsing.set_status(tx, self._scope, node_id, status))
