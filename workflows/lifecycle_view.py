@@ -75,7 +75,14 @@ class LifecycleView:
         nxt = state.sleep.next.at if state.sleep.next is not None else None
         last = state.sleep.last.status.value if state.sleep.last is not None else "none"
         summary = self._summary()
-        current = (state.tier, state.profile.plan, nxt, last, summary)
+        current: tuple[object, ...] = (state.tier, state.profile.plan, nxt, last, summary)
+        # The memo carries the current profile (issue 35: the UI showed the start input's).
+        # Patched: histories from before published only on the five above.
+        # The memo is not encrypted (docs/operations.md): the medical flag stays out of it.
+        profile = state.profile.model_dump(mode="json", exclude={"medical_deployment"})
+        with_profile = workflow.patched("profile-memo")
+        if with_profile:
+            current = (*current, tuple(sorted(profile.items())))
         if current == self._published:
             return
         self._published = current
@@ -91,4 +98,4 @@ class LifecycleView:
             if workflow.patched("paused-search-attribute"):
                 updates.append(PAUSED_KEY.value_set("true" if state.paused else "false"))
             workflow.upsert_search_attributes(updates)
-        workflow.upsert_memo({"summary": summary})
+        workflow.upsert_memo({"summary": summary, **({"profile": profile} if with_profile else {})})

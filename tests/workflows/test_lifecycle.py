@@ -289,6 +289,33 @@ async def test_continue_as_new_keeps_the_state(own_env: WorkflowEnvironment) -> 
         await latest.terminate("test over")
 
 
+async def test_the_memo_shows_the_current_profile(own_env: WorkflowEnvironment) -> None:
+    """Issue 35: the Temporal UI read the profile the workflow started with. The memo carries
+    the current one: after a change of plan and time zone, the memo says so."""
+    env = own_env
+    h = _harness()
+    cpu, gpu = workers(env.client, h)
+    async with cpu, gpu:
+        handle = await env.client.start_workflow(
+            UserLifecycleWorkflow.run,
+            _input(h, "memo"),
+            id=f"user-t1-memo-{h.task_queue}",
+            task_queue=h.task_queue,
+        )
+        await until(lambda: _idle(handle))
+        changed = UserProfile(plan=Plan.PAID, time_zone="Europe/Berlin")
+        await handle.signal(UserLifecycleWorkflow.profile_changed, ProfileChanged(profile=changed))
+
+        async def memo_profile() -> bool:
+            memo = await (await handle.describe()).memo()
+            shown = changed.model_dump(mode="json", exclude={"medical_deployment"})
+            return memo.get("profile") == shown
+
+        await until(memo_profile)
+        assert "paid/" in str((await (await handle.describe()).memo())["summary"])
+        await handle.terminate("test over")
+
+
 async def test_a_run_started_flat_continues_as_new_grouped(own_env: WorkflowEnvironment) -> None:
     """A lifecycle of the previous release carries the flat state in its input: this release
     reads it, keeps every counter, and its continue-as-new writes the grouped shape."""
