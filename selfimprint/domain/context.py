@@ -414,6 +414,14 @@ def _render(
     return "\n".join(lines), open_loops
 
 
+def _nearest_ids(ranked: Sequence[ScoredMemory], count: int | None) -> frozenset[str] | None:
+    """The `count` candidates nearest the query by similarity (ties by id); None: no limit."""
+    if count is None:
+        return None
+    by_similarity = sorted(ranked, key=lambda m: (-m.similarity, m.id))
+    return frozenset(m.id for m in by_similarity[:count])
+
+
 def _pool(
     ranked: Sequence[ScoredMemory],
     nodes: Iterable[Node],
@@ -431,15 +439,20 @@ def _pool(
         return not is_expired(node, now, timeline=timeline)
 
     found = {n.id: n for n in nodes}
-    # A faded candidate stays only when the query recognises it (a strong match); a faded
-    # neighbour never comes back through its link alone.
+    # A faded candidate stays only when the query recognises it (a strong match; with
+    # `recognition_max_rank`, also among the nearest candidates); a faded neighbour never
+    # comes back through its link alone.
+    nearest = _nearest_ids(ranked, scoring.recognition_max_rank)
     known = {
         m.id: found[m.id]
         for m in ranked
         if m.id in found
         and (
             alive(found[m.id])
-            or recognised(m.similarity, found[m.id].type, scoring, found[m.id].valence)
+            or (
+                (nearest is None or m.id in nearest)
+                and recognised(m.similarity, found[m.id].type, scoring, found[m.id].valence)
+            )
         )
     }
     scores: dict[str, float] = {}

@@ -108,6 +108,11 @@ class ScoringConfig(BaseModel):
     # (floor 0.78): in a probe of 10 question/answer pairs and 13 unrelated pairs, half the
     # answers and none of the unrelated passed (docs/decisions.md, "Forgetting demotes").
     recognition_min_similarity: Unit = 0.27
+    # Issue 32, an ablation switch (off by default): a faded memory is recognised only when it
+    # is also among this many of the query's candidates nearest by similarity (live ones
+    # included), so a bar that is loose on a large graph does not let every faded neighbour in.
+    # None: the similarity bar alone decides.
+    recognition_max_rank: Annotated[int, Field(ge=1)] | None = None
     # Issue 32: the types a faded memory of can be recognised. Not hypotheses (inferences, not
     # the user's words: once faded they do not resurface). Emotional notes are: told feelings
     # carry what happened ("so proud of my kids' painting at the museum"), and on LoCoMo dev

@@ -216,6 +216,25 @@ def test_a_faded_memory_stays_out_unless_the_query_recognises_it() -> None:
     assert [m.id for m in strong.memories_used] == ["g", "k"]
 
 
+@pytest.mark.parametrize(("max_rank", "recognised"), [(None, True), (3, True), (2, False)])
+def test_recognition_can_ask_for_a_near_rank_too(max_rank: int | None, recognised: bool) -> None:
+    """Issue 32's ablation switch `recognition_max_rank`: the faded memory passes the similarity
+    bar and is third nearest of the query's candidates; with the rank limit at 3 it is
+    recognised, at 2 it is not; without the limit the bar alone decides."""
+    faded = node("g", "Faded.", expires_at=NOW - timedelta(hours=1))
+    live = [node("a", "A."), node("b", "B."), node("c", "C.")]
+    bar = DEFAULT_SCORING.recognition_min_similarity
+    candidates = [
+        ScoredMemory(id=n.id, score=0.5, similarity=s, recency=1.0, effective_weight=1.0)
+        for n, s in zip(live, (bar + 0.3, bar + 0.2, bar - 0.1), strict=True)
+    ] + [ScoredMemory(id="g", score=0.9, similarity=bar + 0.1, recency=1.0, effective_weight=0.0)]
+    scoring = DEFAULT_SCORING.model_copy(update={"recognition_max_rank": max_rank})
+    context = assemble_context(
+        candidates, [*live, faded], [], [], language="en", now=NOW, scoring=scoring
+    )
+    assert ("g" in {m.id for m in context.memories_used}) is recognised
+
+
 def test_a_superseded_memory_is_shown_as_past_after_the_current_one() -> None:
     """Issue 33: "I work at Sber" ended by a later "I don't work at Sber any more" is history:
     listed under its own heading with the day it ended, ranked below the current job (at
