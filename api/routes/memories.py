@@ -8,12 +8,13 @@ from datetime import datetime
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Request
-from fastapi.responses import PlainTextResponse, Response
+from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from pydantic import BaseModel, Field
 
 from api.auth import Caller
 from api.errors import ApiError
 from api.routes.common import UserId, known_user, resources_of, scope_of
+from api.routes.tensions import TensionOut, tensions_of
 from selfimprint.domain.belief import BeliefConfig, effective_confidence
 from selfimprint.domain.corrections import MemoryCorrection, apply_correction
 from selfimprint.domain.decay import ActivityTimeline, is_expired, node_effective_weight
@@ -301,15 +302,79 @@ def _title(node: Node) -> str:
     return f"{node.type.value.replace('_', ' ').capitalize()}: {short}"
 
 
-@router.get("/{user_id}/portrait", response_class=PlainTextResponse)
-async def portrait(user_id: UserId, who: Caller, request: Request) -> str:
+class PortraitJson(BaseModel):
+    """The portrait for an app to act on (`Accept: application/json`): every memory the system
+    holds about the user (events included) with its id, so an entry can be corrected
+    (`PATCH .../memories/{id}`) or deleted, and the tensions log."""
+
+    memories: list[MemoryOut]
+    tensions: list[TensionOut] = Field(description="Every tension, oldest first.")
+    next_offset: int | None = Field(description="The next page of memories; null on the last.")
+
+
+def _wants_json(accept: str) -> bool:
+    """Content negotiation between the two forms: JSON when the client ranks it above text."""
+    ranks: dict[str, float] = {}
+    for part in accept.split(","):
+        kind, *params = (p.strip() for p in part.split(";"))
+        q = 1.0
+        for param in params:
+            if param.startswith("q="):
+                try:
+                    q = float(param[2:])
+                except ValueError:
+                    q = 0.0
+        ranks[kind.lower()] = max(q, ranks.get(kind.lower(), 0.0))
+    json_q = ranks.get("application/json", 0.0)
+    text_q = max(ranks.get("text/plain", 0.0), ranks.get("text/*", 0.0), ranks.get("*/*", 0.0))
+    return json_q > 0.0 and json_q >= text_q
+
+
+@router.get(
+    "/{user_id}/portrait",
+    responses={
+        200: {
+            "model": PortraitJson,
+            "description": "text/plain: the block format for people; application/json (by "
+            "`Accept`): the same as data, paginated.",
+            "content": {"text/plain": {"schema": {"type": "string"}}},
+        }
+    },
+)
+async def portrait(
+    user_id: UserId,
+    who: Caller,
+    request: Request,
+    offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
+    limit: Annotated[int, Query(ge=1, le=500)] = 200,
+) -> Response:
     """The user's memory portrait ("mirror") in the epistemic-memory block format, with the
-    tensions log: what the system believes, how sure it is, and since when."""
+    tensions log: what the system believes, how sure it is, and since when. With
+    `Accept: application/json`, the same as data with memory ids (`PortraitJson`); `offset` and
+    `limit` page its memories (the text form shows the first `limit` beliefs)."""
     resources = resources_of(request)
     scope = scope_of(who, user_id)
     profile = await known_user(resources, scope)
     store = resources.graph.for_user(scope.tenant_id, scope.user_id)
-    rows = await store.list_memories(archived=False, limit=200)
+    if _wants_json(request.headers.get("accept", "")):
+        rows, timeline = await asyncio.gather(
+            store.list_memories(archived=False, offset=offset, limit=limit + 1),
+            store.decay_clock(),
+        )
+        flagged = await store.flagged([n.id for n, _ in rows[:limit]])
+        now = resources.clock()
+        body = PortraitJson(
+            memories=[
+                MemoryOut.of(
+                    n, s, now, timeline, beliefs=resources.tuning.beliefs, flagged=n.id in flagged
+                )
+                for n, s in rows[:limit]
+            ],
+            tensions=await tensions_of(store),
+            next_offset=offset + limit if len(rows) > limit else None,
+        )
+        return JSONResponse(body.model_dump(mode="json"))
+    rows = await store.list_memories(archived=False, offset=offset, limit=limit)
     now = resources.clock()
     entries = [
         PortraitEntry.from_belief(
@@ -328,7 +393,8 @@ async def portrait(user_id: UserId, who: Caller, request: Request) -> str:
     # A side the user marked wrong (resolving the tension) is out of `rows`: show its words.
     unseen = sorted({i for t in tensions for i in (t.node_a, t.node_b)} - contents.keys())
     contents |= {n.id: n.content for n in await store.get_nodes(unseen)}
-    body = render_portrait(entries)
+    text = render_portrait(entries)
     if tensions:
-        body += "\n\n# Tensions\n\n" + render_tensions(tensions, contents, tz=profile.zone)
-    return body
+        # render_tensions opens with its own heading.
+        text += "\n\n" + render_tensions(tensions, contents, tz=profile.zone)
+    return PlainTextResponse(text)

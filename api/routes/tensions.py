@@ -20,6 +20,7 @@ from selfimprint.domain.tensions import (
     TensionRecord,
     TensionResolution,
 )
+from selfimprint.ports import UserGraphStore
 
 router = APIRouter(prefix="/v1/users", tags=["tensions"])
 
@@ -103,10 +104,17 @@ async def list_tensions(
     scope = scope_of(who, user_id)
     await known_user(resources, scope)
     store = resources.graph.for_user(scope.tenant_id, scope.user_id)
+    return TensionList(tensions=await tensions_of(store, status))
+
+
+async def tensions_of(
+    store: UserGraphStore, status: TensionStatus | None = None
+) -> list[TensionOut]:
+    """The user's tensions as the API shows them, oldest first, both sides' words."""
     records = await store.tension_records(status)
     ids = sorted({i for r in records for i in (r.tension.node_a, r.tension.node_b)})
     contents = {n.id: n.content for n in await store.get_nodes(ids)}
-    return TensionList(tensions=[_out(r, contents) for r in records])
+    return [_out(r, contents) for r in records]
 
 
 @router.post("/{user_id}/tensions/{tension_id}/resolve", response_model=TensionOut)

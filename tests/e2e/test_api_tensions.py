@@ -243,3 +243,30 @@ async def test_a_resolution_survives_the_archive(
         }
     )
     assert await client.resolve_tension(s.user, s.tension.id, "b", "still there") == done
+
+
+async def test_the_portrait_as_json_names_every_memory_by_id(
+    client: SelfImprintClient, graph_store: Neo4jGraphStore, tenant_key: str
+) -> None:
+    """Issue 36: `Accept: application/json` gives the portrait as data an app can act on: each
+    memory with its id (to correct or delete it), paginated, and the tensions; the text form
+    stays the default and names its tensions heading once."""
+    s = await seed(client, graph_store, tenant_key)
+    path = f"/v1/users/{s.user}/portrait"
+    body = await client.request("GET", path, headers={"accept": "application/json"})
+    assert {m["id"] for m in body["memories"]} == {"m-old", "m-new"}
+    assert body["next_offset"] is None
+    (tension,) = body["tensions"]
+    assert (tension["id"], tension["a"]["id"], tension["b"]["id"]) == (
+        s.tension.id,
+        "m-new",
+        "m-old",
+    )
+    first = await client.request(
+        "GET", f"{path}?limit=1", headers={"accept": "text/plain;q=0.5, application/json"}
+    )
+    assert len(first["memories"]) == 1 and first["next_offset"] == 1
+    text = await client.portrait(s.user)
+    assert "I work at Initech." in text and text.count("Tensions") == 1, text
+    bad = await _error(client.request("GET", f"{path}?limit=0"))
+    assert (bad.status, bad.code) == (422, "invalid_request")
