@@ -183,12 +183,7 @@ async def test_message_during_sleep_cancels_it(own_env: WorkflowEnvironment) -> 
     h = _harness()
     cpu, gpu = workers(env.client, h, slow=slow_patterns)
     async with cpu, gpu:
-        handle = await env.client.start_workflow(
-            UserLifecycleWorkflow.run,
-            _input(h, "writer"),
-            id=f"user-t1-writer-{h.task_queue}",
-            task_queue=h.task_queue,
-        )
+        handle = await _start(env, h, "writer")
         now = await env.get_current_time()
         await handle.signal(
             UserLifecycleWorkflow.messages_received,
@@ -231,6 +226,18 @@ async def test_message_during_sleep_cancels_it(own_env: WorkflowEnvironment) -> 
         assert all(op != "pattern_detection" for _, op in graph.journal)
         await _record(handle, "lifecycle_cancelled_sleep")
         await handle.terminate("test over")
+
+
+async def _start(
+    env: WorkflowEnvironment, h: Harness, user: str
+) -> WorkflowHandle[UserLifecycleWorkflow, None]:
+    """A lifecycle for `user` on the harness's queues, from a fresh state."""
+    return await env.client.start_workflow(
+        UserLifecycleWorkflow.run,
+        _input(h, user),
+        id=f"user-t1-{user}-{h.task_queue}",
+        task_queue=h.task_queue,
+    )
 
 
 async def _idle(handle: WorkflowHandle[UserLifecycleWorkflow, None]) -> bool:
@@ -296,12 +303,7 @@ async def test_the_memo_shows_the_current_profile(own_env: WorkflowEnvironment) 
     h = _harness()
     cpu, gpu = workers(env.client, h)
     async with cpu, gpu:
-        handle = await env.client.start_workflow(
-            UserLifecycleWorkflow.run,
-            _input(h, "memo"),
-            id=f"user-t1-memo-{h.task_queue}",
-            task_queue=h.task_queue,
-        )
+        handle = await _start(env, h, "memo")
         await until(lambda: _idle(handle))
         changed = UserProfile(plan=Plan.PAID, time_zone="Europe/Berlin")
         await handle.signal(UserLifecycleWorkflow.profile_changed, ProfileChanged(profile=changed))
@@ -383,12 +385,7 @@ async def test_signals_carry_the_configured_timings(own_env: WorkflowEnvironment
     cpu, gpu = workers(env.client, h)
     long_sessions = LifecycleTimings(session_gap=timedelta(hours=2))
     async with cpu, gpu:
-        handle = await env.client.start_workflow(
-            UserLifecycleWorkflow.run,
-            _input(h, "timings"),
-            id=f"user-t1-timings-{h.task_queue}",
-            task_queue=h.task_queue,
-        )
+        handle = await _start(env, h, "timings")
         for n in range(3):  # 50 minutes apart: one session under a 2-hour gap, not three
             await until(lambda: _idle(handle))
             await handle.signal(
@@ -417,12 +414,7 @@ async def test_soft_reset_runs_on_request_and_feedback_counts_once(
     h = _harness()
     cpu, gpu = workers(env.client, h)
     async with cpu, gpu:
-        handle = await env.client.start_workflow(
-            UserLifecycleWorkflow.run,
-            _input(h, "resetter"),
-            id=f"user-t1-resetter-{h.task_queue}",
-            task_queue=h.task_queue,
-        )
+        handle = await _start(env, h, "resetter")
         for feedback_id in ("f1", "f1", "f2"):  # a client's retry of f1 counts once
             await handle.signal(
                 UserLifecycleWorkflow.feedback_received, FeedbackReceived(id=feedback_id)
@@ -579,12 +571,7 @@ async def test_the_lifecycle_ends_when_the_user_is_gone(own_env: WorkflowEnviron
     h.ingestion.user_gone = True
     cpu, gpu = workers(env.client, h)
     async with cpu, gpu:
-        handle = await env.client.start_workflow(
-            UserLifecycleWorkflow.run,
-            _input(h, "erased"),
-            id=f"user-t1-erased-{h.task_queue}",
-            task_queue=h.task_queue,
-        )
+        handle = await _start(env, h, "erased")
         await handle.result()
         assert (await handle.describe()).status == WorkflowExecutionStatus.COMPLETED
         assert h.ingestion.pending_calls == 1
