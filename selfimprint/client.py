@@ -60,6 +60,8 @@ class UsedMemory(BaseModel):
     content: str
     score: float
     sources: list[str]
+    # Faded and brought back by the message's words: reinforced at the user's next sleep.
+    recalled: bool = False
 
 
 class Context(BaseModel):
@@ -119,6 +121,19 @@ class SelfImprintClient:
     async def portrait(self, user_id: str) -> str:
         """What the system believes about the user, as the Markdown the user is shown."""
         return _checked(await self._http.get(f"/v1/users/{user_id}/portrait")).text
+
+    async def portrait_data(
+        self, user_id: str, *, offset: int = 0, limit: int = 200
+    ) -> dict[str, Any]:
+        """The portrait as data (`Accept: application/json`): `memories` with their ids (to
+        correct or delete one), `tensions` and `next_offset`."""
+        result: dict[str, Any] = await self.request(
+            "GET",
+            f"/v1/users/{user_id}/portrait",
+            params={"offset": offset, "limit": limit},
+            headers={"accept": "application/json"},
+        )
+        return result
 
     async def portrait_entries(self, user_id: str) -> tuple[PortraitEntry, ...]:
         """The portrait's beliefs, parsed: title, content, confidence and dates per entry."""

@@ -253,7 +253,7 @@ async def test_the_portrait_as_json_names_every_memory_by_id(
     stays the default and names its tensions heading once."""
     s = await seed(client, graph_store, tenant_key)
     path = f"/v1/users/{s.user}/portrait"
-    body = await client.request("GET", path, headers={"accept": "application/json"})
+    body = await client.portrait_data(s.user)
     assert {m["id"] for m in body["memories"]} == {"m-old", "m-new"}
     assert body["next_offset"] is None
     (tension,) = body["tensions"]
