@@ -67,6 +67,7 @@ from locomo_metrics import (
     MergeAudit,
     QuestionScore,
     SystemScores,
+    evidence_share,
     fit_count,
     paired_bootstrap,
     recall_by_age,
@@ -513,7 +514,14 @@ def scored(
         tokens=tokens,
         items={c: len(items) for c, items in cut_at.items()},
         returned=returned,
+        evidence={
+            c: evidence_share(items, question.evidence, _item_tokens) for c, items in cut_at.items()
+        },
     )
+
+
+def _item_tokens(content: str) -> int:
+    return count_tokens(f"- {content}")
 
 
 def memory_score(

@@ -114,6 +114,18 @@ def text_credited(
     return len(text_covered(cut, turn_texts, evidence)) / len(set(evidence))
 
 
+def evidence_share(
+    cut: Sequence[Item], evidence: Collection[str], tokens: Callable[[str], int]
+) -> float:
+    """The share of the cut's item tokens that come from items citing an evidence turn (issue
+    32, "forgetting earns its keep": a context whose room goes to what the question is about).
+    0.0 for an empty cut."""
+    wanted = _check(evidence)
+    total = sum(tokens(i.content) for i in cut)
+    cited = sum(tokens(i.content) for i in cut if wanted & set(i.sources))
+    return cited / total if total else 0.0
+
+
 def fit_count(texts: Sequence[str], budget: int, tokens: Callable[[Sequence[str]], int]) -> int:
     """How many of the first texts fit `budget`: packed in order, stopping before the first one
     that would take `tokens(packed)` over it."""
@@ -188,6 +200,9 @@ class QuestionScore:
     tokens: dict[str, int]  # cut -> context tokens
     items: dict[str, int]  # cut -> items (memories or turns) in it
     returned: int  # items the system returned for the question
+    # cut -> share of its item tokens citing an evidence turn (`evidence_share`); absent from
+    # scores saved before it was measured.
+    evidence: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass
@@ -204,7 +219,7 @@ class SystemScores:
 
     def summary(self) -> dict[str, dict[str, float | int]]:
         """{"overall" | category name: {"n", "text@<cut>", "source@<cut>", "tokens@<cut>",
-        "items@<cut>" (means over the questions)}}"""
+        "items@<cut>", "evidence_share@<cut>" where measured (means over the questions)}}"""
         out: dict[str, dict[str, float | int]] = {}
         groups: list[tuple[str, int | None]] = [(CATEGORY_NAMES[c], c) for c in CATEGORY_NAMES]
         for name, category in [*groups, ("overall", None)]:
@@ -216,6 +231,9 @@ class SystemScores:
                 row[f"source@{cut}"] = _mean([q.source[cut] for q in chosen], 4)
                 row[f"tokens@{cut}"] = _mean([q.tokens[cut] for q in chosen], 1)
                 row[f"items@{cut}"] = _mean([q.items[cut] for q in chosen], 2)
+                shares = [q.evidence[cut] for q in chosen if cut in q.evidence]
+                if shares:
+                    row[f"evidence_share@{cut}"] = _mean(shares, 4)
             out[name] = row
         return out
 

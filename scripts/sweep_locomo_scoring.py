@@ -210,6 +210,8 @@ def row(name: str, scores: SystemScores, flat: SystemScores, ages: dict[str, flo
     cells = [name, f"{summary['overall'][f'text@{CONTEXT}']:.3f}"]
     cells += [f"{summary[CATEGORY_NAMES[c]][f'text@{CONTEXT}']:.3f}" for c in CATEGORY_NAMES]
     cells += [f"{summary['overall']['text@10']:.3f}"]
+    share = summary["overall"].get(f"evidence_share@{CONTEXT}")
+    cells += [f"{share:.3f}" if share is not None else "–"]
     by_age = recall_by_age(scores.values("text", CONTEXT), flat.values("text", CONTEXT), ages)
     cells += [f"{b['memory']:.3f}" if b["memory"] is not None else "–" for b in by_age]
     return "| " + " | ".join(cells) + " |"
@@ -253,7 +255,13 @@ def main() -> None:
         at = datetime.fromisoformat(saved[conversation.sample_id]["asked_at"])
         ages |= evidence_ages(conversation, eligible(conversation, None), "dataset", at)
     ages_head = " | ".join(name for name, _, _ in AGE_BUCKETS)
-    head = ["variant", "text @400", *(CATEGORY_NAMES[c] for c in CATEGORY_NAMES), "text @10"]
+    head = [
+        "variant",
+        "text @400",
+        *(CATEGORY_NAMES[c] for c in CATEGORY_NAMES),
+        "text @10",
+        "evidence tokens @400",
+    ]
     out = sys.stdout
     out.write("| " + " | ".join(head) + " | " + ages_head + " |\n")
     out.write("|" + "---|" * (len(head) + len(AGE_BUCKETS)) + "\n")

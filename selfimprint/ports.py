@@ -83,6 +83,7 @@ from selfimprint.domain.models import (  # noqa: E402
     TensionStatus,
 )
 from selfimprint.domain.monthly_summary import MonthlySummary  # noqa: E402
+from selfimprint.domain.recognition import SimilaritySpread  # noqa: E402
 from selfimprint.domain.scoring import DEFAULT_SCORING, ScoringConfig  # noqa: E402
 from selfimprint.domain.session_review import BeliefReview, ReviewVerdict  # noqa: E402
 from selfimprint.domain.tensions import TensionRecord, TensionResolution  # noqa: E402
@@ -169,6 +170,9 @@ class RetrievalResult(_GraphValue):
     # The user's decay clock, read in the same statement: effective weights need it (spec
     # §3.8.1). None when the store had nothing to return it with (no candidates).
     timeline: ActivityTimeline | None = None
+    # The query's similarity over (a sample of) the user's memories, read in the same
+    # statement: whether a faded candidate is recognised depends on it (domain.recognition).
+    spread: SimilaritySpread | None = None
 
 
 class HypothesisRecord(_GraphValue):

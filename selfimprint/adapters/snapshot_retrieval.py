@@ -22,12 +22,12 @@ import numpy as np
 
 from selfimprint.domain.decay import ActivityTimeline, is_expired
 from selfimprint.domain.models import HypothesisStatus, Node
+from selfimprint.domain.recognition import SimilaritySpread, recognised
 from selfimprint.domain.scoring import (
     Candidate,
     calibrated_similarity,
     prior,
     rank,
-    recognised,
     score_weight,
 )
 from selfimprint.domain.terms import idf_weights, lexical_relevance, search_terms
@@ -83,11 +83,14 @@ def retrieve_from_snapshot(
     # and the lexically best, live only), ranked by the whole §3.4 score, the best `limit`
     # kept; ties by id, so two reads of one snapshot agree.
     alive = [i for i in range(len(pool)) if pool[i].id in live]
+    # The recognition sample: the smallest ids, as the Neo4j statement reads them.
+    sample = sorted(range(len(pool)), key=lambda i: pool[i].id)[: query.scoring.recognition_sample]
+    spread = SimilaritySpread.of(similarity[i] for i in sample)
     nearest = [
         i
         for i in range(len(pool))
         if pool[i].id in live
-        or recognised(similarity[i], pool[i].type, query.scoring, pool[i].valence)
+        or recognised(similarity[i], pool[i].type, query.scoring, pool[i].valence, spread)
     ]
     order = sorted(nearest, key=lambda i: (-float(cosines[i]), pool[i].id))
     by_prior = sorted(
@@ -147,7 +150,7 @@ def retrieve_from_snapshot(
     around = {e.source_id for e in edges} | {e.target_id for e in edges}
     neighbours = tuple(_without_vector(live[i]) for i in sorted(around - chosen))
     return RetrievalResult(
-        candidates=candidates, neighbours=neighbours, edges=edges, timeline=timeline
+        candidates=candidates, neighbours=neighbours, edges=edges, timeline=timeline, spread=spread
     )
 
 

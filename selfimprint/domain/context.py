@@ -25,7 +25,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from selfimprint.domain.decay import ActivityTimeline, is_expired
 from selfimprint.domain.models import Edge, EdgeType, MemoryId, Node, NodeType
-from selfimprint.domain.scoring import DEFAULT_SCORING, ScoredMemory, ScoringConfig, recognised
+from selfimprint.domain.recognition import SimilaritySpread, recognised
+from selfimprint.domain.scoring import DEFAULT_SCORING, ScoredMemory, ScoringConfig
 from selfimprint.domain.session_review import ReviewPrompt, ReviewSide
 
 
@@ -431,6 +432,7 @@ def _pool(
     config: ContextConfig,
     timeline: ActivityTimeline | None,
     scoring: ScoringConfig,
+    spread: SimilaritySpread | None,
 ) -> list[tuple[float, Node]]:
     """Every memory that may enter the context with its score, best first, ties by id."""
 
@@ -451,7 +453,7 @@ def _pool(
             alive(found[m.id])
             or (
                 (nearest is None or m.id in nearest)
-                and recognised(m.similarity, found[m.id].type, scoring, found[m.id].valence)
+                and recognised(m.similarity, found[m.id].type, scoring, found[m.id].valence, spread)
             )
         )
     }
@@ -564,6 +566,7 @@ def assemble_context(
     prepared: Sequence[PreparedQuestion] = (),
     summary_month: str | None = None,
     scoring: ScoringConfig = DEFAULT_SCORING,
+    spread: SimilaritySpread | None = None,
     pending_text: str = "",
 ) -> AssembledContext:
     """Assemble the extractive context (spec §3.4) within `budget_tokens` (config default 400).
@@ -573,8 +576,8 @@ def assemble_context(
     - `neighbours`, `edges`: the one-hop expansion (`RetrievalResult.neighbours` / `.edges`).
     - `language`: of the user's latest message (`language.detect_language`).
     - `timeline`: the user's decay clock (expiry is read on it, spec §3.8.1).
-    - `scoring`: a faded (expired) candidate is kept only when `scoring.recognised` says the
-      query matches it strongly (issue 32).
+    - `scoring`, `spread`: a faded (expired) candidate is kept only when the query recognises it
+      (`recognition.recognised`, issue 32); `spread` is `RetrievalResult.spread`.
     - `review`: the open session review; its block closes the text and is placed first, so
       memories fill what budget it leaves (the review is the article's enforcement mechanism).
     - `prepared`: the sleep's questions whose time has come, joined to `open_loop_questions`.
@@ -588,7 +591,7 @@ def assemble_context(
     used_language = template_language(language)
     template = _TEMPLATES[used_language]
     estimate = config.token_estimate
-    pool = _pool(ranked, nodes, neighbours, edges, now, config, timeline, scoring)
+    pool = _pool(ranked, nodes, neighbours, edges, now, config, timeline, scoring, spread)
     asked = _review_block(review, template, config) if review else ""
     notice = template.summary_ready.format(month=summary_month) if summary_month else ""
     closing = _closing(template.instruction, pending_text, (asked, notice), budget, estimate)

@@ -108,6 +108,14 @@ class ScoringConfig(BaseModel):
     # (floor 0.78): in a probe of 10 question/answer pairs and 13 unrelated pairs, half the
     # answers and none of the unrelated passed (docs/decisions.md, "Forgetting demotes").
     recognition_min_similarity: Unit = 0.27
+    # Issue 32: recognition must also be specific (domain.recognition): the memory's similarity
+    # at least this many standard deviations above the query's mean similarity to the user's
+    # memories. None: the absolute bar alone decides.
+    recognition_min_distinctiveness: float | None = None
+    # The deviation used is at least this (a query equally unlike every memory has none).
+    recognition_min_deviation: Annotated[float, Field(gt=0.0, le=1.0)] = 0.05
+    # How many of the user's memories (smallest ids first) the spread is read from.
+    recognition_sample: Annotated[int, Field(ge=2)] = 500
     # Issue 32, an ablation switch (off by default): a faded memory is recognised only when it
     # is also among this many of the query's candidates nearest by similarity (live ones
     # included), so a bar that is loose on a large graph does not let every faded neighbour in.
@@ -232,21 +240,6 @@ def confidence_factor(
     shift = confidence_shift(belief, now, config, beliefs)
     counted = shift if shift < 0.0 else config.confidence_support_share * shift
     return 1.0 + config.confidence_weight * counted
-
-
-def recognised(
-    similarity: float,
-    node_type: NodeType,
-    config: ScoringConfig = DEFAULT_SCORING,
-    valence: Valence | None = None,
-) -> bool:
-    """Whether a query matches a faded memory (decayed under the removal threshold, kept)
-    strongly enough to bring it back into the pool: `similarity` is the calibrated embedding
-    similarity, lexical relevance aside (a shared word is not recognition); only memories of
-    `recognised_types` come back, and no emotional note of `unrecognised_valences` (noise)."""
-    if valence is not None and valence in config.unrecognised_valences:
-        return False
-    return node_type in config.recognised_types and similarity >= config.recognition_min_similarity
 
 
 def relevance(candidate: Candidate, config: ScoringConfig = DEFAULT_SCORING) -> float:

@@ -158,6 +158,7 @@ async def build_context(
         prepared=asked.questions,
         summary_month=asked.summary_month,
         scoring=resources.tuning.scoring,
+        spread=found.spread,
         pending_text=block.text,
     )
     timings["assemble"] = (time.perf_counter() - mark) * 1000

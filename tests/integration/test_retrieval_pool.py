@@ -15,6 +15,7 @@ from selfimprint.adapters.neo4j import Neo4jGraphStore
 from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
 from selfimprint.adapters.neo4j.migrations import load_migrations, run_statement
 from selfimprint.adapters.neo4j.search_terms import backfill_search_terms
+from selfimprint.adapters.snapshot_retrieval import retrieve_from_snapshot
 from selfimprint.config import Settings
 from selfimprint.domain.belief import (
     DEFAULT_BELIEF,
@@ -30,6 +31,7 @@ from selfimprint.domain.decay import (
     expires_at,
 )
 from selfimprint.domain.models import Belief, EvidenceKind, Node, NodeType, Permanence, Valence
+from selfimprint.domain.recognition import SimilaritySpread, distinctiveness
 from selfimprint.domain.scoring import (
     Candidate,
     ScoringConfig,
@@ -40,7 +42,7 @@ from selfimprint.domain.scoring import (
 )
 from selfimprint.domain.terms import idf_weights, lexical_relevance, search_terms
 from selfimprint.domain.users import UserProfile, UserScope
-from selfimprint.ports import Downweight, Reinforcement, RetrievalQuery
+from selfimprint.ports import Downweight, GraphSnapshot, Reinforcement, RetrievalQuery
 
 pytestmark = pytest.mark.integration
 
@@ -583,3 +585,94 @@ async def test_a_faded_memory_joins_the_pool_only_when_the_query_recognises_it(
         )
     )
     assert {c.node.id for c in found.candidates} == {"recognised", "live"}
+
+
+async def test_recognition_reads_the_same_spread_and_bar_as_the_domain(
+    graph_store: Neo4jGraphStore, graph_driver: AsyncDriver, stack_settings: Settings
+) -> None:
+    """Issue 32, recognition must be specific (domain.recognition): the statement reads the
+    query's similarity spread over the user's memories with the smallest ids (at most
+    `recognition_sample`), as the snapshot path does, and a faded memory joins the pool only
+    when its similarity stands `recognition_min_distinctiveness` deviations above the mean: a
+    bar just under the standout's own distinctiveness lets it in, one just over keeps it out;
+    a faded memory above the absolute bar but inside the crowd stays out."""
+    scope = UserScope(f"t{uuid.uuid4().hex[:8]}", f"u{uuid.uuid4().hex[:8]}")
+    await Neo4jAccounts(graph_driver, stack_settings.neo4j_database).put_profile(
+        scope, UserProfile()
+    )
+    store = graph_store.for_user(scope.tenant_id, scope.user_id)
+    timeline = await store.record_activity([NOW - timedelta(days=d) for d in range(0, 90, 3)])
+    floor = 0.5
+    faded_at = timeline.reading(NOW) - timedelta(days=20)
+
+    def memory(node_id: str, similarity: float, axis: int, *, faded: bool) -> Node:
+        return Node(
+            id=node_id,
+            user_id=scope.user_id,
+            type=NodeType.FACT,
+            content=f"memory {node_id}",
+            weight=0.5,
+            weight_at=NOW - timedelta(days=60),
+            created_at=NOW - timedelta(days=60),
+            decay_coefficient=0.95,
+            expires_at=faded_at if faded else None,
+            belief=Belief(first_seen=NOW - timedelta(days=60)),
+            embedding=_at_similarity(similarity, floor, axis),
+            embedding_model=MODEL,
+        )
+
+    similarities = {f"crowd-{i:02d}": 0.30 + 0.01 * i for i in range(10)}
+    nodes = [memory(i, s, 1 + k, faded=False) for k, (i, s) in enumerate(similarities.items())]
+    nodes += [
+        memory("faded-crowd", 0.42, 20, faded=True),
+        memory("faded-standout", 0.9, 21, faded=True),
+    ]
+    await store.upsert(nodes)
+    snapshot = GraphSnapshot(
+        user_id=scope.user_id,
+        exported_at=NOW,
+        nodes=tuple(nodes),
+        edges=(),
+        hypotheses=(),
+        tensions=(),
+    )
+    query = np.zeros(384)
+    query[0] = 1.0
+
+    def asked(scoring: ScoringConfig) -> RetrievalQuery:
+        return RetrievalQuery(
+            embedding=tuple(float(x) for x in query),
+            embedding_model=MODEL,
+            now=NOW,
+            nearest_limit=20,
+            prior_limit=0,
+            similarity_floor=floor,
+            scoring=scoring,
+        )
+
+    sampled = ScoringConfig(recognition_min_distinctiveness=1.5, recognition_sample=6)
+    found = await store.retrieve(asked(sampled))
+    # The six smallest ids: crowd-00 .. crowd-05.
+    expected = SimilaritySpread.of(0.30 + 0.01 * i for i in range(6))
+    assert found.spread is not None and expected is not None
+    assert found.spread.size == 6
+    assert found.spread.mean == pytest.approx(expected.mean, abs=1e-6)
+    assert found.spread.deviation == pytest.approx(expected.deviation, abs=1e-6)
+
+    whole = ScoringConfig(recognition_min_distinctiveness=1.5)
+    spread = (await store.retrieve(asked(whole))).spread
+    assert spread is not None and spread.size == 12
+    standout = distinctiveness(0.9, spread, whole)
+    for bar, admitted in ((standout - 0.01, True), (standout + 0.01, False)):
+        scoring = whole.model_copy(update={"recognition_min_distinctiveness": bar})
+        by_neo4j = {c.node.id for c in (await store.retrieve(asked(scoring))).candidates}
+        by_snapshot = {
+            c.node.id for c in retrieve_from_snapshot(snapshot, asked(scoring), timeline).candidates
+        }
+        assert by_neo4j == by_snapshot
+        assert ("faded-standout" in by_neo4j) is admitted
+        assert "faded-crowd" not in by_neo4j
+        assert set(similarities) <= by_neo4j
+    # The absolute bar alone (the ablation) lets the crowd's faded memory in too.
+    absolute = {c.node.id for c in (await store.retrieve(asked(ScoringConfig()))).candidates}
+    assert {"faded-crowd", "faded-standout"} <= absolute

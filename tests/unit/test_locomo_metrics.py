@@ -172,3 +172,20 @@ def test_recall_by_age_buckets_questions_by_their_evidence_age() -> None:
     }
     assert rows["30-90 days"]["memory"] is None and rows["30-90 days"]["difference"] is None
     assert rows[">= 90 days"]["difference"] == 1.0
+
+
+def test_the_evidence_share_counts_the_tokens_of_items_citing_an_evidence_turn() -> None:
+    """Issue 32, "forgetting earns its keep": the share of a context's item tokens that come
+    from items citing an evidence turn (tokens here: words)."""
+    cut = [
+        Item(["D1:1"], "one two three"),
+        Item(["D1:2"], "four five six seven eight nine"),
+        Item(["D1:2", "D1:1"], "ten"),
+    ]
+
+    def words(content: str) -> int:
+        return len(content.split())
+
+    assert metrics.evidence_share(cut, ["D1:1"], words) == pytest.approx(4 / 10)
+    assert metrics.evidence_share(cut, ["D1:9"], words) == 0.0
+    assert metrics.evidence_share([], ["D1:1"], words) == 0.0

@@ -44,6 +44,7 @@ from selfimprint.adapters.neo4j.search_terms import TERM_INDEX, term_queries
 from selfimprint.domain.belief import DEFAULT_BELIEF, BeliefConfig
 from selfimprint.domain.decay import DEFAULT_DECAY, DecayConfig
 from selfimprint.domain.models import Edge, Node
+from selfimprint.domain.recognition import SimilaritySpread
 from selfimprint.domain.scoring import DEFAULT_SCORING, ScoringConfig
 from selfimprint.domain.users import UserScope
 from selfimprint.ports import RetrievalQuery, RetrievalResult, RetrievedMemory
@@ -67,12 +68,18 @@ def active(var: str) -> str:
 
 def recalled(var: str) -> str:
     """Cypher condition of the nearest pools: active, or faded (expired, kept: issue 32) and
-    recognised by the query, its calibrated similarity (`score`, Neo4j's normalised cosine) at
-    least `$recognition_min_similarity`, of one of `$recognised_types` and not an emotional note
-    of `$unrecognised_valences` (domain.scoring.recognised)."""
+    recognised by the query (domain.recognition.recognised): its calibrated similarity (`score`,
+    Neo4j's normalised cosine) at least `$recognition_min_similarity` and, with
+    `$recognition_min_distinctiveness`, that many deviations above the query's `spread`
+    (`_SPREAD`); of one of `$recognised_types` and not an emotional note of
+    `$unrecognised_valences`."""
     recognised = (
         f"({var}.type IN $recognised_types AND NOT coalesce({var}.valence, '') IN "
-        f"$unrecognised_valences AND ({_CALIBRATED}) >= $recognition_min_similarity)"
+        f"$unrecognised_valences AND ({_CALIBRATED}) >= $recognition_min_similarity "
+        f"AND ($recognition_min_distinctiveness IS NULL OR (spread.size > 0 AND "
+        f"(({_CALIBRATED}) - spread.mean) / CASE WHEN spread.deviation > "
+        f"$recognition_min_deviation THEN spread.deviation ELSE $recognition_min_deviation END"
+        f" >= $recognition_min_distinctiveness)))"
     )
     return f"({_alive(var)} OR {recognised}) AND {_standing(var)}"
 
@@ -86,7 +93,7 @@ CALL (n, clock_now) {{
   WITH r, m, clock_now WHERE m:Memory AND m.scope = $scope AND {active("m")}
   RETURN collect({{edge: {EDGE_PROJECTION}, node: {node_projection("m")}}}) AS hood
 }}
-RETURN {node_projection("n")} AS node, score, lexical, scheduled, similar_found, hood,
+RETURN {node_projection("n")} AS node, score, lexical, scheduled, similar_found, hood, spread,
        clock.decay_clock_last_us AS clock_last_us, clock.decay_clock_pauses_us AS clock_pauses_us
 """
 
@@ -166,6 +173,22 @@ _CALIBRATED = """CASE WHEN 2.0 * score - 1.0 <= $similarity_floor THEN 0.0
   WHEN 2.0 * score - 1.0 >= 1.0 THEN 1.0
   ELSE (2.0 * score - 1.0 - $similarity_floor) / (1.0 - $similarity_floor) END"""
 
+# The query's calibrated similarity over the recognition sample (domain.recognition): the
+# user's standing memories of the query's model with the smallest ids, at most
+# `$recognition_sample`; faded ones included. One pass over the user's ids and at most
+# `recognition_sample` cosines, whichever way the nearest are then found.
+_SPREAD = f"""
+CALL () {{
+  MATCH (n:Memory {{scope: $scope}})
+  WHERE n.embedding_model = $model AND {_standing("n")}
+  WITH n ORDER BY n.id LIMIT $recognition_sample
+  WITH vector.similarity.cosine({_VECTOR}, $embedding) AS score
+  WHERE score IS NOT NULL
+  WITH {_CALIBRATED} AS s
+  RETURN {{mean: avg(s), deviation: stDevP(s), size: count(s)}} AS spread
+}}
+"""
+
 _BY_INDEX = f"""
 CALL db.index.vector.queryNodes($index, $fetch, $embedding) YIELD node AS n, score
 WHERE n.scope = $scope AND n.embedding_model = $model AND {recalled("n")}
@@ -185,7 +208,7 @@ RETURN n, score, 'similar' AS kind
 _EXACT = f"""
 MATCH (n:Memory {{scope: $scope}})
 WHERE n.embedding_model = $model
-WITH n, clock_now, vector.similarity.cosine({_VECTOR}, $embedding) AS score
+WITH n, clock_now, spread, vector.similarity.cosine({_VECTOR}, $embedding) AS score
 WHERE score IS NOT NULL AND {recalled("n")}
 WITH n, score ORDER BY score DESC LIMIT $nearest_limit
 RETURN n, score, 'similar' AS kind
@@ -241,7 +264,7 @@ CALL () {{
   }}
   RETURN collect({{t: tq.t, df: df}}) AS dfs
 }}
-WITH clock, clock_now,
+WITH clock, clock_now, spread,
      [d IN dfs WHERE d.df > 0 |
       {{t: d.t, w: log(1.0 + (documents - d.df + 0.5) / (d.df + 0.5))}}] AS idf
 CALL (clock_now, idf) {{
@@ -253,14 +276,14 @@ CALL (clock_now, idf) {{
   ORDER BY held DESC, id LIMIT $lexical_limit
   RETURN collect(id) AS lexical_ids
 }}
-WITH clock, clock_now, lexical_ids, idf, reduce(s = 0.0, d IN idf | s + d.w) AS idf_total
+WITH clock, clock_now, spread, lexical_ids, idf, reduce(s = 0.0, d IN idf | s + d.w) AS idf_total
 """
 # How many of Lucene's best the user's idf ranks again for the lexical pool: Lucene scores with
 # every user's statistics and its length norm, so its order is near, not equal, to the user's.
 LEXICAL_FETCH_FACTOR = 4
 
 # A query without terms (the ingestion's duplicate check, a greeting) skips the scan.
-_NO_LEXICON = "WITH clock, clock_now, [] AS lexical_ids, [] AS idf, 0.0 AS idf_total\n"
+_NO_LEXICON = "WITH clock, clock_now, spread, [] AS lexical_ids, [] AS idf, 0.0 AS idf_total\n"
 
 # The lexically best, found again by id (the (scope, id) constraint's index).
 _LEXICAL = f"""
@@ -281,16 +304,16 @@ _RELEVANCE = f"""CASE WHEN lexical IS NULL THEN {_CALIBRATED}
 
 # The pool, each memory once, ranked by the whole score; only the best `limit` are expanded.
 _RANK = f"""
-WITH clock, clock_now, idf, idf_total, collect({{n: n, score: score, kind: kind}}) AS pool
-WITH clock, clock_now, idf, idf_total, pool,
+WITH clock, clock_now, spread, idf, idf_total, collect({{n: n, score: score, kind: kind}}) AS pool
+WITH clock, clock_now, spread, idf, idf_total, pool,
      size([p IN pool WHERE p.kind = 'similar']) AS similar_found
 UNWIND pool AS p
-WITH clock, clock_now, idf, idf_total, similar_found, p.n AS n, max(p.score) AS score,
+WITH clock, clock_now, spread, idf, idf_total, similar_found, p.n AS n, max(p.score) AS score,
      'scheduled' IN collect(p.kind) AS scheduled
-WITH clock, clock_now, similar_found, n, score, scheduled, {_LEXICAL_RELEVANCE} AS lexical
+WITH clock, clock_now, spread, similar_found, n, score, scheduled, {_LEXICAL_RELEVANCE} AS lexical
 {
     _scored(
-        "clock, clock_now, similar_found, n, score, scheduled, lexical",
+        "clock, clock_now, spread, similar_found, n, score, scheduled, lexical",
         _RELEVANCE,
         "CASE WHEN scheduled THEN $scheduled_priority_boost ELSE 0.0 END",
     )
@@ -304,7 +327,7 @@ def score_params(
     scoring: ScoringConfig = DEFAULT_SCORING,
     decay: DecayConfig = DEFAULT_DECAY,
     beliefs: BeliefConfig = DEFAULT_BELIEF,
-) -> dict[str, float | bool | list[str]]:
+) -> dict[str, float | bool | list[str] | None]:
     return {
         "confidence_weight": scoring.confidence_weight,
         "confidence_support_share": scoring.confidence_support_share,
@@ -325,6 +348,9 @@ def score_params(
         "scheduled_priority_boost": scoring.scheduled_priority_boost,
         "decayed_weight_in_score": scoring.decayed_weight_in_score,
         "recognition_min_similarity": scoring.recognition_min_similarity,
+        "recognition_min_distinctiveness": scoring.recognition_min_distinctiveness,
+        "recognition_min_deviation": scoring.recognition_min_deviation,
+        "recognition_sample": scoring.recognition_sample,
         "recognised_types": [t.value for t in scoring.recognised_types],
         "unrecognised_valences": [v.value for v in scoring.unrecognised_valences],
         "removal_threshold": decay.removal_threshold,
@@ -341,8 +367,8 @@ def _read_query(nearest: str, *, lexical: bool) -> str:
     union = "\n  UNION ALL\n".join(parts)
     lexicon = _LEXICON if lexical else _NO_LEXICON
     return (
-        f"{decay_clock.READING}{lexicon}CALL (clock_now, lexical_ids) {{\n{union}\n}}\n"
-        f"{_RANK}{_EXPAND}"
+        f"{decay_clock.READING}{_SPREAD}{lexicon}"
+        f"CALL (clock_now, lexical_ids, spread) {{\n{union}\n}}\n{_RANK}{_EXPAND}"
     )
 
 
@@ -528,4 +554,13 @@ def _assemble(rows: list[Any]) -> RetrievalResult:
         neighbours=tuple(neighbours.values()),
         edges=tuple(edges.values()),
         timeline=timeline,
+        spread=_spread(rows[0]["spread"]) if rows else None,
+    )
+
+
+def _spread(row: dict[str, Any] | None) -> SimilaritySpread | None:
+    if not row or not row["size"]:
+        return None
+    return SimilaritySpread(
+        mean=float(row["mean"]), deviation=float(row["deviation"]), size=int(row["size"])
     )

@@ -1,0 +1,82 @@
+"""Recognition: when a query brings a faded memory back (issue 32, cue-dependent recall).
+
+A faded memory (decayed under the removal threshold, kept: domain.fading) is out of the default
+context pool. A query recognises it when the match is both strong enough and *specific*: its
+similarity to the memory stands out from its similarity to the user's memories in general.
+
+An embedding's similarity has a baseline that depends on the query: a vague question ("any
+tips for my garden?") is somewhat similar to much of what a user said, a pointed one ("am I
+allergic to any animals?") to one memory far more than to the rest. An absolute bar cannot tell
+the two apart: low enough to let the pointed questions of a long conversation find their old
+memories, it lets a vague question of a small graph pull in whatever is nearest. So the rule
+reads how many standard deviations the memory's similarity lies above the mean similarity of the
+query to the user's memories (`distinctiveness`, a z-score), beside a low absolute floor. The
+spread is read from the user's memories with the smallest ids (ids are content hashes: a
+sample without order), at most `ScoringConfig.recognition_sample` of them, so its cost is
+bounded on large graphs; both read paths (Neo4j's statement, the snapshot read) use the same
+sample.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+from pydantic import BaseModel, ConfigDict
+
+from selfimprint.domain.models import NodeType, Valence
+from selfimprint.domain.scoring import DEFAULT_SCORING, ScoringConfig
+
+
+class SimilaritySpread(BaseModel):
+    """The query's calibrated similarity over a sample of the user's memories."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    mean: float
+    deviation: float  # population standard deviation
+    size: int
+
+    @classmethod
+    def of(cls, similarities: Iterable[float]) -> SimilaritySpread | None:
+        values = list(similarities)
+        if not values:
+            return None
+        mean = math.fsum(values) / len(values)
+        variance = math.fsum((v - mean) ** 2 for v in values) / len(values)
+        return cls(mean=mean, deviation=math.sqrt(variance), size=len(values))
+
+
+def distinctiveness(
+    similarity: float, spread: SimilaritySpread, config: ScoringConfig = DEFAULT_SCORING
+) -> float:
+    """How far `similarity` stands above the query's similarity to the user's memories, in
+    standard deviations; the deviation is floored (`recognition_min_deviation`) so that a query
+    equally (un)like every memory does not turn a hair's difference into a large score."""
+    deviation = max(spread.deviation, config.recognition_min_deviation)
+    return (similarity - spread.mean) / deviation
+
+
+def recognised(
+    similarity: float,
+    node_type: NodeType,
+    config: ScoringConfig = DEFAULT_SCORING,
+    valence: Valence | None = None,
+    spread: SimilaritySpread | None = None,
+) -> bool:
+    """Whether a query brings a faded memory back into the pool: `similarity` is the calibrated
+    embedding similarity (lexical relevance aside: a shared word is not recognition), at least
+    `recognition_min_similarity`, and with `recognition_min_distinctiveness` set, standing out
+    from the query's `spread` by that many deviations (without a spread the memory is not
+    recognised: the store read none, so nothing says the match is specific). Only memories of
+    `recognised_types` come back, and no emotional note of `unrecognised_valences` (noise)."""
+    if valence is not None and valence in config.unrecognised_valences:
+        return False
+    if node_type not in config.recognised_types:
+        return False
+    if similarity < config.recognition_min_similarity:
+        return False
+    bar = config.recognition_min_distinctiveness
+    if bar is None:
+        return True
+    return spread is not None and distinctiveness(similarity, spread, config) >= bar

@@ -1,0 +1,56 @@
+"""Recognition (domain.recognition, issue 32): a faded memory comes back when the query matches
+it strongly and specifically: above a floor, and standing out from the query's similarity to
+the user's memories in general."""
+
+from __future__ import annotations
+
+import pytest
+
+from selfimprint.domain.models import NodeType, Valence
+from selfimprint.domain.recognition import SimilaritySpread, distinctiveness, recognised
+from selfimprint.domain.scoring import ScoringConfig
+
+SPECIFIC = ScoringConfig(recognition_min_similarity=0.1, recognition_min_distinctiveness=1.5)
+
+
+def test_the_spread_is_the_mean_and_population_deviation() -> None:
+    spread = SimilaritySpread.of([0.0, 0.2, 0.4])
+    assert spread is not None
+    assert spread.mean == pytest.approx(0.2)
+    assert spread.deviation == pytest.approx((0.08 / 3) ** 0.5)
+    assert spread.size == 3
+    assert SimilaritySpread.of([]) is None
+
+
+def test_distinctiveness_counts_deviations_above_the_mean_with_a_floored_deviation() -> None:
+    spread = SimilaritySpread(mean=0.1, deviation=0.1, size=10)
+    assert distinctiveness(0.25, spread, SPECIFIC) == pytest.approx(1.5)
+    flat = SimilaritySpread(mean=0.1, deviation=0.0, size=10)
+    # A query equally like every memory: the floor (0.05) keeps a hair's difference small.
+    assert distinctiveness(0.11, flat, SPECIFIC) == pytest.approx(0.2)
+
+
+def test_a_match_that_stands_out_is_recognised_one_that_does_not_is_not() -> None:
+    """Both sides of the distinctiveness bar (1.5 deviations) and of the floor (0.1)."""
+    spread = SimilaritySpread(mean=0.1, deviation=0.1, size=10)
+    assert recognised(0.26, NodeType.FACT, SPECIFIC, spread=spread)
+    assert not recognised(0.24, NodeType.FACT, SPECIFIC, spread=spread)
+    low = SimilaritySpread(mean=0.0, deviation=0.02, size=10)
+    assert recognised(0.11, NodeType.FACT, SPECIFIC, spread=low)
+    assert not recognised(0.09, NodeType.FACT, SPECIFIC, spread=low)
+
+
+def test_without_a_spread_a_specific_match_cannot_be_shown() -> None:
+    assert not recognised(0.9, NodeType.FACT, SPECIFIC, spread=None)
+    absolute = ScoringConfig(recognition_min_distinctiveness=None)
+    bar = absolute.recognition_min_similarity
+    assert recognised(bar, NodeType.FACT, absolute)
+    assert not recognised(bar - 0.01, NodeType.FACT, absolute)
+
+
+def test_noise_and_inferences_are_never_recognised() -> None:
+    spread = SimilaritySpread(mean=0.0, deviation=0.1, size=10)
+    assert not recognised(0.9, NodeType.HYPOTHESIS, SPECIFIC, spread=spread)
+    note = NodeType.EMOTIONAL_NOTE
+    assert not recognised(0.9, note, SPECIFIC, Valence.NEGATIVE, spread)
+    assert recognised(0.9, note, SPECIFIC, Valence.POSITIVE, spread)
