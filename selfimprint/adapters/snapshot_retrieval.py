@@ -22,7 +22,7 @@ import numpy as np
 
 from selfimprint.domain.decay import ActivityTimeline, is_expired
 from selfimprint.domain.models import HypothesisStatus, Node
-from selfimprint.domain.recognition import SimilaritySpread, recognised
+from selfimprint.domain.recognition import SimilaritySpread, recognised, unclipped_similarity
 from selfimprint.domain.scoring import (
     Candidate,
     calibrated_similarity,
@@ -85,7 +85,9 @@ def retrieve_from_snapshot(
     alive = [i for i in range(len(pool)) if pool[i].id in live]
     # The recognition sample: the smallest ids, as the Neo4j statement reads them.
     sample = sorted(range(len(pool)), key=lambda i: pool[i].id)[: query.scoring.recognition_sample]
-    spread = SimilaritySpread.of(similarity[i] for i in sample)
+    spread = SimilaritySpread.of(
+        unclipped_similarity(float(cosines[i]), query.similarity_floor) for i in sample
+    )
     nearest = [
         i
         for i in range(len(pool))

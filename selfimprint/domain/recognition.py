@@ -9,17 +9,21 @@ tips for my garden?") is somewhat similar to much of what a user said, a pointed
 allergic to any animals?") to one memory far more than to the rest. An absolute bar cannot tell
 the two apart: low enough to let the pointed questions of a long conversation find their old
 memories, it lets a vague question of a small graph pull in whatever is nearest. So the rule
-reads how many standard deviations the memory's similarity lies above the mean similarity of the
-query to the user's memories (`distinctiveness`, a z-score), beside a low absolute floor. The
-spread is read from the user's memories with the smallest ids (ids are content hashes: a
-sample without order), at most `ScoringConfig.recognition_sample` of them, so its cost is
-bounded on large graphs; both read paths (Neo4j's statement, the snapshot read) use the same
+reads how far the memory's similarity lies above the query's typical similarity to the user's
+memories, in units of their typical spread (`distinctiveness`): a robust z-score, the median and
+the scaled median absolute deviation, so that a second strong match (the octopus documentary
+beside the cat allergy, for "animals") does not hide the first, as it would by inflating a
+standard deviation in a small graph. The spread is read over similarities calibrated but not
+clipped at 0 (an affine map of the cosine: the same z-score as raw cosines, in units that
+compare across embedders), from the user's memories with the smallest ids (ids are content
+hashes: a sample without order), at most `ScoringConfig.recognition_sample` of them, so its cost
+is bounded on large graphs; both read paths (Neo4j's statement, the snapshot read) use the same
 sample.
 """
 
 from __future__ import annotations
 
-import math
+import statistics
 from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict
@@ -27,14 +31,18 @@ from pydantic import BaseModel, ConfigDict
 from selfimprint.domain.models import NodeType, Valence
 from selfimprint.domain.scoring import DEFAULT_SCORING, ScoringConfig
 
+# The median absolute deviation times this estimates a standard deviation (normal data).
+MAD_TO_DEVIATION = 1.4826
+
 
 class SimilaritySpread(BaseModel):
-    """The query's calibrated similarity over a sample of the user's memories."""
+    """The query's similarity (calibrated, unclipped) over a sample of the user's memories: its
+    median and its scaled median absolute deviation."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    mean: float
-    deviation: float  # population standard deviation
+    centre: float
+    deviation: float
     size: int
 
     @classmethod
@@ -42,19 +50,24 @@ class SimilaritySpread(BaseModel):
         values = list(similarities)
         if not values:
             return None
-        mean = math.fsum(values) / len(values)
-        variance = math.fsum((v - mean) ** 2 for v in values) / len(values)
-        return cls(mean=mean, deviation=math.sqrt(variance), size=len(values))
+        centre = statistics.median(values)
+        mad = statistics.median(abs(v - centre) for v in values)
+        return cls(centre=centre, deviation=MAD_TO_DEVIATION * mad, size=len(values))
+
+
+def unclipped_similarity(cosine: float, floor: float) -> float:
+    """`scoring.calibrated_similarity` without the clip at 0 and 1: the spread's unit."""
+    return (cosine - floor) / (1.0 - floor)
 
 
 def distinctiveness(
     similarity: float, spread: SimilaritySpread, config: ScoringConfig = DEFAULT_SCORING
 ) -> float:
-    """How far `similarity` stands above the query's similarity to the user's memories, in
-    standard deviations; the deviation is floored (`recognition_min_deviation`) so that a query
-    equally (un)like every memory does not turn a hair's difference into a large score."""
+    """How far `similarity` stands above the query's typical similarity to the user's
+    memories, in deviations; the deviation is floored (`recognition_min_deviation`) so that a
+    query equally (un)like every memory does not turn a hair's difference into a large score."""
     deviation = max(spread.deviation, config.recognition_min_deviation)
-    return (similarity - spread.mean) / deviation
+    return (similarity - spread.centre) / deviation
 
 
 def recognised(

@@ -103,15 +103,16 @@ class ScoringConfig(BaseModel):
     # (docs/decisions.md, "The score's weight term").
     decayed_weight_in_score: bool = False
     # Issue 32, forgetting demotes: a memory decayed under the removal threshold is kept but
-    # leaves the default pool; a query whose calibrated similarity to it reaches this brings it
-    # back (recognition: cue-dependent recall). 0.27 is multilingual-e5-small's cosine 0.84
-    # (floor 0.78): in a probe of 10 question/answer pairs and 13 unrelated pairs, half the
-    # answers and none of the unrelated passed (docs/decisions.md, "Forgetting demotes").
-    recognition_min_similarity: Unit = 0.27
-    # Issue 32: recognition must also be specific (domain.recognition): the memory's similarity
-    # at least this many standard deviations above the query's mean similarity to the user's
-    # memories. None: the absolute bar alone decides.
-    recognition_min_distinctiveness: float | None = None
+    # leaves the default pool; a query brings it back when it recognises it (domain.recognition):
+    # a calibrated similarity of at least this (a floor: a match must be one at all) ...
+    recognition_min_similarity: Unit = 0.10
+    # ... standing at least this many deviations above the query's typical similarity to the
+    # user's memories (a specific match; robust z-score). Chosen on LoCoMo dev with the clock
+    # running (BENCHMARKS.md, "Recognition is a specific match"): 1.5 and 1.25 recognised as
+    # much, 2.0 less; the absolute bar it replaces (0.27 alone) gave 0.546, and a bar loose
+    # enough to approach it (0.15: 0.607) left a vague question of a small graph within 0.01
+    # of recognising. None: the floor alone decides (an ablation).
+    recognition_min_distinctiveness: float | None = 1.5
     # The deviation used is at least this (a query equally unlike every memory has none).
     recognition_min_deviation: Annotated[float, Field(gt=0.0, le=1.0)] = 0.05
     # How many of the user's memories (smallest ids first) the spread is read from.

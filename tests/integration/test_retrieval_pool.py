@@ -539,14 +539,16 @@ async def test_a_faded_memory_joins_the_pool_only_when_the_query_recognises_it(
 ) -> None:
     """Issue 32: a memory decayed under the removal threshold is kept out of the default pool
     (best before similarity, lexical, expansion) and joins the nearest only at a calibrated
-    similarity of `recognition_min_similarity` or more; a live memory needs no such match."""
+    similarity of `recognition_min_similarity` or more (the floor; distinctiveness off here,
+    tested below); a live memory needs no such match."""
     scope = UserScope(f"t{uuid.uuid4().hex[:8]}", f"u{uuid.uuid4().hex[:8]}")
     await Neo4jAccounts(graph_driver, stack_settings.neo4j_database).put_profile(
         scope, UserProfile()
     )
     store = graph_store.for_user(scope.tenant_id, scope.user_id)
     timeline = await store.record_activity([NOW - timedelta(days=d) for d in range(0, 90, 3)])
-    floor, bar = 0.5, ScoringConfig().recognition_min_similarity
+    scoring = ScoringConfig(recognition_min_distinctiveness=None)
+    floor, bar = 0.5, scoring.recognition_min_similarity
     faded_at = timeline.reading(NOW) - timedelta(days=20)
 
     def memory(node_id: str, similarity: float, axis: int, *, faded: bool) -> Node:
@@ -582,6 +584,7 @@ async def test_a_faded_memory_joins_the_pool_only_when_the_query_recognises_it(
             nearest_limit=10,
             prior_limit=10,
             similarity_floor=floor,
+            scoring=scoring,
         )
     )
     assert {c.node.id for c in found.candidates} == {"recognised", "live"}
@@ -656,7 +659,7 @@ async def test_recognition_reads_the_same_spread_and_bar_as_the_domain(
     expected = SimilaritySpread.of(0.30 + 0.01 * i for i in range(6))
     assert found.spread is not None and expected is not None
     assert found.spread.size == 6
-    assert found.spread.mean == pytest.approx(expected.mean, abs=1e-6)
+    assert found.spread.centre == pytest.approx(expected.centre, abs=1e-6)
     assert found.spread.deviation == pytest.approx(expected.deviation, abs=1e-6)
 
     whole = ScoringConfig(recognition_min_distinctiveness=1.5)
@@ -673,6 +676,7 @@ async def test_recognition_reads_the_same_spread_and_bar_as_the_domain(
         assert ("faded-standout" in by_neo4j) is admitted
         assert "faded-crowd" not in by_neo4j
         assert set(similarities) <= by_neo4j
-    # The absolute bar alone (the ablation) lets the crowd's faded memory in too.
-    absolute = {c.node.id for c in (await store.retrieve(asked(ScoringConfig()))).candidates}
+    # The floor alone (the ablation: distinctiveness off) lets the crowd's faded memory in too.
+    floor_only = ScoringConfig(recognition_min_distinctiveness=None)
+    absolute = {c.node.id for c in (await store.retrieve(asked(floor_only))).candidates}
     assert {"faded-crowd", "faded-standout"} <= absolute

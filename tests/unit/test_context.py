@@ -19,6 +19,7 @@ from selfimprint.domain.context import (
     prose_context,
 )
 from selfimprint.domain.models import Belief, Edge, EdgeType, Node, NodeType, Valence
+from selfimprint.domain.recognition import SimilaritySpread
 from selfimprint.domain.scoring import DEFAULT_SCORING, ScoredMemory
 from selfimprint.domain.session_review import ReviewPrompt, ReviewPromptItem, ReviewSide
 
@@ -202,12 +203,19 @@ def _with_similarity(memory: Node, score: float, similarity: float) -> Assembled
         [],
         language="en",
         now=NOW,
+        spread=APART,
     )
+
+
+# A query that matches the user's memories in general not at all: any match is specific, and
+# the similarity floor decides (domain.recognition).
+APART = SimilaritySpread(centre=0.0, deviation=0.0, size=10)
 
 
 def test_a_faded_memory_stays_out_unless_the_query_recognises_it() -> None:
     """Issue 32: decayed under the removal threshold, a memory is kept but leaves the default
-    pool; only a query that matches it at least `recognition_min_similarity` brings it back."""
+    pool; only a query that matches it at least `recognition_min_similarity` (and specifically:
+    here every match is) brings it back."""
     faded = node("g", "Faded.", expires_at=NOW - timedelta(hours=1))
     bar = DEFAULT_SCORING.recognition_min_similarity
     weak = _with_similarity(faded, score=0.9, similarity=bar - 0.01)
@@ -230,7 +238,7 @@ def test_recognition_can_ask_for_a_near_rank_too(max_rank: int | None, recognise
     ] + [ScoredMemory(id="g", score=0.9, similarity=bar + 0.1, recency=1.0, effective_weight=0.0)]
     scoring = DEFAULT_SCORING.model_copy(update={"recognition_max_rank": max_rank})
     context = assemble_context(
-        candidates, [*live, faded], [], [], language="en", now=NOW, scoring=scoring
+        candidates, [*live, faded], [], [], language="en", now=NOW, scoring=scoring, spread=APART
     )
     assert ("g" in {m.id for m in context.memories_used}) is recognised
 

@@ -99,8 +99,10 @@ def test_the_neighbourhood_holds_active_memories_only() -> None:
 
 def test_a_faded_memory_is_a_candidate_only_when_the_query_recognises_it() -> None:
     """Issue 32, as in the Neo4j statement: an expired memory is kept out of the pool unless its
-    calibrated similarity to the query reaches `scoring.recognition_min_similarity`."""
-    bar = ScoringConfig().recognition_min_similarity
+    calibrated similarity to the query reaches `scoring.recognition_min_similarity` (the floor;
+    its distinctiveness, off here, is held against Neo4j's by tests/integration)."""
+    scoring = ScoringConfig(recognition_min_distinctiveness=None)
+    bar = scoring.recognition_min_similarity
     faded = NOW - timedelta(hours=1)
 
     def at(similarity: float) -> tuple[float, float, float]:
@@ -112,7 +114,8 @@ def test_a_faded_memory_is_a_candidate_only_when_the_query_recognises_it() -> No
         node("live", at(bar - 0.01)),
     )
     snap = snapshot().model_copy(update={"nodes": nodes, "edges": (), "hypotheses": ()})
-    found = retrieve_from_snapshot(snap, query(limit=10).model_copy(update={"nearest_limit": 10}))
+    asked = query(limit=10).model_copy(update={"nearest_limit": 10, "scoring": scoring})
+    found = retrieve_from_snapshot(snap, asked)
     assert {c.node.id for c in found.candidates} == {"recognised", "live"}
 
 

@@ -44,7 +44,7 @@ from selfimprint.adapters.neo4j.search_terms import TERM_INDEX, term_queries
 from selfimprint.domain.belief import DEFAULT_BELIEF, BeliefConfig
 from selfimprint.domain.decay import DEFAULT_DECAY, DecayConfig
 from selfimprint.domain.models import Edge, Node
-from selfimprint.domain.recognition import SimilaritySpread
+from selfimprint.domain.recognition import MAD_TO_DEVIATION, SimilaritySpread
 from selfimprint.domain.scoring import DEFAULT_SCORING, ScoringConfig
 from selfimprint.domain.users import UserScope
 from selfimprint.ports import RetrievalQuery, RetrievalResult, RetrievedMemory
@@ -77,7 +77,7 @@ def recalled(var: str) -> str:
         f"({var}.type IN $recognised_types AND NOT coalesce({var}.valence, '') IN "
         f"$unrecognised_valences AND ({_CALIBRATED}) >= $recognition_min_similarity "
         f"AND ($recognition_min_distinctiveness IS NULL OR (spread.size > 0 AND "
-        f"(({_CALIBRATED}) - spread.mean) / CASE WHEN spread.deviation > "
+        f"(({_CALIBRATED}) - spread.centre) / CASE WHEN spread.deviation > "
         f"$recognition_min_deviation THEN spread.deviation ELSE $recognition_min_deviation END"
         f" >= $recognition_min_distinctiveness)))"
     )
@@ -173,10 +173,11 @@ _CALIBRATED = """CASE WHEN 2.0 * score - 1.0 <= $similarity_floor THEN 0.0
   WHEN 2.0 * score - 1.0 >= 1.0 THEN 1.0
   ELSE (2.0 * score - 1.0 - $similarity_floor) / (1.0 - $similarity_floor) END"""
 
-# The query's calibrated similarity over the recognition sample (domain.recognition): the
-# user's standing memories of the query's model with the smallest ids, at most
-# `$recognition_sample`; faded ones included. One pass over the user's ids and at most
-# `recognition_sample` cosines, whichever way the nearest are then found.
+# The query's similarity spread over the recognition sample (domain.recognition): the user's
+# standing memories of the query's model with the smallest ids, at most `$recognition_sample`,
+# faded ones included; calibrated, not clipped; median and scaled median absolute deviation
+# (percentileCont interpolates as statistics.median does). One pass over the user's ids and at
+# most `recognition_sample` cosines, whichever way the nearest are then found.
 _SPREAD = f"""
 CALL () {{
   MATCH (n:Memory {{scope: $scope}})
@@ -184,8 +185,13 @@ CALL () {{
   WITH n ORDER BY n.id LIMIT $recognition_sample
   WITH vector.similarity.cosine({_VECTOR}, $embedding) AS score
   WHERE score IS NOT NULL
-  WITH {_CALIBRATED} AS s
-  RETURN {{mean: avg(s), deviation: stDevP(s), size: count(s)}} AS spread
+  WITH (2.0 * score - 1.0 - $similarity_floor) / (1.0 - $similarity_floor) AS s
+  WITH collect(s) AS sims, percentileCont(s, 0.5) AS centre
+  CALL (sims, centre) {{
+    UNWIND sims AS s
+    RETURN percentileCont(abs(s - centre), 0.5) AS mad
+  }}
+  RETURN {{centre: centre, deviation: $mad_to_deviation * mad, size: size(sims)}} AS spread
 }}
 """
 
@@ -351,6 +357,7 @@ def score_params(
         "recognition_min_distinctiveness": scoring.recognition_min_distinctiveness,
         "recognition_min_deviation": scoring.recognition_min_deviation,
         "recognition_sample": scoring.recognition_sample,
+        "mad_to_deviation": MAD_TO_DEVIATION,
         "recognised_types": [t.value for t in scoring.recognised_types],
         "unrecognised_valences": [v.value for v in scoring.unrecognised_valences],
         "removal_threshold": decay.removal_threshold,
@@ -562,5 +569,5 @@ def _spread(row: dict[str, Any] | None) -> SimilaritySpread | None:
     if not row or not row["size"]:
         return None
     return SimilaritySpread(
-        mean=float(row["mean"]), deviation=float(row["deviation"]), size=int(row["size"])
+        centre=float(row["centre"]), deviation=float(row["deviation"]), size=int(row["size"])
     )
