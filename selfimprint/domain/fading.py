@@ -38,8 +38,9 @@ class FadingConfig(BaseModel):
     # frustration of spec §3.3); scoring.unrecognised_valences keeps them from being recognised.
     noise_valences: tuple[Valence, ...] = (Valence.NEGATIVE,)
     # Project choice: faded memories kept per user. A LoCoMo conversation (~600 turns) leaves
-    # ~2,800 memories in all. Estimated, not measured: a memory's vectors are 3 KB each at 384
-    # dimensions (8 KB with bge-m3), so 5,000 faded memories hold ~15-80 MB of the graph.
+    # ~2,800 memories in all. Measured (BENCHMARKS.md, "Faded memories: storage per user"):
+    # 5,000 faded memories take 44 MiB of Neo4j store at 384 dimensions, 102 MiB with bge-m3's
+    # 1,024 (records and indexes about half each), 14 / 37 MiB in a warm-tier archive.
     max_faded: Annotated[int, Field(ge=0)] = 5_000
 
 

@@ -48,7 +48,9 @@ async def test_a_fact_said_once_is_recognised_six_months_later(
     fact has faded; a question about it brings it back, an unrelated question does not.
     Rules removed: with the sweeper deleting every faded memory, the fact is gone from the
     graph; without recognition, it stays out of every context; without the lasting-trait rule
-    the allergy is a feeling, faded within days and deleted as noise."""
+    the allergy is a feeling, faded within days and deleted as noise; without recognition's
+    specificity (domain.recognition: the similarity floor alone), the vague garden question
+    brings the allergy back."""
     async with a_life(stack_settings, tenant_key, extraction=ExtractionMode.STRUCTURED) as life:
         await life.say(ALLERGY)
         allergy = _memory(await life.memories(), "allergic to cats")
