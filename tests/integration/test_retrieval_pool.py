@@ -526,6 +526,26 @@ async def test_memories_stored_before_lexical_retrieval_get_their_terms(
     assert await backfill_search_terms(graph_driver, database) == 0  # nothing left to do
 
 
+def _fact(
+    scope: UserScope, node_id: str, embedding: tuple[float, ...], expires: datetime | None
+) -> Node:
+    """A fact said 60 days ago, faded when `expires` is past on the user's clock."""
+    return Node(
+        id=node_id,
+        user_id=scope.user_id,
+        type=NodeType.FACT,
+        content=f"memory {node_id}",
+        weight=0.5,
+        weight_at=NOW - timedelta(days=60),
+        created_at=NOW - timedelta(days=60),
+        decay_coefficient=0.95,
+        expires_at=expires,
+        belief=Belief(first_seen=NOW - timedelta(days=60)),
+        embedding=embedding,
+        embedding_model=MODEL,
+    )
+
+
 def _at_similarity(similarity: float, floor: float, axis: int) -> tuple[float, ...]:
     """A unit vector whose calibrated similarity to the first basis vector is `similarity`."""
     cosine = floor + similarity * (1.0 - floor)
@@ -552,20 +572,8 @@ async def test_a_faded_memory_joins_the_pool_only_when_the_query_recognises_it(
     faded_at = timeline.reading(NOW) - timedelta(days=20)
 
     def memory(node_id: str, similarity: float, axis: int, *, faded: bool) -> Node:
-        return Node(
-            id=node_id,
-            user_id=scope.user_id,
-            type=NodeType.FACT,
-            content=f"memory {node_id}",
-            weight=0.5,
-            weight_at=NOW - timedelta(days=60),
-            created_at=NOW - timedelta(days=60),
-            decay_coefficient=0.95,
-            expires_at=faded_at if faded else None,
-            belief=Belief(first_seen=NOW - timedelta(days=60)),
-            embedding=_at_similarity(similarity, floor, axis),
-            embedding_model=MODEL,
-        )
+        embedding = _at_similarity(similarity, floor, axis)
+        return _fact(scope, node_id, embedding, faded_at if faded else None)
 
     await store.upsert(
         [
@@ -609,20 +617,8 @@ async def test_recognition_reads_the_same_spread_and_bar_as_the_domain(
     faded_at = timeline.reading(NOW) - timedelta(days=20)
 
     def memory(node_id: str, similarity: float, axis: int, *, faded: bool) -> Node:
-        return Node(
-            id=node_id,
-            user_id=scope.user_id,
-            type=NodeType.FACT,
-            content=f"memory {node_id}",
-            weight=0.5,
-            weight_at=NOW - timedelta(days=60),
-            created_at=NOW - timedelta(days=60),
-            decay_coefficient=0.95,
-            expires_at=faded_at if faded else None,
-            belief=Belief(first_seen=NOW - timedelta(days=60)),
-            embedding=_at_similarity(similarity, floor, axis),
-            embedding_model=MODEL,
-        )
+        embedding = _at_similarity(similarity, floor, axis)
+        return _fact(scope, node_id, embedding, faded_at if faded else None)
 
     similarities = {f"crowd-{i:02d}": 0.30 + 0.01 * i for i in range(10)}
     nodes = [memory(i, s, 1 + k, faded=False) for k, (i, s) in enumerate(similarities.items())]
