@@ -158,6 +158,54 @@ async def remember_deleted(
     return [e.id for e in remembered]
 
 
+# Issue 37, forget means forgotten in the message log too: the raw messages a removed memory
+# cites (its `sources`) and, for a topic, every message of the user whose text contains it
+# (case-insensitive, as memories are matched) lose their text. The whole message goes, not its
+# forgotten sentences: a message is rarely about two things, a sentence split would guess, and
+# the memories that survive keep their own words. Its id and content hash stay, so a client's
+# retried post of the same message stays a duplicate (not a new message to extract again), and
+# a message still pending is marked extracted: nothing is left to extract from it.
+_CITED = """
+CALL () {
+  MATCH (n:Memory {scope: $scope}) WHERE n.id IN $ids
+  UNWIND coalesce(n.sources, []) AS source
+  RETURN collect(DISTINCT source) AS cited
+}
+"""
+_REDACTED = """
+SET m.text = null, m.redacted_at = datetime(),
+    m.extraction_state = CASE WHEN m.extraction_state = 'pending' THEN 'extracted'
+                              ELSE m.extraction_state END
+RETURN count(m) AS redacted
+"""
+# The cited messages by a seek on the (scope, id) constraint; a topic reads every message of
+# the user, as the forget's memory match does.
+_REDACT_CITED = (
+    _CITED
+    + """UNWIND cited AS id
+MATCH (m:RawMessage {scope: $scope, id: id})
+WHERE m.text IS NOT NULL"""
+    + _REDACTED
+)
+_REDACT_TOPIC = (
+    _CITED
+    + """MATCH (m:RawMessage {scope: $scope})
+WHERE m.text IS NOT NULL AND (m.id IN cited OR toLower(m.text) CONTAINS toLower($text))"""
+    + _REDACTED
+)
+
+
+async def redact_messages(
+    tx: AsyncManagedTransaction, scope: UserScope, memory_ids: Sequence[str], text: str | None
+) -> int:
+    """Drop the text of the raw messages behind memories about to be removed, and with `text`
+    of every message saying it (`_REDACT_CITED`, `_REDACT_TOPIC`); run before the memories are
+    deleted (their sources are read from them). Returns how many messages lost their text."""
+    statement = _REDACT_CITED if text is None else _REDACT_TOPIC
+    result = await tx.run(statement, scope=scope.key, ids=list(memory_ids), text=text)
+    return int((await result.single(strict=True))["redacted"])
+
+
 async def delete_memory(
     tx: AsyncManagedTransaction,
     scope: UserScope,
@@ -166,9 +214,12 @@ async def delete_memory(
     config: DeletedMemoryConfig = DEFAULT_DELETED_MEMORIES,
 ) -> bool:
     """Delete one memory with its edges, the tensions that name it, its place in hypotheses'
-    evidence, the sleep results that cite it, and its place in session reviews and monthly
-    summaries (rewritten without it); remember its id (`remember_deleted`). False when the
-    scope has no such memory (deleted before, or never there): nothing is written."""
+    evidence, the sleep results that cite it, its place in session reviews and monthly
+    summaries (rewritten without it) and the text of the messages it came from
+    (`redact_messages`); remember its id (`remember_deleted`). False when the scope has no such
+    memory (deleted before, or never there): nothing is written (the redaction reads the
+    memory's sources, so it finds nothing either)."""
+    await redact_messages(tx, scope, [memory_id], None)
     if not await delete_nodes(tx, scope, [memory_id]):
         return False
     await _derived(tx, scope, {memory_id}, None, delete=True)
@@ -276,6 +327,7 @@ async def forget_topic(
     edges = sum(int(r["degree"]) for r in rows) - await _edges_within(tx, scope, ids)
     derived = await _derived(tx, scope, ids, topic.text, delete=not dry_run)
     if not dry_run:
+        await redact_messages(tx, scope, sorted(ids), topic.text)
         await delete_nodes(tx, scope, sorted(ids))
     return ForgetReport(dry_run=dry_run, memories=memories, edges=edges, derived=derived)
 

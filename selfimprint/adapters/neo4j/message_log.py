@@ -129,9 +129,12 @@ WHERE m.extraction_state = 'pending' AND m.received_at IS NOT NULL
 RETURN count(m) AS pending, min(m.received_at) AS oldest
 """
 
+# A redacted message (its memories forgotten or deleted, issue 37: forgetting.redact_messages)
+# has no text: there is nothing to extract, show or reply to.
 _GET = """
 UNWIND $ids AS id
 MATCH (m:RawMessage {scope: $scope, id: id})
+WHERE m.text IS NOT NULL
 RETURN m.id AS id, m.role AS role, m.text AS text, m.sent_at AS sent_at
 ORDER BY m.sent_at, m.id
 """
@@ -171,7 +174,7 @@ WITH named IS NOT NULL AS named_found
     + """
 CALL () {
   MATCH (m:RawMessage {scope: $scope, extraction_state: 'pending'})
-  WHERE m.role = 'user'
+  WHERE m.role = 'user' AND m.text IS NOT NULL
   WITH m ORDER BY m.sent_at DESC, m.id DESC LIMIT $newest
   RETURN collect({id: m.id, sent_at: m.sent_at, text: left(m.text, $max_chars),
                   clipped: size(m.text) > $max_chars}) AS newest
@@ -272,7 +275,7 @@ class Neo4jMessageLog:
                 id=message.id,
             )
             r = await result.single()
-            if r is None:
+            if r is None or r["text"] is None:  # the first message, or a redacted one
                 return None
             return Message(
                 id=r["id"], role=Role(r["role"]), text=r["text"], sent_at=r["sent_at"].to_native()

@@ -1,0 +1,89 @@
+"""Forget means forgotten in the message log too (issue 37): forgetting a topic and deleting a
+memory through the API drop the text of the raw messages they came from; the other messages
+keep theirs, and a retried post of a redacted message stays a duplicate."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from selfimprint.adapters.neo4j import open_driver
+from selfimprint.adapters.neo4j.message_log import MessageLogs
+from selfimprint.client import SelfImprintClient
+from selfimprint.config import Settings
+from selfimprint.domain.messages import Message, Role
+from selfimprint.domain.users import UserProfile, UserScope
+from tests.e2e.helpers import wait_extracted
+
+pytestmark = pytest.mark.e2e
+
+_LOG = """
+MATCH (m:RawMessage {scope: $scope})
+RETURN m.id AS id, m.text AS text, m.hash AS hash, m.redacted_at IS NOT NULL AS redacted
+"""
+
+
+@pytest.fixture
+async def client(stack_settings: Settings, tenant_key: str) -> AsyncIterator[SelfImprintClient]:
+    async with SelfImprintClient(stack_settings.api_url, tenant_key, timeout_s=180) as si:
+        yield si
+
+
+async def test_forget_and_delete_redact_the_messages_they_came_from(
+    stack_settings: Settings, client: SelfImprintClient, tenant_key: str
+) -> None:
+    """Rule removed (forget and delete leave the message log alone), the chess message keeps
+    its text after the forget and the brother's after the delete."""
+    user = f"redact-{uuid.uuid4().hex[:6]}"
+    scope = UserScope(tenant_key.split("_")[1], user)
+    await client.put_user(user, UserProfile())
+    sent = datetime.now(UTC) - timedelta(minutes=1)
+    messages = [
+        Message(id="c1", role=Role.USER, text="I play chess at the Lisbon club.", sent_at=sent),
+        Message(id="b1", role=Role.USER, text="My brother Tomas is a nurse.", sent_at=sent),
+        Message(id="p1", role=Role.USER, text="I moved to Porto last year.", sent_at=sent),
+    ]
+    await client.post_messages(user, messages)
+    driver = open_driver(stack_settings)
+    logs = MessageLogs(driver, stack_settings.neo4j_database)
+
+    async def log() -> dict[str, dict[str, Any]]:
+        async with driver.session(database=stack_settings.neo4j_database) as session:
+            result = await session.run(_LOG, scope=scope.key)
+            return {r["id"]: dict(r) async for r in result}
+
+    try:
+        await wait_extracted(logs, scope, 300)
+        before = await log()
+        assert all(row["text"] and not row["redacted"] for row in before.values()), before
+
+        # A dry run changes nothing.
+        await client.forget(user, "chess", dry_run=True)
+        assert await log() == before
+
+        await client.forget(user, "chess", dry_run=False)
+        after = await log()
+        assert after["c1"]["text"] is None and after["c1"]["redacted"]
+        assert after["c1"]["hash"] == before["c1"]["hash"]
+        assert after["b1"] == before["b1"] and after["p1"] == before["p1"]
+
+        # The client retries the forgotten message: a duplicate, nothing comes back.
+        again = await client.post_messages(user, messages[:1])
+        assert (again.accepted, again.duplicates) == (0, 1)
+        await wait_extracted(logs, scope, 60)
+        assert all("chess" not in m["content"].lower() for m in await client.memories(user))
+
+        # Deleting one memory redacts the message it came from, and only that one.
+        brother = [m for m in await client.memories(user) if "b1" in m["sources"]]
+        assert brother, await client.memories(user)
+        for memory in brother:
+            await client.delete_memory(user, memory["id"])
+        deleted = await log()
+        assert deleted["b1"]["text"] is None and deleted["b1"]["redacted"]
+        assert deleted["p1"] == before["p1"]
+    finally:
+        await driver.close()
