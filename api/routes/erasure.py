@@ -80,7 +80,8 @@ async def forget(
 @router.get("/users/{user_id}/export")
 async def export(user_id: UserId, who: Caller, request: Request) -> Response:
     """The user's whole memory as one JSON document (memories with belief metadata and sources,
-    edges, hypotheses, tensions), from wherever it lives now. Embeddings are left out."""
+    edges, hypotheses, tensions, and the message log as it stands), from wherever it lives now.
+    Embeddings are left out."""
     resources = resources_of(request)
     scope = scope_of(who, user_id)
     await known_user(resources, scope)
@@ -91,6 +92,7 @@ async def export(user_id: UserId, who: Caller, request: Request) -> Response:
             graph=resources.graph,
             accounts=resources.accounts,
             archive=resources.archive(),
+            messages=resources.messages(scope),
         )
     except (UnknownUserError, DataKeyNotFoundError) as exc:
         raise ApiError(404, "unknown_user", f"user {user_id!r} has no memory") from exc

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict
 from selfimprint.adapters.graph_archive import GraphArchive, merge_snapshots
 from selfimprint.adapters.neo4j import Neo4jGraphStore
 from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
+from selfimprint.adapters.neo4j.message_log import LoggedMessage, Neo4jMessageLog
 from selfimprint.domain.models import Node
 from selfimprint.domain.monthly_summary import MonthlySummary
 from selfimprint.domain.users import Tier, UserScope
@@ -37,6 +38,9 @@ class MemoryExport(BaseModel):
     soft_reset_archives: tuple[GraphSnapshot, ...] = ()
     # What the user was shown each month (spec §4), newest first; they quote memories.
     monthly_summaries: tuple[MonthlySummary, ...] = ()
+    # The raw message log as it stands, oldest first (issue 37): a message whose memories were
+    # forgotten or deleted is listed without its text, with when it was redacted.
+    messages: tuple[LoggedMessage, ...] = ()
 
 
 MAX_EXPORTED_SUMMARIES = 1_200  # a century of months: all of them
@@ -55,10 +59,12 @@ async def export_user_memory(
     archive: GraphArchive,
     include_embeddings: bool = False,
     now: datetime | None = None,
+    messages: Neo4jMessageLog | None = None,
 ) -> MemoryExport:
     """The user's memory; `MemoryExport.model_dump_json()` is the JSON document. Embeddings are
     left out by default (numbers meaningless to a person, ~85% of the size). Raises
-    UnknownUserError, or the archive's errors (DataKeyNotFoundError after erasure, SynxError)."""
+    UnknownUserError, or the archive's errors (DataKeyNotFoundError after erasure, SynxError).
+    `messages`: the user's message log, listed as it stands (the API always passes it)."""
     now = now or datetime.now(UTC)
     store = graph.for_user(tenant_id, user_id)
     recorded = await accounts.get_tier(UserScope(tenant_id, user_id))
@@ -103,6 +109,7 @@ async def export_user_memory(
         monthly_summaries=tuple(
             s.summary for s in await store.recent_summaries(MAX_EXPORTED_SUMMARIES)
         ),
+        messages=tuple(await messages.logged()) if messages is not None else (),
     )
 
 

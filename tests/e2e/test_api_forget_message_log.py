@@ -1,9 +1,11 @@
 """Forget means forgotten in the message log too (issue 37): forgetting a topic and deleting a
 memory through the API drop the text of the raw messages they came from; the other messages
-keep theirs, and a retried post of a redacted message stays a duplicate."""
+keep theirs, the export lists the log as it stands, and a retried post of a redacted message
+stays a duplicate."""
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
@@ -70,6 +72,12 @@ async def test_forget_and_delete_redact_the_messages_they_came_from(
         assert after["c1"]["text"] is None and after["c1"]["redacted"]
         assert after["c1"]["hash"] == before["c1"]["hash"]
         assert after["b1"] == before["b1"] and after["p1"] == before["p1"]
+
+        # The export lists the log as it now stands: the chess message without its text.
+        exported = {m["id"]: m for m in (await client.export(user))["messages"]}
+        assert exported["c1"]["text"] is None and exported["c1"]["redacted_at"]
+        assert exported["b1"]["text"] == messages[1].text and exported["b1"]["redacted_at"] is None
+        assert "chess" not in json.dumps(exported).lower()
 
         # The client retries the forgotten message: a duplicate, nothing comes back.
         again = await client.post_messages(user, messages[:1])

@@ -16,6 +16,7 @@ from enum import StrEnum
 
 from neo4j import AsyncDriver, Record
 from neo4j.exceptions import ConstraintError, DriverError, Neo4jError
+from pydantic import BaseModel, ConfigDict
 
 from selfimprint.adapters.neo4j.ingestion_stage import IngestionStage
 from selfimprint.adapters.neo4j.records import Rows, epoch_parts
@@ -42,6 +43,20 @@ class MessageConflictError(ValueError):
     def __init__(self, ids: Sequence[str]) -> None:
         super().__init__(f"message ids already used with different content: {', '.join(ids)}")
         self.ids = list(ids)
+
+
+class LoggedMessage(BaseModel):
+    """A message as the log holds it: `text` None once redacted (a forget or a delete removed
+    the memories it gave, issue 37), with when."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    role: Role
+    text: str | None
+    sent_at: datetime
+    extraction_state: ExtractionState
+    redacted_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -183,6 +198,14 @@ RETURN named_found, pending, oldest_pending, newest
 """
 )
 
+# The whole log as it stands, for the user's export (issue 37): redacted messages without text.
+_ALL = """
+MATCH (m:RawMessage {scope: $scope})
+RETURN m.id AS id, m.role AS role, m.text AS text, m.sent_at AS sent_at,
+       m.extraction_state AS extraction_state, m.redacted_at AS redacted_at
+ORDER BY m.sent_at, m.id
+"""
+
 _COUNT = "MATCH (m:RawMessage {scope: $scope}) RETURN count(m) AS n"
 
 _COUNT_STATE = """
@@ -260,6 +283,22 @@ class Neo4jMessageLog:
                     role=Role(r["role"]),
                     text=r["text"],
                     sent_at=r["sent_at"].to_native(),
+                )
+                async for r in result
+            ]
+
+    async def logged(self) -> list[LoggedMessage]:
+        """Every message of the user, oldest first, redacted ones without their text."""
+        async with self._driver.session(database=self._database) as session:
+            result = await session.run(_ALL, scope=self._scope.key)
+            return [
+                LoggedMessage(
+                    id=r["id"],
+                    role=Role(r["role"]),
+                    text=r["text"],
+                    sent_at=r["sent_at"].to_native(),
+                    extraction_state=ExtractionState(r["extraction_state"]),
+                    redacted_at=r["redacted_at"].to_native() if r["redacted_at"] else None,
                 )
                 async for r in result
             ]
