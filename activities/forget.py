@@ -21,6 +21,7 @@ from temporalio.exceptions import ApplicationError
 from activities.tiers import PERMANENT, bad_data, with_heartbeats
 from selfimprint.adapters.graph_archive import GraphArchive
 from selfimprint.adapters.neo4j import Neo4jGraphStore
+from selfimprint.domain.forget_topic import about_topic
 from selfimprint.domain.models import Node
 from selfimprint.domain.users import Tier
 from selfimprint.logging import get_logger
@@ -113,9 +114,9 @@ class PlaceReport(BaseModel):
 def topic_matches(
     nodes: Iterable[Node], text: str, vector: TopicVector | None, min_similarity: float | None
 ) -> list[Node]:
-    """Nodes whose content contains `text` (case-insensitive, as the Neo4j store matches), or
-    whose embedding (of the same model only) has cosine >= min_similarity to the topic."""
-    needle = text.lower()
+    """Nodes about the topic by their words (`forget_topic.about_topic`: the text, or every
+    stem of it; as the Neo4j store matches), or whose embedding (of the same model only) has
+    cosine >= min_similarity to the topic."""
     query, model, threshold = None, "", 1.0
     if vector is not None and min_similarity is not None:
         query = np.asarray(vector.vector, dtype=np.float64)
@@ -123,7 +124,7 @@ def topic_matches(
         model, threshold = vector.model, min_similarity
     found = []
     for node in nodes:
-        if needle in node.content.lower():
+        if about_topic(node.content, text):
             found.append(node)
         elif query is not None and node.embedding and node.embedding_model == model:
             emb = np.asarray(node.embedding, dtype=np.float64)

@@ -95,3 +95,82 @@ async def test_forget_and_delete_redact_the_messages_they_came_from(
         assert deleted["p1"] == before["p1"]
     finally:
         await driver.close()
+
+
+_TERMS = """
+MATCH (n:Memory {scope: $scope})
+RETURN n.id AS id, n.content AS content, n.sources AS sources, n.context_terms AS context_terms,
+       n.context_embedding_384 IS NOT NULL OR n.context_embedding_1024 IS NOT NULL AS has_context
+"""
+_INDEXED = """
+CALL db.index.fulltext.queryNodes('memory_terms', $lucene) YIELD node
+RETURN count(node) AS hits
+"""
+
+
+async def test_forget_reaches_word_forms_and_replies_to_the_topic(
+    stack_settings: Settings, client: SelfImprintClient, tenant_key: str
+) -> None:
+    """Issue 37, derived data: forgetting "работа" also forgets "Ненавижу свою работу." (the same
+    stem; the text does not contain the topic), and a reply that survives the forget of "chess"
+    ("It was fun, I won twice.", after the assistant asked about the chess club) loses the reply
+    context computed from that question: afterwards neither the full-text index nor the export
+    holds "chess". Rules removed: the stem match (the job memory stays) and the reply-context
+    drop (its context terms keep "chess")."""
+    user = f"derived-{uuid.uuid4().hex[:6]}"
+    scope = UserScope(tenant_key.split("_")[1], user)
+    await client.put_user(user, UserProfile())
+    sent = datetime.now(UTC) - timedelta(minutes=5)
+    messages = [
+        Message(id="c1", role=Role.USER, text="I play chess at the Lisbon club.", sent_at=sent),
+        Message(
+            id="a1",
+            role=Role.ASSISTANT,
+            text="How was the chess club today?",
+            sent_at=sent + timedelta(seconds=10),
+        ),
+        Message(
+            id="c2",
+            role=Role.USER,
+            text="It was fun, I won twice.",
+            sent_at=sent + timedelta(seconds=20),
+        ),
+        Message(
+            id="r1", role=Role.USER, text="Ненавижу свою работу.", sent_at=sent + timedelta(30)
+        ),
+    ]
+    await client.post_messages(user, messages)
+    driver = open_driver(stack_settings)
+    database = stack_settings.neo4j_database
+
+    async def memories() -> list[dict[str, Any]]:
+        async with driver.session(database=database) as session:
+            return [dict(r) async for r in await session.run(_TERMS, scope=scope.key)]
+
+    async def indexed(word: str) -> int:
+        query = f'scope:"{scope.key}" AND terms:"{word}"'
+        async with driver.session(database=database) as session:
+            record = await (await session.run(_INDEXED, lucene=query)).single(strict=True)
+            return int(record["hits"])
+
+    try:
+        await wait_extracted(MessageLogs(driver, database), scope, 300)
+        reply = [m for m in await memories() if "c2" in m["sources"]]
+        assert reply and "chess" in (reply[0]["context_terms"] or []), await memories()
+        assert reply[0]["has_context"]
+
+        await client.forget(user, "chess", dry_run=False)
+        after = {m["id"]: m for m in await memories()}
+        assert reply[0]["id"] in after  # the reply is not about chess: it stays
+        assert after[reply[0]["id"]]["context_terms"] is None
+        assert not after[reply[0]["id"]]["has_context"]
+        assert await indexed("chess") == 0
+        assert "chess" not in json.dumps(await client.export(user)).lower()
+
+        preview = await client.forget(user, "работа", dry_run=True)
+        assert [m["content"] for m in preview["memories"]] == ["Ненавижу свою работу."]
+        await client.forget(user, "работа", dry_run=False)
+        assert all("r1" not in m["sources"] for m in await memories())
+        assert "работ" not in json.dumps(await client.export(user), ensure_ascii=False)
+    finally:
+        await driver.close()

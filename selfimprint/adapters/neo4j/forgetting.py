@@ -13,7 +13,7 @@ from neo4j import AsyncManagedTransaction
 
 from selfimprint.adapters.neo4j import summaries
 from selfimprint.adapters.neo4j.decay_clock import micros
-from selfimprint.adapters.neo4j.records import from_epoch_micros
+from selfimprint.adapters.neo4j.records import CONTEXT_VECTOR_FIELDS, from_epoch_micros
 from selfimprint.domain import deleted_memories
 from selfimprint.domain.deleted_memories import (
     DEFAULT_DELETED_MEMORIES,
@@ -21,6 +21,7 @@ from selfimprint.domain.deleted_memories import (
     DeletedMemoryConfig,
 )
 from selfimprint.domain.fading import FadingConfig
+from selfimprint.domain.terms import search_terms
 from selfimprint.domain.users import UserScope
 from selfimprint.ports import ForgetReport, ForgottenMemory, TopicSelector
 
@@ -304,9 +305,13 @@ async def expired_scan_db_hits(
     return hits(summary.profile or {})
 
 
+# A memory is about the topic (domain.forget_topic.about_topic, over the stored terms): its
+# content contains the topic's text (case-insensitive), or its search terms hold every search
+# term of the topic (issue 37).
 _TOPIC = """
 MATCH (n:Memory {scope: $scope})
 WHERE n.id IN $ids OR ($text IS NOT NULL AND toLower(n.content) CONTAINS toLower($text))
+   OR (size($topic_terms) > 0 AND all(t IN $topic_terms WHERE t IN coalesce(n.terms, [])))
 OPTIONAL MATCH (n)-[r]-()
 WITH n, count(r) AS degree
 RETURN n.id AS id, n.type AS type, n.content AS content, degree
@@ -314,10 +319,24 @@ ORDER BY id
 """
 
 
+# A memory that stays but replied to a message about the topic (its reply context's terms hold
+# every term of the topic) loses its reply context: the terms and the vector computed with that
+# message (domain.reply_context). Its own words, terms and vector stay.
+_DROP_REPLY_CONTEXT = f"""
+MATCH (n:Memory {{scope: $scope}})
+WHERE size($topic_terms) > 0 AND all(t IN $topic_terms WHERE t IN coalesce(n.context_terms, []))
+REMOVE n.context_terms, {", ".join(f"n.{f}" for f in CONTEXT_VECTOR_FIELDS)}
+RETURN count(n) AS dropped
+"""
+
+
 async def forget_topic(
     tx: AsyncManagedTransaction, scope: UserScope, topic: TopicSelector, *, dry_run: bool
 ) -> ForgetReport:
-    result = await tx.run(_TOPIC, scope=scope.key, ids=list(topic.node_ids), text=topic.text)
+    topic_terms = list(search_terms(topic.text)) if topic.text else []
+    result = await tx.run(
+        _TOPIC, scope=scope.key, ids=list(topic.node_ids), text=topic.text, topic_terms=topic_terms
+    )
     rows = [r async for r in result]
     memories = tuple(
         ForgottenMemory(id=r["id"], type=r["type"], content=r["content"]) for r in rows
@@ -329,6 +348,7 @@ async def forget_topic(
     if not dry_run:
         await redact_messages(tx, scope, sorted(ids), topic.text)
         await delete_nodes(tx, scope, sorted(ids))
+        await tx.run(_DROP_REPLY_CONTEXT, scope=scope.key, topic_terms=topic_terms)
     return ForgetReport(dry_run=dry_run, memories=memories, edges=edges, derived=derived)
 
 
@@ -398,6 +418,10 @@ async def forget_derived(
     they are not derived results)."""
     if text is not None and not dry_run:
         await tx.run(_DELETE_TENSIONS_SAYING, scope=scope.key, text=text)
+        # The message log is in Neo4j whatever the tier: what says the topic loses its text,
+        # and a memory that replied to it its reply context (issue 37).
+        await redact_messages(tx, scope, list(ids), text)
+        await tx.run(_DROP_REPLY_CONTEXT, scope=scope.key, topic_terms=list(search_terms(text)))
     return await _derived(tx, scope, set(ids), text, delete=not dry_run)
 
 

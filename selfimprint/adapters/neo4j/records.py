@@ -151,7 +151,7 @@ _HYPOTHESIS_FIELDS = (
     "last_surfaced_at", "high_bar", "model_supported",
 )  # fmt: skip
 _VECTOR_FIELDS = tuple(f"embedding_{d}" for d in VECTOR_DIMENSIONS)
-_CONTEXT_VECTOR_FIELDS = tuple(f"context_embedding_{d}" for d in VECTOR_DIMENSIONS)
+CONTEXT_VECTOR_FIELDS = tuple(f"context_embedding_{d}" for d in VECTOR_DIMENSIONS)
 _NODE_FIELDS = _NODE_SCALARS + _BELIEF_FIELDS
 # The node fields that hold instants: read back as epoch microseconds (see `epoch_micros`).
 _NODE_TIMES = frozenset(
@@ -164,7 +164,7 @@ _EDGE_TIMES = ("created_at", "last_reinforced_at")
 def node_projection(var: str, *, with_vectors: bool = False) -> str:
     """A Cypher map projection of a node's model fields: returning `n {.*}` would ship every
     vector (1.5-4 KB each) to the read path, which never needs them."""
-    fields = _NODE_FIELDS + (_VECTOR_FIELDS + _CONTEXT_VECTOR_FIELDS if with_vectors else ())
+    fields = _NODE_FIELDS + (_VECTOR_FIELDS + CONTEXT_VECTOR_FIELDS if with_vectors else ())
     items = (f"{f}: {epoch_micros(f'{var}.{f}')}" if f in _NODE_TIMES else f".{f}" for f in fields)
     return var + " {" + ", ".join(items) + "}"
 
@@ -218,7 +218,7 @@ def node_row(node: Node) -> dict[str, Any]:
     if node.embedding is not None and node.context_embedding is None:
         # A node written with its vectors and no reply context (a corrected content): a stored
         # context vector would read the old content. A node read without vectors keeps both.
-        props |= dict.fromkeys(_CONTEXT_VECTOR_FIELDS)
+        props |= dict.fromkeys(CONTEXT_VECTOR_FIELDS)
     props, times = split_times(props)
     return {
         "id": node.id,
@@ -252,7 +252,7 @@ def node_from_record(raw: Mapping[str, Any]) -> Node:
     # A property never written (evidence lists on memories stored before they existed) is absent.
     data["belief"] = {f: values[f] for f in _BELIEF_FIELDS if values.get(f) is not None}
     data["embedding"] = tuple(vector) if vector is not None else None
-    context = next((values[f] for f in _CONTEXT_VECTOR_FIELDS if values.get(f) is not None), None)
+    context = next((values[f] for f in CONTEXT_VECTOR_FIELDS if values.get(f) is not None), None)
     data["context_embedding"] = tuple(context) if context is not None else None
     data["context_terms"] = tuple(values.get("context_terms") or ())
     if vector is None:
