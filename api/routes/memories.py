@@ -28,7 +28,13 @@ from selfimprint.domain.models import (
     Permanence,
     Valence,
 )
-from selfimprint.domain.portrait import PortraitEntry, render_portrait, render_tensions
+from selfimprint.domain.portrait import (
+    PortraitEntry,
+    entry_title,
+    portrait_language,
+    render_portrait,
+    render_tensions,
+)
 from selfimprint.domain.users import Tier
 from selfimprint.service.embedding_lane import embed_off_loop
 
@@ -296,12 +302,6 @@ async def delete_memory(
     return Response(status_code=204)
 
 
-def _title(node: Node) -> str:
-    words = " ".join(node.content.split())
-    short = words if len(words) <= 60 else words[:57].rsplit(" ", 1)[0] + "…"
-    return f"{node.type.value.replace('_', ' ').capitalize()}: {short}"
-
-
 class PortraitJson(BaseModel):
     """The portrait for an app to act on (`Accept: application/json`): every memory the system
     holds about the user (events included) with its id, so an entry can be corrected
@@ -376,9 +376,10 @@ async def portrait(
         return JSONResponse(body.model_dump(mode="json"))
     rows = await store.list_memories(archived=False, offset=offset, limit=limit)
     now = resources.clock()
+    language = portrait_language((n.content for n, _ in rows), profile.language)
     entries = [
         PortraitEntry.from_belief(
-            _title(node),
+            entry_title(node.type, node.content, language),
             node.content,
             node.belief,
             confidence=effective_confidence(node.belief, now, resources.tuning.beliefs),
@@ -396,5 +397,5 @@ async def portrait(
     text = render_portrait(entries)
     if tensions:
         # render_tensions opens with its own heading.
-        text += "\n\n" + render_tensions(tensions, contents, tz=profile.zone)
+        text += "\n\n" + render_tensions(tensions, contents, tz=profile.zone, language=language)
     return PlainTextResponse(text)

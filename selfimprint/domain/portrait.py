@@ -20,9 +20,11 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
+from selfimprint.domain.language import detect_language
 from selfimprint.domain.models import (
     MAX_CONTENT_CHARS,
     Belief,
+    NodeType,
     Permanence,
     Tension,
     TensionKind,
@@ -33,6 +35,37 @@ MISSING_DATE = "\u2014"  # em dash: "A dash means never."
 HEADING = "## "
 FIELD_SEPARATOR = " | "
 TENSIONS_HEADING = "## Tensions"
+# Issue 36: the portrait's own words (each entry's type, the tensions heading) in the user's
+# language, as the context's fixed text is (domain.context's templates: en, ru, uk).
+_TYPE_LABELS: dict[str, dict[NodeType, str]] = {
+    "en": {
+        NodeType.FACT: "Fact",
+        NodeType.EVENT: "Event",
+        NodeType.PERSON: "Person",
+        NodeType.OPEN_LOOP: "Open loop",
+        NodeType.EMOTIONAL_NOTE: "Emotional note",
+        NodeType.HYPOTHESIS: "Hypothesis",
+    },
+    "ru": {
+        NodeType.FACT: "Факт",
+        NodeType.EVENT: "Событие",
+        NodeType.PERSON: "Человек",
+        NodeType.OPEN_LOOP: "Незакрытое",
+        NodeType.EMOTIONAL_NOTE: "Чувство",
+        NodeType.HYPOTHESIS: "Гипотеза",
+    },
+    "uk": {
+        NodeType.FACT: "Факт",
+        NodeType.EVENT: "Подія",
+        NodeType.PERSON: "Людина",
+        NodeType.OPEN_LOOP: "Незавершене",
+        NodeType.EMOTIONAL_NOTE: "Почуття",
+        NodeType.HYPOTHESIS: "Гіпотеза",
+    },
+}
+_TENSIONS_HEADINGS = {"en": TENSIONS_HEADING, "ru": "## Противоречия", "uk": "## Суперечності"}
+PORTRAIT_FALLBACK_LANGUAGE = "en"
+TITLE_CONTENT_CHARS = 60
 NO_TENSIONS = "(none recorded)"
 MAX_TITLE_CHARS = 200
 
@@ -193,6 +226,33 @@ def parse_entry(block: str, config: PortraitConfig = DEFAULT_PORTRAIT) -> Portra
         raise PortraitFormatError(str(error)) from error
 
 
+def portrait_language(contents: Iterable[str], preferred: str | None = None) -> str:
+    """The language of the portrait's own words: the user's preferred one when the portrait
+    speaks it, else the one most of the memories are written in (ties: the first met), else
+    English."""
+    if preferred in _TYPE_LABELS:
+        return preferred
+    counts: dict[str, int] = {}
+    for content in contents:
+        language = detect_language(content)
+        if language in _TYPE_LABELS:
+            counts[language] = counts.get(language, 0) + 1
+    return max(counts, key=lambda k: counts[k]) if counts else PORTRAIT_FALLBACK_LANGUAGE
+
+
+def entry_title(node_type: NodeType, content: str, language: str) -> str:
+    """A block's heading: the memory's type in the portrait's language, then its first words."""
+    labels = _TYPE_LABELS.get(language, _TYPE_LABELS[PORTRAIT_FALLBACK_LANGUAGE])
+    words = " ".join(content.split())
+    if len(words) > TITLE_CONTENT_CHARS:
+        words = words[: TITLE_CONTENT_CHARS - 3].rsplit(" ", 1)[0] + "…"
+    return f"{labels[node_type]}: {words}"
+
+
+def tensions_heading(language: str) -> str:
+    return _TENSIONS_HEADINGS.get(language, TENSIONS_HEADING)
+
+
 def render_portrait(
     entries: Iterable[PortraitEntry], config: PortraitConfig = DEFAULT_PORTRAIT
 ) -> str:
@@ -207,7 +267,7 @@ def parse_portrait(
     them: it is read by eye, not parsed."""
     blocks: list[list[str]] = []
     for line in text.replace("\r\n", "\n").split("\n"):
-        if line.startswith("# ") or line == TENSIONS_HEADING:
+        if line.startswith("# ") or line in _TENSIONS_HEADINGS.values():
             break
         if line.startswith(HEADING):
             blocks.append([line])
@@ -230,13 +290,15 @@ def render_tensions(
     contents: Mapping[str, str],
     *,
     tz: tzinfo = UTC,
+    language: str = PORTRAIT_FALLBACK_LANGUAGE,
 ) -> str:
-    """The tensions log, oldest first; each side shown by its content (or id if unknown).
+    """The tensions log, oldest first; each side shown by its content (or id if unknown), under
+    its heading in `language` (`portrait_language`).
 
     Both sides are shown as recorded, with their status and no resolution: the article removed
     "likely resolution" because it pushed the system to smooth contradictions over.
     """
-    lines = [TENSIONS_HEADING]
+    lines = [tensions_heading(language)]
     ordered = sorted(tensions, key=lambda t: (t.detected_at, t.id))
     for tension in ordered:
         said_a, said_b = tension.sides(contents)

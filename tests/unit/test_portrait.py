@@ -11,13 +11,15 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from selfimprint.client import SelfImprintClient
-from selfimprint.domain.models import Belief, Permanence, Tension, TensionStatus
+from selfimprint.domain.models import Belief, NodeType, Permanence, Tension, TensionStatus
 from selfimprint.domain.portrait import (
     PortraitConfig,
     PortraitEntry,
     PortraitFormatError,
+    entry_title,
     parse_entry,
     parse_portrait,
+    portrait_language,
     render_entry,
     render_portrait,
     render_tensions,
@@ -228,3 +230,28 @@ async def test_the_sdk_reads_the_beliefs_of_the_portrait_the_api_serves() -> Non
     client._http = httpx.AsyncClient(base_url="http://api", transport=httpx.MockTransport(answer))
     async with client:
         assert await client.portrait_entries("u1") == (ARTICLE_ENTRY,)
+
+
+def test_the_portrait_speaks_the_users_language() -> None:
+    """Issue 36: the portrait's own words follow the user: the preferred language when the
+    portrait has it, else the one most memories are written in, else English."""
+    ru = ["Работаю в Тинькофф.", "Люблю горы.", "I like tea."]
+    assert portrait_language(ru) == "ru"
+    assert portrait_language(ru, preferred="en") == "en"
+    assert portrait_language(ru, preferred="de") == "ru"
+    assert portrait_language([]) == "en"
+    assert entry_title(NodeType.FACT, "Работаю в Тинькофф.", "ru") == "Факт: Работаю в Тинькофф."
+    assert entry_title(NodeType.OPEN_LOOP, "x " * 40, "en").startswith("Open loop: x x")
+    assert len(entry_title(NodeType.FACT, "слово " * 30, "ru")) <= len("Факт: ") + 60
+
+
+def test_a_localised_tensions_log_ends_the_blocks() -> None:
+    first = datetime(2026, 3, 10, tzinfo=UTC)
+    entry = PortraitEntry.from_belief(
+        "Факт: Работаю в Тинькофф.", "Работаю в Тинькофф.", Belief(first_seen=first)
+    )
+    tension = Tension(id="t1", node_a="a", node_b="b", detected_at=first)
+    sides = {"a": "Работаю в Сбере.", "b": "Ушёл из Сбера."}
+    log = render_tensions([tension], sides, language="ru")
+    assert log.startswith("## Противоречия\n")
+    assert len(parse_portrait(render_entry(entry) + "\n\n" + log)) == 1
