@@ -251,8 +251,18 @@ class SelfImprintClient:
         result: dict[str, Any] = await self.request("GET", f"/v1/users/{user_id}/summaries/{month}")
         return result
 
+    async def get_user(self, user_id: str) -> dict[str, Any]:
+        """The user's profile and extraction state (pending count, oldest pending)."""
+        result: dict[str, Any] = await self.request("GET", f"/v1/users/{user_id}")
+        return result
+
     async def delete_user(self, user_id: str) -> dict[str, Any]:
         result: dict[str, Any] = await self.request("DELETE", f"/v1/users/{user_id}")
+        return result
+
+    async def operation(self, operation_id: str) -> dict[str, Any]:
+        """A long operation's status (a user's deletion): running, completed with its result."""
+        result: dict[str, Any] = await self.request("GET", f"/v1/operations/{operation_id}")
         return result
 
     async def feedback(self, user_id: str, feedback_id: str) -> dict[str, Any]:

@@ -49,6 +49,8 @@ async def test_the_portrait_headings_follow_the_user(
         await wait_extracted(MessageLogs(driver, stack_settings.neo4j_database), scope, 300)
     finally:
         await driver.close()
+    user_state = await client.get_user(user)
+    assert user_state["extraction"]["pending"] == 0, user_state
     headings = [line for line in (await client.portrait(user)).splitlines() if line[:3] == "## "]
     assert headings, await client.portrait(user)
     russian = ("## Факт:", "## Событие:", "## Человек:", "## Незакрытое:", "## Чувство:")

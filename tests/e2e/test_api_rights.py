@@ -31,7 +31,7 @@ async def client(stack_settings: Settings, tenant_key: str) -> AsyncIterator[Sel
 async def finished(client: SelfImprintClient, operation_id: str) -> dict[str, Any]:
     """The deletion's status once it has completed (up to two minutes)."""
     for _ in range(120):
-        status: dict[str, Any] = await client.request("GET", f"/v1/operations/{operation_id}")
+        status = await client.operation(operation_id)
         if status["status"] == "completed":
             return status
         await asyncio.sleep(1)
