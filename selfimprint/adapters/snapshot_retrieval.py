@@ -94,6 +94,20 @@ def retrieve_from_snapshot(
         if pool[i].id in live
         or recognised(similarity[i], pool[i].type, query.scoring, pool[i].valence, spread)
     ]
+    by_words = [
+        i
+        for i in range(len(pool))
+        if pool[i].id not in live
+        and query.scoring.recognition_min_lexical is not None
+        and recognised(
+            similarity[i],
+            pool[i].type,
+            query.scoring,
+            pool[i].valence,
+            spread,
+            lexical.relevance(pool[i]),
+        )
+    ]
     order = sorted(nearest, key=lambda i: (-float(cosines[i]), pool[i].id))
     by_prior = sorted(
         alive,
@@ -105,7 +119,7 @@ def retrieve_from_snapshot(
         ),
     )
     by_lexical = sorted(
-        (i for i in alive if lexical.held(pool[i]) > 0.0),
+        (i for i in alive + by_words if lexical.held(pool[i]) > 0.0),
         key=lambda i: (-lexical.held(pool[i]), pool[i].id),
     )
     pooled = list(

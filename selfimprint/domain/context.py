@@ -453,7 +453,9 @@ def _pool(
             alive(found[m.id])
             or (
                 (nearest is None or m.id in nearest)
-                and recognised(m.similarity, found[m.id].type, scoring, found[m.id].valence, spread)
+                and recognised(
+                    m.similarity, found[m.id].type, scoring, found[m.id].valence, spread, m.lexical
+                )
             )
         )
     }

@@ -76,6 +76,7 @@ def recognised(
     config: ScoringConfig = DEFAULT_SCORING,
     valence: Valence | None = None,
     spread: SimilaritySpread | None = None,
+    lexical: float | None = None,
 ) -> bool:
     """Whether a query brings a faded memory back into the pool: `similarity` is the calibrated
     embedding similarity (lexical relevance aside: a shared word is not recognition), at least
@@ -87,6 +88,15 @@ def recognised(
         return False
     if node_type not in config.recognised_types:
         return False
+    if (
+        config.recognition_min_lexical is not None
+        and lexical is not None
+        and lexical >= config.recognition_min_lexical
+        and spread is not None
+        and distinctiveness(similarity, spread, config)
+        >= config.recognition_lexical_distinctiveness
+    ):
+        return True
     if similarity < config.recognition_min_similarity:
         return False
     bar = config.recognition_min_distinctiveness
