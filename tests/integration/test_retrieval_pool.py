@@ -676,3 +676,82 @@ async def test_recognition_reads_the_same_spread_and_bar_as_the_domain(
     floor_only = ScoringConfig(recognition_min_distinctiveness=None)
     absolute = {c.node.id for c in (await store.retrieve(asked(floor_only))).candidates}
     assert {"faded-crowd", "faded-standout"} <= absolute
+
+
+async def test_recognition_by_words_and_meaning_matches_the_domain(
+    graph_store: Neo4jGraphStore, graph_driver: AsyncDriver, stack_settings: Settings
+) -> None:
+    """Issue 32's ablation switch `recognition_min_lexical`: a faded memory holding the query's
+    rare word, whose similarity stands out too little for recognition by meaning alone, joins
+    the pool through the lexical pool when the switch is on and its distinctiveness reaches
+    `recognition_lexical_distinctiveness`; off, or with that bar just over it, it stays out.
+    Neo4j and the snapshot read agree."""
+    scope = UserScope(f"t{uuid.uuid4().hex[:8]}", f"u{uuid.uuid4().hex[:8]}")
+    await Neo4jAccounts(graph_driver, stack_settings.neo4j_database).put_profile(
+        scope, UserProfile()
+    )
+    store = graph_store.for_user(scope.tenant_id, scope.user_id)
+    timeline = await store.record_activity([NOW - timedelta(days=d) for d in range(0, 90, 3)])
+    floor = 0.5
+    faded_at = timeline.reading(NOW) - timedelta(days=20)
+    nodes = [
+        _fact(scope, f"crowd-{i:02d}", _at_similarity(0.30 + 0.01 * i, floor, 1 + i), None)
+        for i in range(10)
+    ]
+    kazan = _fact(scope, "kazan", _at_similarity(0.37, floor, 30), faded_at).model_copy(
+        update={"content": "We moved to Kazan in 2019."}
+    )
+    nodes.append(kazan)
+    await store.upsert(nodes)
+    snapshot = GraphSnapshot(
+        user_id=scope.user_id,
+        exported_at=NOW,
+        nodes=tuple(nodes),
+        edges=(),
+        hypotheses=(),
+        tensions=(),
+    )
+    query = np.zeros(384)
+    query[0] = 1.0
+
+    def asked(scoring: ScoringConfig) -> RetrievalQuery:
+        return RetrievalQuery(
+            embedding=tuple(float(x) for x in query),
+            embedding_model=MODEL,
+            now=NOW,
+            nearest_limit=20,
+            prior_limit=0,
+            lexical_limit=5,
+            terms=("kazan",),
+            similarity_floor=floor,
+            scoring=scoring,
+        )
+
+    spread = (await store.retrieve(asked(ScoringConfig()))).spread
+    assert spread is not None
+    standing_out = distinctiveness(0.37, spread, ScoringConfig())
+    # Not recognised by meaning alone (1.5 deviations), and not for nothing either.
+    assert 0.0 < standing_out < 1.5
+    cases = (
+        (ScoringConfig(), False),
+        (ScoringConfig(recognition_min_lexical=1.0, recognition_lexical_distinctiveness=0.0), True),
+        (
+            ScoringConfig(
+                recognition_min_lexical=1.0, recognition_lexical_distinctiveness=standing_out - 0.01
+            ),
+            True,
+        ),
+        (
+            ScoringConfig(
+                recognition_min_lexical=1.0, recognition_lexical_distinctiveness=standing_out + 0.01
+            ),
+            False,
+        ),
+    )
+    for scoring, admitted in cases:
+        by_neo4j = {c.node.id for c in (await store.retrieve(asked(scoring))).candidates}
+        by_snapshot = {
+            c.node.id for c in retrieve_from_snapshot(snapshot, asked(scoring), timeline).candidates
+        }
+        assert by_neo4j == by_snapshot, scoring
+        assert ("kazan" in by_neo4j) is admitted, scoring

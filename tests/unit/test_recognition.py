@@ -78,3 +78,14 @@ def test_noise_and_inferences_are_never_recognised() -> None:
     note = NodeType.EMOTIONAL_NOTE
     assert not recognised(0.9, note, SPECIFIC, Valence.NEGATIVE, spread)
     assert recognised(0.9, note, SPECIFIC, Valence.POSITIVE, spread)
+
+
+def test_words_and_meaning_together_recognise_when_the_switch_is_on() -> None:
+    """Issue 32's ablation switch: lexical relevance at least `recognition_min_lexical` and
+    `recognition_lexical_distinctiveness` deviations out; both sides of each bar."""
+    spread = SimilaritySpread(centre=0.1, deviation=0.1, size=10)
+    words = ScoringConfig(recognition_min_lexical=0.5, recognition_lexical_distinctiveness=0.5)
+    assert recognised(0.16, NodeType.FACT, words, spread=spread, lexical=0.5)
+    assert not recognised(0.16, NodeType.FACT, words, spread=spread, lexical=0.49)
+    assert not recognised(0.14, NodeType.FACT, words, spread=spread, lexical=1.0)
+    assert not recognised(0.16, NodeType.FACT, SPECIFIC, spread=spread, lexical=1.0)

@@ -257,6 +257,25 @@ RETURN n, score, 'prior' AS kind
 # as the snapshot path does: statistics, not candidates. Lucene's own ranking (whose idf spans
 # every user) only picks `lexical_fetch` candidates of this user; they are ranked again by this
 # user's idf (`terms.idf_weights`) and the best `lexical_limit` kept.
+# Issue 32's ablation switch `recognition_min_lexical` (off by default): a faded memory joins
+# the lexical pool when the query recognises it by words and meaning together
+# (domain.recognition.recognised with `lexical`): its lexical relevance (as `_LEXICAL_RELEVANCE`)
+# at least `$recognition_min_lexical`, its similarity `$recognition_lexical_distinctiveness`
+# deviations above the spread. The lexical pool then finds it again by id, standing only.
+_WORDS_RELEVANCE = """CASE WHEN idf_total > 0.0
+  THEN reduce(s = 0.0, d IN idf | s + CASE WHEN d.t IN coalesce(n.terms, []) THEN d.w
+         WHEN d.t IN coalesce(n.context_terms, []) THEN $context_term_share * d.w ELSE 0.0 END)
+       / idf_total ELSE 0.0 END"""
+_WORDS_SIMILARITY = f"""[score IN [CASE WHEN n.embedding_model = $model
+  THEN coalesce(vector.similarity.cosine({_VECTOR}, $embedding), 0.0) ELSE 0.0 END]
+  | {_CALIBRATED}][0]"""
+_BY_WORDS = f"""($recognition_min_lexical IS NOT NULL AND {_standing("n")}
+  AND n.type IN $recognised_types AND NOT coalesce(n.valence, '') IN $unrecognised_valences
+  AND spread.size > 0 AND ({_WORDS_RELEVANCE}) >= $recognition_min_lexical
+  AND (({_WORDS_SIMILARITY}) - spread.centre) / CASE WHEN spread.deviation >
+    $recognition_min_deviation THEN spread.deviation ELSE $recognition_min_deviation END
+    >= $recognition_lexical_distinctiveness)"""
+
 _LEXICON = f"""
 CALL () {{
   MATCH (n:Memory {{scope: $scope}})
@@ -273,10 +292,11 @@ CALL () {{
 WITH clock, clock_now, spread,
      [d IN dfs WHERE d.df > 0 |
       {{t: d.t, w: log(1.0 + (documents - d.df + 0.5) / (d.df + 0.5))}}] AS idf
-CALL (clock_now, idf) {{
+CALL (clock_now, idf, spread) {{
   CALL db.index.fulltext.queryNodes('{TERM_INDEX}', $any_term_query, {{limit: $lexical_fetch}})
     YIELD node AS n
-  WITH n, clock_now, idf WHERE n.scope = $scope AND {active("n")}
+  WITH n, clock_now, idf, spread, reduce(s = 0.0, d IN idf | s + d.w) AS idf_total
+  WHERE n.scope = $scope AND ({active("n")} OR {_BY_WORDS})
   WITH n.id AS id,
        reduce(s = 0.0, d IN idf | s + CASE WHEN d.t IN n.terms THEN d.w ELSE 0.0 END) AS held
   ORDER BY held DESC, id LIMIT $lexical_limit
@@ -294,7 +314,7 @@ _NO_LEXICON = "WITH clock, clock_now, spread, [] AS lexical_ids, [] AS idf, 0.0 
 # The lexically best, found again by id (the (scope, id) constraint's index).
 _LEXICAL = f"""
 MATCH (n:Memory {{scope: $scope}})
-WHERE n.id IN lexical_ids AND {active("n")}
+WHERE n.id IN lexical_ids AND {_standing("n")}
 WITH n, CASE WHEN n.embedding_model = $model
              THEN coalesce(vector.similarity.cosine({_VECTOR}, $embedding), 0.0)
              ELSE 0.0 END AS score
@@ -357,6 +377,8 @@ def score_params(
         "recognition_min_distinctiveness": scoring.recognition_min_distinctiveness,
         "recognition_min_deviation": scoring.recognition_min_deviation,
         "recognition_sample": scoring.recognition_sample,
+        "recognition_min_lexical": scoring.recognition_min_lexical,
+        "recognition_lexical_distinctiveness": scoring.recognition_lexical_distinctiveness,
         "mad_to_deviation": MAD_TO_DEVIATION,
         "recognised_types": [t.value for t in scoring.recognised_types],
         "unrecognised_valences": [v.value for v in scoring.unrecognised_valences],
