@@ -113,11 +113,14 @@ class ScoringConfig(BaseModel):
     # enough to approach it (0.15: 0.607) left a vague question of a small graph within 0.01
     # of recognising. None: the floor alone decides (an ablation).
     recognition_min_distinctiveness: float | None = 1.5
-    # Issue 32, an ablation switch (off by default): a faded memory is also recognised by
-    # words and meaning together: its lexical relevance to the query at least this, and its
-    # similarity `recognition_lexical_distinctiveness` deviations out. None: off.
-    recognition_min_lexical: Unit | None = None
-    recognition_lexical_distinctiveness: float = 1.0
+    # Issue 32: a faded memory is also recognised by words and meaning together: its lexical
+    # relevance to the query at least this, and its similarity `recognition_lexical_
+    # distinctiveness` deviations out. A question that names what it asks about needs less of
+    # a stand-out by meaning. Chosen on LoCoMo dev with the clock running (BENCHMARKS.md,
+    # "Recognition by words and meaning"): 0.34 / 0.5 gave +0.017 over meaning alone (temporal
+    # +0.032), 0.5 / 1.0 +0.008. None: meaning alone decides (the ablation).
+    recognition_min_lexical: Unit | None = 0.34
+    recognition_lexical_distinctiveness: float = 0.5
     # The deviation used is at least this (a query equally unlike every memory has none).
     recognition_min_deviation: Annotated[float, Field(gt=0.0, le=1.0)] = 0.05
     # How many of the user's memories (smallest ids first) the spread is read from.

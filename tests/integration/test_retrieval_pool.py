@@ -681,9 +681,9 @@ async def test_recognition_reads_the_same_spread_and_bar_as_the_domain(
 async def test_recognition_by_words_and_meaning_matches_the_domain(
     graph_store: Neo4jGraphStore, graph_driver: AsyncDriver, stack_settings: Settings
 ) -> None:
-    """Issue 32's ablation switch `recognition_min_lexical`: a faded memory holding the query's
+    """Issue 32's rule `recognition_min_lexical`: a faded memory holding the query's
     rare word, whose similarity stands out too little for recognition by meaning alone, joins
-    the pool through the lexical pool when the switch is on and its distinctiveness reaches
+    the pool through the lexical pool when the rule is on and its distinctiveness reaches
     `recognition_lexical_distinctiveness`; off, or with that bar just over it, it stays out.
     Neo4j and the snapshot read agree."""
     scope = UserScope(f"t{uuid.uuid4().hex[:8]}", f"u{uuid.uuid4().hex[:8]}")
@@ -733,7 +733,7 @@ async def test_recognition_by_words_and_meaning_matches_the_domain(
     # Not recognised by meaning alone (1.5 deviations), and not for nothing either.
     assert 0.0 < standing_out < 1.5
     cases = (
-        (ScoringConfig(), False),
+        (ScoringConfig(recognition_min_lexical=None), False),
         (ScoringConfig(recognition_min_lexical=1.0, recognition_lexical_distinctiveness=0.0), True),
         (
             ScoringConfig(

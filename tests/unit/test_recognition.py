@@ -17,7 +17,11 @@ from selfimprint.domain.recognition import (
 )
 from selfimprint.domain.scoring import ScoringConfig
 
-SPECIFIC = ScoringConfig(recognition_min_similarity=0.1, recognition_min_distinctiveness=1.5)
+SPECIFIC = ScoringConfig(
+    recognition_min_similarity=0.1,
+    recognition_min_distinctiveness=1.5,
+    recognition_min_lexical=None,
+)
 
 
 def test_the_spread_is_the_median_and_scaled_median_absolute_deviation() -> None:
@@ -80,8 +84,8 @@ def test_noise_and_inferences_are_never_recognised() -> None:
     assert recognised(0.9, note, SPECIFIC, Valence.POSITIVE, spread)
 
 
-def test_words_and_meaning_together_recognise_when_the_switch_is_on() -> None:
-    """Issue 32's ablation switch: lexical relevance at least `recognition_min_lexical` and
+def test_words_and_meaning_together_recognise() -> None:
+    """Issue 32's words-and-meaning rule: lexical relevance at least `recognition_min_lexical` and
     `recognition_lexical_distinctiveness` deviations out; both sides of each bar."""
     spread = SimilaritySpread(centre=0.1, deviation=0.1, size=10)
     words = ScoringConfig(recognition_min_lexical=0.5, recognition_lexical_distinctiveness=0.5)
