@@ -12,6 +12,7 @@ from fastapi.responses import JSONResponse
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 import selfimprint
+from api.docs_pages import install_docs
 from api.errors import install_error_handlers
 from api.health import Check, LlmWatch, readiness, timed
 from api.lifecycle import signal_messages
@@ -103,7 +104,10 @@ def create_app(
         version=selfimprint.__version__,
         description="Long-term memory for conversational assistants.",
         lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
     )
+    install_docs(app)
     install_error_handlers(app)
     app.add_middleware(BodySizeLimit, max_bytes=MAX_BODY_BYTES)
     app.add_middleware(RequestMetrics)
@@ -123,7 +127,11 @@ def create_app(
         """Liveness: the process serves requests. Dependencies are /readyz's business."""
         return {"status": "ok"}
 
-    @app.get("/readyz", tags=["operations"])
+    @app.get(
+        "/readyz",
+        tags=["operations"],
+        responses={503: {"description": "Not ready: `checks` names the failing dependency."}},
+    )
     async def readyz(request: Request) -> JSONResponse:
         """Readiness: what the API needs to serve (Neo4j, Temporal, S3, the embedder warmed at
         start-up). The LLM is reported under `degraded` and never makes this 503."""
@@ -142,7 +150,11 @@ def create_app(
             },
         )
 
-    @app.get("/healthz/llm", tags=["operations"])
+    @app.get(
+        "/healthz/llm",
+        tags=["operations"],
+        responses={503: {"description": "The model server is down (the API still serves)."}},
+    )
     async def healthz_llm(request: Request) -> JSONResponse:
         """The model server, as last probed (every `api_llm_probe_interval_s`): 503 while it
         is down. Only prose context and refine/llm extraction need it."""

@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+from collections import defaultdict
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from neo4j.exceptions import ServiceUnavailable, SessionExpired
+from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from temporalio.service import RPCError, RPCStatusCode
 
@@ -29,11 +31,61 @@ class ApiError(Exception):
 ORCHESTRATOR_DOWN = ("orchestrator_unavailable", "Temporal cannot be reached; retry the same call")
 
 
+class ErrorDetail(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    code: str = Field(description="Stable, machine-readable: branch on this, not on the text.")
+    message: str = Field(description="For people; may change between versions.")
+    details: Any = Field(
+        default=None, description="Per code: the invalid fields, the conflicting ids, ..."
+    )
+
+
+class ErrorBody(BaseModel):
+    """The body of every 4xx and 5xx answer (issue 36: one model for handlers and schema)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    error: ErrorDetail
+
+
 def error_body(code: str, message: str, details: Any = None) -> dict[str, Any]:
+    """An `ErrorBody` as JSON (`details` only when there are any)."""
     body: dict[str, Any] = {"code": code, "message": message}
     if details is not None:
         body["details"] = details
     return {"error": body}
+
+
+ErrorCode = tuple[int, str]
+
+UNAUTHORIZED: ErrorCode = (401, "unauthorized")
+UNKNOWN_USER: ErrorCode = (404, "unknown_user")
+TOO_LARGE: ErrorCode = (413, "payload_too_large")
+INVALID: ErrorCode = (422, "invalid_request")
+STORE_DOWN: ErrorCode = (503, "store_unavailable")
+ORCHESTRATOR_UNAVAILABLE: ErrorCode = (503, ORCHESTRATOR_DOWN[0])
+# What any /v1 route can answer: the key, its path and query checked, a dependency down.
+EVERY_ROUTE = (UNAUTHORIZED, INVALID, STORE_DOWN, ORCHESTRATOR_UNAVAILABLE)
+# What a route taking a body can answer besides.
+WITH_BODY = (TOO_LARGE,)
+
+
+def documented(*errors: ErrorCode) -> dict[int | str, dict[str, Any]]:
+    """The OpenAPI `responses` of these error codes: one entry per status, `ErrorBody` typed,
+    its description naming the codes a client can branch on."""
+    codes: dict[int, list[str]] = defaultdict(list)
+    for status, code in errors:
+        if code not in codes[status]:
+            codes[status].append(code)
+    return {
+        status: {
+            "model": ErrorBody,
+            "description": "error.code: " + ", ".join(names),
+            "x-error-codes": names,
+        }
+        for status, names in sorted(codes.items())
+    }
 
 
 _HTTP_CODES = {

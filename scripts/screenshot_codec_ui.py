@@ -31,21 +31,18 @@ import argparse
 import asyncio
 import base64
 import json
-import socket
-import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 import httpx
 from google.protobuf.message import Message
 from temporalio.api.common.v1 import Payload
 from temporalio.client import Client
+from webdriver import CHROMEDRIVER, CHROMIUM, BrowserError, WebDriver, wait_for
 
 from selfimprint.adapters.payload_codec import ENCODING
 from selfimprint.adapters.temporal import connect, data_converter
@@ -63,18 +60,9 @@ MIN_TEXT_CHARS = 12
 CIPHERTEXT_PREFIX = 24
 # Event pages opened for the redaction check (each is one page load and codec call).
 EVENTS_CHECKED = 5
-# Headless as root needs --no-sandbox (Chromium's sandbox refuses uid 0); /dev/shm is small in
-# containers, hence --disable-dev-shm-usage.
-CHROMIUM_ARGS = [
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-dev-shm-usage",
-    "--disable-gpu",
-    "--window-size=1600,1100",
-]
 
 
-class CheckFailed(RuntimeError):
+class CheckFailed(BrowserError):
     """The UI did not show what a decoded, redacted view must show."""
 
 
@@ -188,84 +176,6 @@ def shown_user_texts(page_text: str, expected: Expected) -> list[str]:
     return sorted(t for t in expected.user_texts if t in page_text)
 
 
-class WebDriver:
-    """The few W3C WebDriver calls this needs, against a chromedriver it starts and stops."""
-
-    def __init__(self, chromedriver: str, chromium: str) -> None:
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            port = sock.getsockname()[1]
-        self._driver = subprocess.Popen(  # noqa: S603
-            [chromedriver, f"--port={port}"],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        self._http = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60.0)
-        self._session = ""
-        try:
-            self._await_driver()
-            options = {"binary": chromium, "args": CHROMIUM_ARGS}
-            capabilities = {"browserName": "chrome", "goog:chromeOptions": options}
-            answer = self._call("POST", "/session", {"capabilities": {"alwaysMatch": capabilities}})
-            self._session = str(answer["sessionId"])
-            log.info("browser.started", version=answer["capabilities"].get("browserVersion"))
-        except BaseException:
-            self.close()
-            raise
-
-    def _await_driver(self) -> None:
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            try:
-                if self._http.get("/status").json()["value"]["ready"]:
-                    return
-            except httpx.TransportError:
-                pass
-            if self._driver.poll() is not None:
-                break
-            time.sleep(0.2)
-        raise CheckFailed("chromedriver did not start (is chromium-driver installed?)")
-
-    def _call(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
-        answer = self._http.request(method, path, json=body)
-        value = answer.json()["value"]
-        if answer.status_code != 200:
-            raise CheckFailed(f"WebDriver {path}: {value.get('error')}: {value.get('message')}")
-        return value
-
-    def open(self, url: str) -> None:
-        self._call("POST", f"/session/{self._session}/url", {"url": url})
-
-    def script(self, source: str, *args: Any) -> Any:
-        return self._call(
-            "POST", f"/session/{self._session}/execute/sync", {"script": source, "args": list(args)}
-        )
-
-    def screenshot(self, path: Path) -> None:
-        path.write_bytes(
-            base64.b64decode(self._call("GET", f"/session/{self._session}/screenshot"))
-        )
-
-    def close(self) -> None:
-        if self._session:
-            self._http.request("DELETE", f"/session/{self._session}")
-            self._session = ""
-        self._http.close()
-        self._driver.terminate()
-        self._driver.wait(10)
-
-    def __enter__(self) -> WebDriver:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
-
-
 INPUT_TEXT = "return document.querySelector('[aria-label=\"Input\"]')?.innerText ?? ''"
 PAGE_TEXT = "return document.body.innerText"
 SHOW_REDACTED = """
@@ -278,17 +188,6 @@ while (walker.nextNode()) {
 }
 return false;
 """
-
-
-def wait_for(driver: WebDriver, source: str, done: Any, timeout_s: float) -> str:
-    deadline = time.monotonic() + timeout_s
-    text = ""
-    while time.monotonic() < deadline:
-        text = str(driver.script(source))
-        if done(text):
-            break
-        time.sleep(0.5)
-    return text
 
 
 def redacted_path(out: Path) -> Path:
@@ -365,8 +264,8 @@ def main() -> None:
     parser.add_argument("out", nargs="?", type=Path, default=DEFAULT_OUT, help="PNG to write")
     parser.add_argument("--workflow-id", help="default: the newest UserLifecycleWorkflow")
     parser.add_argument("--ui-url", help="default: the dev UI, http://<bind_host>:<ui port>")
-    parser.add_argument("--chromium", default="/usr/lib/chromium/chromium")
-    parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")
+    parser.add_argument("--chromium", default=CHROMIUM)
+    parser.add_argument("--chromedriver", default=CHROMEDRIVER)
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per wait")
     args = parser.parse_args()
     args.out = args.out.resolve()
@@ -376,7 +275,7 @@ def main() -> None:
     configure_logging(settings.log_level, settings.log_format)
     try:
         run(args, settings)
-    except CheckFailed as exc:
+    except BrowserError as exc:
         log.error("ui.check_failed", reason=str(exc))
         sys.exit(1)
 

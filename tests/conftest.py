@@ -22,6 +22,18 @@ from selfimprint.devstack.process import ServiceStartError
 from tests.deadlines import READY_S
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests marked `after_e2e` read what the API answered to the e2e suite: they run right
+    after its last test (before the integration suite, which restarts the stack)."""
+    marked = [i for i in items if i.get_closest_marker("after_e2e")]
+    if not marked:
+        return
+    rest = [i for i in items if not i.get_closest_marker("after_e2e")]
+    e2e = [n for n, i in enumerate(rest) if i.path.parent.name == "e2e"]
+    at = e2e[-1] + 1 if e2e else len(rest)
+    items[:] = rest[:at] + marked + rest[at:]
+
+
 @pytest.fixture(scope="session")
 def stack_settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
     def configure(ports: dict[str, int]) -> Settings:

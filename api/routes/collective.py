@@ -12,6 +12,7 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from api.auth import Caller
+from api.errors import EVERY_ROUTE, UNKNOWN_USER, WITH_BODY, documented
 from api.routes.common import UserId, known_user, resources_of, scope_of
 from selfimprint.domain.messages import MessageText
 from selfimprint.domain.models import MemoryId
@@ -40,17 +41,26 @@ class ContextFeedbackAccepted(BaseModel):
     recorded: bool = Field(description="Whether it counted (only unhelpful contexts do).")
 
 
-@router.post("/{user_id}/context-feedback", status_code=202, response_model=ContextFeedbackAccepted)
+@router.post(
+    "/{user_id}/context-feedback",
+    status_code=202,
+    response_model=ContextFeedbackAccepted,
+    responses=documented(*EVERY_ROUTE, *WITH_BODY, UNKNOWN_USER),
+)
 async def post_context_feedback(
     user_id: UserId, feedback: ContextFeedback, who: Caller, request: Request
 ) -> ContextFeedbackAccepted:
-    """Flag an unhelpful context as a CollectiveImprint episode (idempotent).
+    """Flag an unhelpful context as a CollectiveImprint episode (spec §3.7; idempotent):
+    `{id, message, helpful, memories_used}`.
 
-    The request is reduced to enumerated features (language, mood, request class, whether the
-    context was empty) and the user is counted once per pattern under a keyed pseudonym; the
-    message, the user id and the feedback id are not stored. Once k distinct users of the tenant
-    produced a pattern, its fixed hint joins `collective_hints` of matching context requests.
-    """
+    The context served for `message` (holding `memories_used` memories: `len(memories)` of its
+    answer) did not help (`helpful: false`). The request is reduced to enumerated features
+    (language, mood, request class, empty context or not) and the user counted once per pattern
+    under a keyed pseudonym; nothing of the user (message, id, feedback id) is stored.
+    `202 {id, recorded}`; a repeat, by any id, counts the user once; `helpful: true` records
+    nothing. Once k = max(`collective_k_floor`, 0.1% of the tenant's users active in 30 days)
+    distinct users produced a pattern, its fixed hint is in `collective_hints` of the tenant's
+    matching context requests."""
     resources = resources_of(request)
     scope = scope_of(who, user_id)
     await known_user(resources, scope)

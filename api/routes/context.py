@@ -19,7 +19,7 @@ from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel, Field
 
 from api.auth import Caller
-from api.errors import ApiError
+from api.errors import EVERY_ROUTE, UNKNOWN_USER, WITH_BODY, ApiError, documented
 from api.lifecycle import request_rehydration
 from api.resources import Resources
 from api.routes.common import UserId, resources_of, scope_of, unknown_user
@@ -45,6 +45,7 @@ from selfimprint.service.read_path import (
 )
 
 router = APIRouter(prefix="/v1/users", tags=["context"])
+UNKNOWN_MESSAGE = (422, "unknown_message")
 log = get_logger(__name__)
 
 
@@ -129,10 +130,20 @@ class ContextResponse(BaseModel):
     timings_ms: dict[str, float]
 
 
-@router.post("/{user_id}/context", response_model=ContextResponse)
+@router.post(
+    "/{user_id}/context",
+    response_model=ContextResponse,
+    responses=documented(*EVERY_ROUTE, *WITH_BODY, UNKNOWN_USER, UNKNOWN_MESSAGE),
+)
 async def post_context(
     user_id: UserId, body: ContextRequest, who: Caller, request: Request, response: Response
 ) -> ContextResponse:
+    """The context for the next reply: `{message, budget_tokens=400, mode=fast|prose,
+    after_message?}`.
+
+    The answer carries `extraction` and `pending_messages` (docs/api.md, "Read your writes"); each
+    of its `memories` says `recalled: true` when it had faded and the message's words brought it
+    back (recognition): that use reinforces it at the user's next sleep, as a re-mention would."""
     resources = resources_of(request)
     scope = scope_of(who, user_id)
     timer = ServerTiming()

@@ -17,11 +17,11 @@ from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.service import RPCError, RPCStatusCode
 
 from api.auth import Caller
-from api.errors import ApiError
+from api.errors import EVERY_ROUTE, UNKNOWN_USER, WITH_BODY, ApiError, documented
 from api.lifecycle import retell_pending
 from api.routes.common import UserId, known_user, resources_of, scope_of, unknown_user
 from selfimprint.adapters.crypto import DataKeyNotFoundError
-from selfimprint.service.export import UnknownUserError, export_user_memory
+from selfimprint.service.export import MemoryExport, UnknownUserError, export_user_memory
 from workflows.deletion import (
     DeletionInput,
     DeletionReport,
@@ -31,6 +31,7 @@ from workflows.deletion import (
 from workflows.forget import ForgetInput, ForgetTopicReport, ForgetTopicWorkflow
 
 router = APIRouter(prefix="/v1", tags=["rights"])
+UNKNOWN_OPERATION = (404, "unknown_operation")
 
 FORGET_TIMEOUT = timedelta(minutes=2)
 
@@ -48,7 +49,11 @@ class Operation(BaseModel):
     result: dict[str, Any] | None = None
 
 
-@router.post("/users/{user_id}/forget", response_model=ForgetTopicReport)
+@router.post(
+    "/users/{user_id}/forget",
+    response_model=ForgetTopicReport,
+    responses=documented(*EVERY_ROUTE, *WITH_BODY, UNKNOWN_USER),
+)
 async def forget(
     user_id: UserId, body: ForgetRequest, who: Caller, request: Request
 ) -> ForgetTopicReport:
@@ -77,7 +82,13 @@ async def forget(
     )
 
 
-@router.get("/users/{user_id}/export")
+@router.get(
+    "/users/{user_id}/export",
+    responses={
+        200: {"model": MemoryExport, "description": "The whole memory, as JSON."},
+        **documented(*EVERY_ROUTE, UNKNOWN_USER),
+    },
+)
 async def export(user_id: UserId, who: Caller, request: Request) -> Response:
     """The user's whole memory as one JSON document (memories with belief metadata and sources,
     edges, hypotheses, tensions, and the message log as it stands), from wherever it lives now.
@@ -99,7 +110,12 @@ async def export(user_id: UserId, who: Caller, request: Request) -> Response:
     return Response(document.model_dump_json(), media_type="application/json")
 
 
-@router.delete("/users/{user_id}", status_code=202, response_model=Operation)
+@router.delete(
+    "/users/{user_id}",
+    status_code=202,
+    response_model=Operation,
+    responses=documented(*EVERY_ROUTE, UNKNOWN_USER),
+)
 async def delete_user(user_id: UserId, who: Caller, request: Request) -> Operation:
     """Erase the user: graph, archived copies (every version), raw messages, profile, workflows,
     and the user's data key (so copies made earlier cannot be decrypted). Idempotent."""
@@ -125,7 +141,11 @@ async def delete_user(user_id: UserId, who: Caller, request: Request) -> Operati
 OperationId = Annotated[str, Path(min_length=1, max_length=300, pattern=r"^[A-Za-z0-9_.:\-]+$")]
 
 
-@router.get("/operations/{operation_id}", response_model=Operation)
+@router.get(
+    "/operations/{operation_id}",
+    response_model=Operation,
+    responses=documented(*EVERY_ROUTE, UNKNOWN_OPERATION),
+)
 async def operation(operation_id: OperationId, who: Caller, request: Request) -> Operation:
     """Status of a deletion; its report once finished."""
     if not operation_id.startswith(f"delete-{who.tenant_id}-"):

@@ -12,7 +12,7 @@ from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from pydantic import BaseModel, Field
 
 from api.auth import Caller
-from api.errors import ApiError
+from api.errors import EVERY_ROUTE, UNKNOWN_USER, WITH_BODY, ApiError, documented
 from api.routes.common import UserId, known_user, resources_of, scope_of
 from api.routes.tensions import TensionOut, tensions_of
 from selfimprint.domain.belief import BeliefConfig, effective_confidence
@@ -39,6 +39,7 @@ from selfimprint.domain.users import Tier
 from selfimprint.service.embedding_lane import embed_off_loop
 
 router = APIRouter(prefix="/v1/users", tags=["memories"])
+UNKNOWN_MEMORY = (404, "unknown_memory")
 
 MemoryId = Annotated[
     str, Path(min_length=1, max_length=MAX_ID_CHARS, pattern=r"^[A-Za-z0-9_.:\-]+$")
@@ -141,7 +142,11 @@ class MemoryDetail(BaseModel):
     edges: list[EdgeOut]
 
 
-@router.get("/{user_id}/memories", response_model=MemoryList)
+@router.get(
+    "/{user_id}/memories",
+    response_model=MemoryList,
+    responses=documented(*EVERY_ROUTE, UNKNOWN_USER),
+)
 async def list_memories(
     user_id: UserId,
     who: Caller,
@@ -152,6 +157,8 @@ async def list_memories(
     offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
 ) -> MemoryList:
+    """The user's memories: filters `type`, `status`, `archived`; paging `offset`/`limit` (fields as
+    in `GET .../memories/{id}`)."""
     resources = resources_of(request)
     scope = scope_of(who, user_id)
     await known_user(resources, scope)
@@ -185,11 +192,25 @@ async def _memory(request: Request, who: Caller, user_id: str, memory_id: str) -
     return found[0]
 
 
-@router.get("/{user_id}/memories/{memory_id}", response_model=MemoryDetail)
+@router.get(
+    "/{user_id}/memories/{memory_id}",
+    response_model=MemoryDetail,
+    responses=documented(*EVERY_ROUTE, UNKNOWN_USER, UNKNOWN_MEMORY),
+)
 async def get_memory(
     user_id: UserId, memory_id: MemoryId, who: Caller, request: Request
 ) -> MemoryDetail:
-    """One memory with why it exists: its source messages and its edges."""
+    """One memory with why it exists: its source messages and its edges.
+
+    Memories carry `created_at` = when the user said it (their messages' `sent_at`), `weight` =
+    effective now on the user's decay clock (it stands still after 7 idle days), `flagged` =
+    mentioned more than 10 times on its latest day of mentions (the extra mentions were ignored),
+    `valence` = positive / negative on an emotional note (null otherwise), `type` as the extractor
+    read it (fact, event, emotional_note, person, open_loop; a user who disagrees corrects the
+    content or marks it wrong), `valid_until` = when a later statement of the user's ended what it
+    says (a contradiction: kept as history, shown in the context under "No longer true" with its end
+    date, never as current; null = current), `faded` = decayed under the removal threshold (kept,
+    out of the default context, brought back by a question that matches it strongly)."""
     node = await _memory(request, who, user_id, memory_id)
     resources = resources_of(request)
     scope = scope_of(who, user_id)
@@ -236,7 +257,13 @@ async def get_memory(
     )
 
 
-@router.patch("/{user_id}/memories/{memory_id}", response_model=MemoryOut)
+@router.patch(
+    "/{user_id}/memories/{memory_id}",
+    response_model=MemoryOut,
+    responses=documented(
+        *EVERY_ROUTE, *WITH_BODY, UNKNOWN_USER, UNKNOWN_MEMORY, (422, "empty_correction")
+    ),
+)
 async def patch_memory(
     user_id: UserId,
     memory_id: MemoryId,
@@ -244,7 +271,8 @@ async def patch_memory(
     who: Caller,
     request: Request,
 ) -> MemoryOut:
-    """Correct the content, pin or unpin, or mark the memory wrong (-> refuted, out of context)."""
+    """Correct a memory: `{content}` corrects it, `{pinned: true|false}` pins or unpins it,
+    `{wrong: true}` marks it wrong (refuted: out of context)."""
     if correction.content is None and correction.pinned is None and correction.wrong is None:
         raise ApiError(422, "empty_correction", "give at least one of content, pinned, wrong")
     if correction.wrong is False:
@@ -278,16 +306,25 @@ async def patch_memory(
     return MemoryOut.of(fixed, status, now, timeline, beliefs=resources.tuning.beliefs)
 
 
-@router.delete("/{user_id}/memories/{memory_id}", status_code=204, response_class=Response)
+@router.delete(
+    "/{user_id}/memories/{memory_id}",
+    status_code=204,
+    response_class=Response,
+    responses=documented(*EVERY_ROUTE, UNKNOWN_USER, (409, "graph_archived")),
+)
 async def delete_memory(
     user_id: UserId, memory_id: MemoryId, who: Caller, request: Request
 ) -> Response:
     """Delete this one memory: the memory, its edges, the tensions that name it, its place in
-    hypotheses' evidence, and the sleep results (triggers, questions, patterns) citing it. Its
-    id stays deleted: a retried extraction of its messages does not bring it back (a later
-    restatement is a new memory). A memory that is already gone, for any reason (deleted
-    before, forgotten, faded out, merged, or never there), answers 204 too: the caller's wish
-    holds (issue 36); only the user's own graph is ever touched."""
+    hypotheses' evidence, the scheduled triggers / open-loop questions / patterns citing it,
+    its item in a session review (the others stay answerable; a review left empty goes) and its
+    entries in monthly summaries (rewritten without them, text rendered again).
+
+    `204`, and `204` for a memory that is already gone for any reason (a retry, a forget, the
+    sweeper, a merge, or an id the user never had: DELETE is idempotent, and only the user's own
+    graph is touched); `409 graph_archived` while the user's graph is warm or cold (a context
+    request rehydrates it; retry). It stays deleted: a retried extraction of its messages does not
+    write it again; saying the same thing later is a new memory."""
     resources = resources_of(request)
     scope = scope_of(who, user_id)
     await known_user(resources, scope)
@@ -338,7 +375,8 @@ def _wants_json(accept: str) -> bool:
             "description": "text/plain: the block format for people; application/json (by "
             "`Accept`): the same as data, paginated.",
             "content": {"text/plain": {"schema": {"type": "string"}}},
-        }
+        },
+        **documented(*EVERY_ROUTE, UNKNOWN_USER),
     },
 )
 async def portrait(
@@ -348,10 +386,14 @@ async def portrait(
     offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
     limit: Annotated[int, Query(ge=1, le=500)] = 200,
 ) -> Response:
-    """The user's memory portrait ("mirror") in the epistemic-memory block format, with the
-    tensions log: what the system believes, how sure it is, and since when. With
-    `Accept: application/json`, the same as data with memory ids (`PortraitJson`); `offset` and
-    `limit` page its memories (the text form shows the first `limit` beliefs)."""
+    """The user's memory portrait ("mirror") in the epistemic-memory block format, with the tensions
+    log: what the system believes, how sure it is, and since when (`text/plain`, the default).
+
+    With `Accept: application/json` (ranked at least as high as text), the same as data an app can
+    act on (`PortraitJson`): `memories` (every memory the list endpoint shows, events included, each
+    with its `id` to correct or delete it, its type, dates, `valid_until`, confidence, permanence,
+    `faded`), `tensions` (as `GET .../tensions`) and `next_offset`; `?offset=0&limit=200` (1..500)
+    page the memories (the text form shows the first `limit` beliefs)."""
     resources = resources_of(request)
     scope = scope_of(who, user_id)
     profile = await known_user(resources, scope)

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel, Field
 
 from api.auth import Caller
-from api.errors import ApiError
+from api.errors import EVERY_ROUTE, UNKNOWN_USER, WITH_BODY, ApiError, documented
 from api.routes.common import UserId, notifier_of, resources_of, scope_of, unknown_user
 from api.timing import ServerTiming
 from selfimprint.adapters.neo4j.message_log import MessageConflictError, UnknownUserError
@@ -49,18 +49,24 @@ class Accepted(BaseModel):
     )
 
 
-@router.post("/{user_id}/messages", status_code=202, response_model=Accepted)
+@router.post(
+    "/{user_id}/messages",
+    status_code=202,
+    response_model=Accepted,
+    responses=documented(*EVERY_ROUTE, *WITH_BODY, UNKNOWN_USER, (409, "message_conflict")),
+)
 async def post_messages(
     user_id: UserId, batch: MessageBatch, who: Caller, request: Request, response: Response
 ) -> Accepted:
-    """Store a batch of chat messages (idempotent on `id`) and schedule their extraction.
+    """Store a batch of up to 100 chat messages `{id, role, text, sent_at}` (idempotent on `id`)
+    and schedule their extraction.
 
-    202 means the messages are durable in the message log; the same id with different content
-    is a 409 and nothing of the batch is stored. The user's lifecycle workflow is told right
-    after the answer (it also finds stored messages in the log by itself), so acceptance does
-    not wait for the orchestrator and keeps working while it is down. `extraction` says how
-    many of the user's messages wait for extraction, read in the same statement as the write.
-    """
+    `202 {accepted, duplicates, extraction}` means the messages are durable in the message log; the
+    same id with different content is `409 message_conflict` and nothing of the batch is stored. The
+    user's lifecycle workflow is told right after the answer (it also finds stored messages in the
+    log by itself), so acceptance does not wait for the orchestrator and keeps working while it is
+    down. `extraction` says how many of the user's messages wait for extraction, read in the same
+    statement as the write."""
     resources = resources_of(request)
     scope = scope_of(who, user_id)
     timer = ServerTiming()

@@ -11,7 +11,7 @@ from fastapi import APIRouter, Path, Request
 from pydantic import BaseModel, Field
 
 from api.auth import Caller
-from api.errors import ApiError
+from api.errors import EVERY_ROUTE, UNKNOWN_USER, WITH_BODY, ApiError, documented
 from api.routes.common import UserId, known_user, resources_of, scope_of
 from selfimprint.domain.belief import effective_confidence
 from selfimprint.domain.models import MAX_ID_CHARS, HypothesisStatus
@@ -90,12 +90,32 @@ _PROBLEMS = {
 }
 
 
-@router.post("/{user_id}/reviews/{review_id}", response_model=ReviewAnswered)
+@router.post(
+    "/{user_id}/reviews/{review_id}",
+    response_model=ReviewAnswered,
+    responses=documented(
+        *EVERY_ROUTE,
+        *WITH_BODY,
+        UNKNOWN_USER,
+        (404, "review_not_found"),
+        *((status, problem.value) for problem, (status, _) in _PROBLEMS.items()),
+    ),
+)
 async def answer_review(
     user_id: UserId, review_id: ReviewId, body: ReviewAnswers, who: Caller, request: Request
 ) -> ReviewAnswered:
-    """Confirm (self-report support) or reject (the belief is refuted: out of the context, as a
-    correction marking it wrong) the review's beliefs. Repeating the same answers is a no-op."""
+    """Answer the session review: confirm or reject its beliefs.
+
+    Every 10th session the context's `review` carries the 3 surest and 3 least sure beliefs; the
+    answers are `{answers: [{memory_id, verdict: "confirm"|"wrong"}]}` (1-20, each memory once;
+    beliefs not named are left alone). `confirm` is self-report evidence for the belief (no longer
+    dormant; a weak one rises towards 0.6); `wrong` is self-report evidence against it and then what
+    `PATCH {wrong: true}` does (confidence 0, refuted, out of context). The review is then answered
+    and leaves the context. `200 {id, status, answers: [{memory_id, verdict, confidence}]}`;
+    the same answers again are `200` and change nothing (evidence id `review:<id>:<memory>`);
+    other answers on an answered review `409 review_already_answered`; `404 review_not_found`;
+    a memory not in the review `422 memory_not_in_review` (`details.memory_ids`), one named
+    twice `422 memory_answered_twice`."""
     resources = resources_of(request)
     scope = scope_of(who, user_id)
     await known_user(resources, scope)

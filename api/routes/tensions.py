@@ -11,7 +11,7 @@ from fastapi import APIRouter, Path, Request
 from pydantic import BaseModel, Field
 
 from api.auth import Caller
-from api.errors import ApiError
+from api.errors import EVERY_ROUTE, UNKNOWN_USER, WITH_BODY, ApiError, documented
 from api.routes.common import UserId, known_user, resources_of, scope_of
 from selfimprint.domain.models import MAX_ID_CHARS, TensionKind, TensionStatus
 from selfimprint.domain.tensions import (
@@ -95,11 +95,25 @@ def _out(record: TensionRecord, contents: dict[str, str]) -> TensionOut:
     )
 
 
-@router.get("/{user_id}/tensions", response_model=TensionList)
+@router.get(
+    "/{user_id}/tensions",
+    response_model=TensionList,
+    responses=documented(*EVERY_ROUTE, UNKNOWN_USER),
+)
 async def list_tensions(
     user_id: UserId, who: Caller, request: Request, status: TensionStatus | None = None
 ) -> TensionList:
-    """The user's tensions, oldest first, with both sides' contents."""
+    """The user's tensions, oldest first, with both sides' words: `?status=unresolved|resolved`
+    (both when absent).
+
+    Contradictions and divergences kept on the record: `id`, `kind` (`contradiction`: `a` the newer
+    statement, `b` the older; `divergence`: `a` a memory, `b` the user's session-review answer that
+    points against what their own messages showed, its `id` the answer's, never a memory's),
+    `status`, `detected_at`, `note`, `a` and `b` as `{id, content, faded}`, `resolution` (`{keep,
+    resolved_at}` once resolved). Unresolved until the user resolves one; nothing else resolves
+    them. A tension keeps both sides' words: when decay and the sweeper remove a side's memory,
+    `faded` is `true` and `content` is the words kept with the tension; only the user's own deletion
+    (DELETE, forget, erase) takes a tension with its side."""
     resources = resources_of(request)
     scope = scope_of(who, user_id)
     await known_user(resources, scope)
@@ -117,7 +131,17 @@ async def tensions_of(
     return [_out(r, contents) for r in records]
 
 
-@router.post("/{user_id}/tensions/{tension_id}/resolve", response_model=TensionOut)
+@router.post(
+    "/{user_id}/tensions/{tension_id}/resolve",
+    response_model=TensionOut,
+    responses=documented(
+        *EVERY_ROUTE,
+        *WITH_BODY,
+        UNKNOWN_USER,
+        (404, "unknown_tension"),
+        (409, "tension_already_resolved"),
+    ),
+)
 async def resolve_tension(
     user_id: UserId,
     tension_id: TensionId,
@@ -125,9 +149,13 @@ async def resolve_tension(
     who: Caller,
     request: Request,
 ) -> TensionOut:
-    """Resolve a tension: keep `a`, `b` (the other side is marked wrong: refuted, out of the
-    context) or `both` (only the resolution is recorded). The same body again answers the same
-    result; another body on a resolved tension is a 409."""
+    """Resolve a tension: `{keep: "a"|"b"|"both", note?}`.
+
+    `a`/`b` keeps that side and marks the other wrong (as `PATCH {wrong: true}`: confidence 0,
+    refuted, out of context), and the kept side gets one piece of self-report evidence; `both` only
+    records the resolution. The same body again is `200` with the same answer; another body on a
+    resolved tension is `409 tension_already_resolved`; `404 unknown_tension`. The portrait shows it
+    `status:resolved` with the note."""
     resources = resources_of(request)
     scope = scope_of(who, user_id)
     await known_user(resources, scope)

@@ -6,7 +6,7 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
 from api.auth import Caller
-from api.errors import ApiError
+from api.errors import EVERY_ROUTE, UNKNOWN_USER, WITH_BODY, ApiError, documented
 from api.lifecycle import signal_feedback, signal_profile
 from api.resources import Resources
 from api.routes.common import UserId, known_user, resources_of, scope_of
@@ -30,9 +30,10 @@ class UserOut(BaseModel):
     )
 
 
-@router.put("/{user_id}", response_model=UserOut)
+@router.put("/{user_id}", response_model=UserOut, responses=documented(*EVERY_ROUTE, *WITH_BODY))
 async def put_user(user_id: UserId, profile: UserProfile, who: Caller, request: Request) -> UserOut:
-    """Create the user or replace its profile (idempotent)."""
+    """Create the user or replace its profile (idempotent): plan (free/paid), IANA time zone,
+    language, medical-deployment flag."""
     resources = resources_of(request)
     scope = scope_of(who, user_id)
     existed = await resources.accounts.get_profile(scope) is not None
@@ -53,9 +54,10 @@ async def put_user(user_id: UserId, profile: UserProfile, who: Caller, request: 
     )
 
 
-@router.get("/{user_id}", response_model=UserOut)
+@router.get("/{user_id}", response_model=UserOut, responses=documented(*EVERY_ROUTE, UNKNOWN_USER))
 async def get_user(user_id: UserId, who: Caller, request: Request) -> UserOut:
-    """The profile, and how many of the user's messages wait for extraction."""
+    """The profile, and `extraction`: how many of the user's messages wait for extraction
+    (docs/api.md, "Read your writes")."""
     resources = resources_of(request)
     scope = scope_of(who, user_id)
     profile = await known_user(resources, scope)
@@ -72,16 +74,20 @@ class FeedbackAccepted(BaseModel):
     kind: str
 
 
-@router.post("/{user_id}/feedback", status_code=202, response_model=FeedbackAccepted)
+@router.post(
+    "/{user_id}/feedback",
+    status_code=202,
+    response_model=FeedbackAccepted,
+    responses=documented(*EVERY_ROUTE, *WITH_BODY, UNKNOWN_USER),
+)
 async def post_feedback(
     user_id: UserId, feedback: FeedbackReceived, who: Caller, request: Request
 ) -> FeedbackAccepted:
-    """The user said the assistant no longer understands them ("you don't get me anymore").
+    """The user says the assistant no longer understands them: `{id, kind: "not_understood"}`.
 
-    Counted once per `id` until the next weekly compaction; with a high graph entropy it
-    triggers a soft reset there (spec §3.9: keep pinned memories and the last 30 days, archive
-    the rest). 202 once the user's lifecycle workflow has it durably.
-    """
+    Counted once per `id` until the next weekly compaction; with a high graph entropy it triggers a
+    soft reset there (spec §3.9: keep pinned memories and the last 30 days, archive the rest;
+    docs/operations.md). `202` once the user's lifecycle workflow has it durably."""
     resources = resources_of(request)
     scope = scope_of(who, user_id)
     await known_user(resources, scope)

@@ -12,6 +12,7 @@ from datetime import timedelta
 import typer
 
 from selfimprint.cli.db import db_app
+from selfimprint.cli.mcp import mcp
 from selfimprint.cli.messages import messages_app
 from selfimprint.cli.sleep import sleep_app
 from selfimprint.cli.tenants import tenants_app
@@ -27,6 +28,7 @@ app.add_typer(db_app, name="db")
 app.add_typer(tenants_app, name="tenants")
 app.add_typer(sleep_app, name="sleep")
 app.add_typer(messages_app, name="messages")
+app.command("mcp")(mcp)
 
 
 def _settings() -> Settings:
