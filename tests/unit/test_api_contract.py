@@ -124,3 +124,19 @@ def test_the_docs_pages_load_only_assets_the_api_serves() -> None:
             answer = client.get(url)
             assert answer.status_code == 200, (page, url)
             assert len(answer.content) > 1000, (page, url)
+
+
+def test_the_typescript_client_has_a_method_for_every_route() -> None:
+    """clients/typescript calls each route by its schema template (`this.call("GET",
+    "/v1/users/{user_id}", ...)`): a route without a method, or a method whose route the
+    schema no longer has, fails here."""
+    source = (REFERENCE.ROOT / "clients" / "typescript" / "src" / "index.ts").read_text()
+    called = set(re.findall(r'this\.call\(\s*"([A-Z]+)",\s*"([^"]+)"', source))
+    routes = {(m.upper(), p) for m, p, _ in _operations() if p.startswith("/v1/")}
+    assert routes - called == set(), "routes without a TypeScript client method"
+    assert called - routes == set(), "TypeScript client methods for routes the API lacks"
+
+
+def test_the_typescript_clients_schema_copy_is_current() -> None:
+    copy = REFERENCE.SCHEMA_COPY.read_text()
+    assert copy == REFERENCE.schema_text(SCHEMA), "run scripts/api_reference.py"
