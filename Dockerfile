@@ -15,8 +15,8 @@ RUN python -m venv /opt/selfimprint \
     && /opt/selfimprint/bin/pip install --no-cache-dir --disable-pip-version-check pip==25.3
 COPY pyproject.toml constraints.txt ./
 # Only [project.dependencies]: the dev and devstack extras (Temporal dev server, SeaweedFS,
-# llama.cpp binaries) never enter an image.
-RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" > requirements.txt \
+# llama.cpp binaries) never enter an image. selfimprint-client is ours: built in the wheel stage.
+RUN python -c "import tomllib; print('\n'.join(d for d in tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies'] if not d.startswith('selfimprint-client')))" > requirements.txt \
     && /opt/selfimprint/bin/pip install --no-cache-dir --disable-pip-version-check \
         -c constraints.txt -r requirements.txt
 
@@ -36,20 +36,21 @@ COPY workers ./workers
 COPY activities ./activities
 COPY workflows ./workflows
 COPY infra/neo4j/schema ./infra/neo4j/schema
+COPY clients/python ./clients/python
 RUN /opt/selfimprint/bin/pip wheel --no-cache-dir --disable-pip-version-check --no-deps \
-        --wheel-dir /wheels .
+        --wheel-dir /wheels . ./clients/python
 
 # ---- venvs: dependencies + our wheel, checked for consistency -----------------------------------
 FROM deps AS venv-cpu
 COPY --from=wheel /wheels /wheels
 RUN /opt/selfimprint/bin/pip install --no-cache-dir --disable-pip-version-check --no-deps \
-        /wheels/selfimprint-*.whl \
+        /wheels/selfimprint-*.whl /wheels/selfimprint_client-*.whl \
     && /opt/selfimprint/bin/pip check
 
 FROM deps-gpu AS venv-gpu
 COPY --from=wheel /wheels /wheels
 RUN /opt/selfimprint/bin/pip install --no-cache-dir --disable-pip-version-check --no-deps \
-        /wheels/selfimprint-*.whl \
+        /wheels/selfimprint-*.whl /wheels/selfimprint_client-*.whl \
     && /opt/selfimprint/bin/pip check
 
 # ---- runtime: the slim base, no compilers, no build tools, a non-root user ----------------------

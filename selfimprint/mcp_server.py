@@ -145,10 +145,9 @@ def build_server(config: McpConfig, transport: httpx.AsyncBaseTransport | None =
     ) -> dict[str, Any]:
         """Correct one memory as the user asked: new `content`, `wrong: true` (it is not true:
         out of every context), or `pinned` (never fades) true or false."""
-        change = {"content": content, "wrong": wrong, "pinned": pinned}
         async with api() as si:
             return await si.patch_memory(
-                user, memory_id, **{k: v for k, v in change.items() if v is not None}
+                user, memory_id, content=content, wrong=wrong, pinned=pinned
             )
 
     return server
