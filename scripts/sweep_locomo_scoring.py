@@ -217,6 +217,16 @@ def row(name: str, scores: SystemScores, flat: SystemScores, ages: dict[str, flo
     return "| " + " | ".join(cells) + " |"
 
 
+def dump(folder: Path | None, name: str, scores: SystemScores) -> None:
+    """Per-question scores of one row, to compare rows question by question."""
+    if folder is None:
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    slug = "".join(c if c.isalnum() else "-" for c in name).strip("-")
+    rows = [asdict(q) for q in scores.questions]
+    (folder / f"{slug}.json").write_text(json.dumps(rows), encoding="utf-8")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -227,6 +237,9 @@ def main() -> None:
     )
     parser.add_argument(
         "--variant", action="append", default=[], help="NAME=JSON overrides of the tuning"
+    )
+    parser.add_argument(
+        "--dump", type=Path, help="write each row's per-question scores here (NAME.json)"
     )
     args = parser.parse_args()
     configure_logging("warning", "console")
@@ -266,6 +279,7 @@ def main() -> None:
     out.write("| " + " | ".join(head) + " | " + ages_head + " |\n")
     out.write("|" + "---|" * (len(head) + len(AGE_BUCKETS)) + "\n")
     out.write(row("flat, 400-token cut", flat, flat, ages) + "\n")
+    dump(args.dump, "flat", flat)
     for variant in parse_variants(args.variant, base):
         scores = SystemScores()
         for conversation in conversations:
@@ -281,6 +295,7 @@ def main() -> None:
             )
         out.write(row(variant.name, scores, flat, ages) + "\n")
         out.flush()
+        dump(args.dump, variant.name, scores)
 
 
 if __name__ == "__main__":

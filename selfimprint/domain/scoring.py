@@ -141,10 +141,16 @@ class ScoringConfig(BaseModel):
         NodeType.OPEN_LOOP,
         NodeType.EMOTIONAL_NOTE,
     )
-    # Issue 32: emotional notes of these valences are noise once faded, never recognised (and
-    # deleted by the sweeper: compaction.fading.noise_valences, the same default): the
-    # transient frustration of spec §3.3 (coefficient 0.5, gone in days).
-    unrecognised_valences: tuple[Valence, ...] = (Valence.NEGATIVE,)
+    # Issue 32: emotional notes of these valences are never recognised once faded (an operator
+    # switch). None by default: a question that singles out a faded negative note shows it was
+    # not noise. On LoCoMo dev with the clock running, the temporal questions memory lost to
+    # flat search were about such notes ("Last week, my grandma passed away and it's been
+    # really hard", and misread valences: "Here's a recent self-portrait I made last week"), each
+    # the question's nearest memory; recognising them like other notes gave 0.658 at 400 tokens
+    # against 0.637 (temporal 0.715 against 0.667; BENCHMARKS.md, "Negative notes are not
+    # noise to a question that names them"). The sweeper keeps them too, unless superseded
+    # (compaction.fading.noise_only_when_superseded).
+    unrecognised_valences: tuple[Valence, ...] = ()
 
     @model_validator(mode="after")
     def _weights_sum_to_one(self) -> Self:

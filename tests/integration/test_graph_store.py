@@ -409,13 +409,19 @@ async def test_the_sweeper_deletes_faded_noise_and_keeps_faded_facts_with_their_
     graph: Neo4jUserGraph,
 ) -> None:
     """Issue 32: forgetting demotes. A fact decayed under the removal threshold is kept (with
-    the tension that names it); a faded emotional note is noise and goes."""
+    the tension that names it), and so is a faded negative note; a faded negative note a later
+    statement superseded is noise and goes (`noise_only_when_superseded`; off, every faded
+    negative note goes)."""
     user = graph.user_id
+    ended = _feeling("sulk", user, NOW - timedelta(days=1)).model_copy(
+        update={"valid_until": NOW - timedelta(days=2)}
+    )
     await graph.upsert(
         [
             node("old", user, expires_at=NOW - timedelta(days=1)),
             node("due", user, expires_at=NOW),
-            _feeling("sulk", user, NOW - timedelta(days=1)),
+            ended,
+            _feeling("grief", user, NOW - timedelta(days=1)),
             _feeling("mood", user, NOW + timedelta(days=1)),
             node("later", user, expires_at=NOW + timedelta(days=1)),
             node("forever", user),
@@ -425,10 +431,12 @@ async def test_the_sweeper_deletes_faded_noise_and_keeps_faded_facts_with_their_
     tension = Tension(id="t", node_a="old", node_b="later", detected_at=NOW)
     await graph.set_tensions([tension])
     assert await graph.prune_expired(NOW, FadingConfig()) == ["sulk"]
-    kept = ["old", "due", "mood", "later", "forever"]
+    kept = ["old", "due", "grief", "mood", "later", "forever"]
     assert ids(await graph.get_nodes([*kept, "sulk"])) == sorted(kept)
     assert [t.id for t in await graph.tensions()] == ["t"]
     assert await graph.prune_expired(NOW, FadingConfig()) == []
+    every_faded_note = FadingConfig(noise_only_when_superseded=False)
+    assert await graph.prune_expired(NOW, every_faded_note) == ["grief"]
 
 
 async def test_past_the_bound_the_longest_faded_memories_go(graph: Neo4jUserGraph) -> None:

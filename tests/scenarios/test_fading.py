@@ -69,6 +69,35 @@ async def test_a_fact_said_once_is_recognised_six_months_later(
         assert allergy["content"] not in unrelated, unrelated
 
 
+GRIEF = "I feel awful, my grandma passed away last week."
+
+
+async def test_a_loss_told_as_a_feeling_is_recognised_months_later(
+    stack_settings: Settings, tenant_key: str
+) -> None:
+    """Issue 32: a loss told with its feeling is a negative emotional note (spec §3.3's 0.5
+    curve: out of the default context within days). Three months of chatter every two weeks,
+    with the weekly sweeps: nothing superseded the note, so it is kept, faded, and a question
+    that names it brings it back; a vague question does not. Rules removed: with the sweeper
+    deleting every faded negative note (`compaction.fading.noise_only_when_superseded` false)
+    it is gone from the graph; with negative notes never recognised
+    (`scoring.unrecognised_valences` ["negative"]) it stays out of the context."""
+    async with a_life(stack_settings, tenant_key, extraction=ExtractionMode.STRUCTURED) as life:
+        await life.say(GRIEF)
+        grief = _memory(await life.memories(), "grandma")
+        assert (grief["type"], grief["valence"]) == ("emotional_note", "negative"), grief
+        for week in range(6):
+            await life.days_pass(14)
+            await life.say(CHATTER[week % len(CHATTER)])
+            await life.until_hot()
+
+        grief = _memory(await life.memories(), "grandma")
+        assert grief["faded"], grief
+        assert grief["content"] in await _used(life, "When did my grandmother pass away?")
+        unrelated = await _used(life, "Any tips for my garden?")
+        assert grief["content"] not in unrelated, unrelated
+
+
 JOB = "I work as a nurse at St. Mary's hospital, mostly night shifts."
 QUIT = "I quit St. Mary's, I am not working there anymore."
 

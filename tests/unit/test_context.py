@@ -20,7 +20,7 @@ from selfimprint.domain.context import (
 )
 from selfimprint.domain.models import Belief, Edge, EdgeType, Node, NodeType, Valence
 from selfimprint.domain.recognition import SimilaritySpread
-from selfimprint.domain.scoring import DEFAULT_SCORING, ScoredMemory
+from selfimprint.domain.scoring import DEFAULT_SCORING, ScoredMemory, ScoringConfig
 from selfimprint.domain.session_review import ReviewPrompt, ReviewPromptItem, ReviewSide
 
 pytestmark = pytest.mark.unit
@@ -189,7 +189,9 @@ def test_memories_used_carry_scores_and_sources_best_first() -> None:
     assert context.memories_used[0].sources == ("msg-s",)
 
 
-def _with_similarity(memory: Node, score: float, similarity: float) -> AssembledContext:
+def _with_similarity(
+    memory: Node, score: float, similarity: float, scoring: ScoringConfig = DEFAULT_SCORING
+) -> AssembledContext:
     kept = node("k", "Kept.")
     return assemble_context(
         [
@@ -204,6 +206,7 @@ def _with_similarity(memory: Node, score: float, similarity: float) -> Assembled
         language="en",
         now=NOW,
         spread=APART,
+        scoring=scoring,
     )
 
 
@@ -259,15 +262,18 @@ def test_a_superseded_memory_is_shown_as_past_after_the_current_one() -> None:
     assert context.open_loop_questions == ()
 
 
-def test_a_faded_frustration_is_never_recognised_a_faded_joy_is() -> None:
-    """Faded negative notes are noise (the sweeper deletes them): no query brings one back. A
-    positive note tells what happened and is recognised like a fact (issue 32)."""
+def test_a_faded_note_a_question_singles_out_comes_back_whatever_its_valence() -> None:
+    """Issue 32: a faded negative note is not noise to a question that recognises it ("last
+    week my grandma passed away"); an operator may still list negative notes as noise."""
     faded = node("e", "So frustrated.", type=NodeType.EMOTIONAL_NOTE, expires_at=NOW)
     context = _with_similarity(faded, score=0.9, similarity=1.0)
-    assert [m.id for m in context.memories_used] == ["k"]
+    assert [m.id for m in context.memories_used] == ["e", "k"]
     joy = faded.model_copy(update={"content": "So proud of the painting.", "valence": "positive"})
     context = _with_similarity(joy, score=0.9, similarity=1.0)
     assert [m.id for m in context.memories_used] == ["e", "k"]
+    noise = ScoringConfig(unrecognised_valences=(Valence.NEGATIVE,))
+    context = _with_similarity(faded, score=0.9, similarity=1.0, scoring=noise)
+    assert [m.id for m in context.memories_used] == ["k"]
 
 
 def test_a_faded_neighbour_does_not_come_back_through_its_link() -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from selfimprint.domain.fading import FadingConfig, deleted_when_faded
 from selfimprint.domain.models import NodeType, Valence
 from selfimprint.domain.recognition import (
     MAD_TO_DEVIATION,
@@ -76,11 +77,15 @@ def test_without_a_spread_a_specific_match_cannot_be_shown() -> None:
     assert not recognised(bar - 0.01, NodeType.FACT, absolute)
 
 
-def test_noise_and_inferences_are_never_recognised() -> None:
+def test_inferences_and_an_operators_noise_are_never_recognised() -> None:
     spread = SimilaritySpread(centre=0.0, deviation=0.1, size=10)
     assert not recognised(0.9, NodeType.HYPOTHESIS, SPECIFIC, spread=spread)
     note = NodeType.EMOTIONAL_NOTE
-    assert not recognised(0.9, note, SPECIFIC, Valence.NEGATIVE, spread)
+    # Issue 32: a negative note a question singles out is recognised like any note ...
+    assert recognised(0.9, note, SPECIFIC, Valence.NEGATIVE, spread)
+    # ... unless the operator lists its valence as noise.
+    noise = SPECIFIC.model_copy(update={"unrecognised_valences": (Valence.NEGATIVE,)})
+    assert not recognised(0.9, note, noise, Valence.NEGATIVE, spread)
     assert recognised(0.9, note, SPECIFIC, Valence.POSITIVE, spread)
 
 
@@ -93,3 +98,18 @@ def test_words_and_meaning_together_recognise() -> None:
     assert not recognised(0.16, NodeType.FACT, words, spread=spread, lexical=0.49)
     assert not recognised(0.14, NodeType.FACT, words, spread=spread, lexical=1.0)
     assert not recognised(0.16, NodeType.FACT, SPECIFIC, spread=spread, lexical=1.0)
+
+
+def test_the_sweeper_deletes_a_faded_negative_note_only_once_superseded() -> None:
+    """Issue 32, deletion is for noise: a superseded transient feeling; an unended negative note
+    is kept faded (a question may single it out); operators may restore the old rule."""
+    note = NodeType.EMOTIONAL_NOTE
+    assert deleted_when_faded(note, Valence.NEGATIVE, superseded=True)
+    assert not deleted_when_faded(note, Valence.NEGATIVE, superseded=False)
+    assert not deleted_when_faded(note, Valence.POSITIVE, superseded=True)
+    assert not deleted_when_faded(NodeType.FACT, None, superseded=True)
+    every = FadingConfig(noise_only_when_superseded=False)
+    assert deleted_when_faded(note, Valence.NEGATIVE, every, superseded=False)
+    assert deleted_when_faded(
+        NodeType.EVENT, None, FadingConfig(deleted_when_faded=(NodeType.EVENT,))
+    )

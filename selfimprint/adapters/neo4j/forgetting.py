@@ -228,8 +228,9 @@ async def delete_memory(
     return True
 
 
-# The sweeper (domain.fading): faded (expired) memories are kept, except noise (negative
-# emotional notes, listed types) and, past the per-user bound, the longest faded. A range seek
+# The sweeper (domain.fading.deleted_when_faded): faded (expired) memories are kept, except
+# noise (superseded negative emotional notes, listed types) and, past the per-user bound, the
+# longest faded. A range seek
 # on (scope, expires_at): rows read = expired nodes, whatever the graph's size. The hint stops
 # the planner from preferring the plain scope index (a scan of the whole graph).
 _EXPIRED = """
@@ -240,7 +241,8 @@ WHERE n.scope = $scope AND n.expires_at <= $now AND NOT n.is_pinned
 _EXPIRED_NOISE = (
     _EXPIRED
     + """AND (n.type IN $noise_types
-     OR (n.type = 'emotional_note' AND n.valence IN $noise_valences))
+     OR (n.type = 'emotional_note' AND n.valence IN $noise_valences
+         AND (n.valid_until IS NOT NULL OR NOT $noise_only_when_superseded)))
 WITH n LIMIT $batch
 RETURN collect(n.id) AS ids
 """
@@ -272,6 +274,7 @@ async def prune_expired_batch(
         now=now,
         noise_types=noise,
         noise_valences=[v.value for v in fading.noise_valences],
+        noise_only_when_superseded=fading.noise_only_when_superseded,
         batch=batch,
     )
     ids: list[str] = (await result.single(strict=True))["ids"]
