@@ -168,7 +168,7 @@ def without_nodes(
     return pruned, len(snapshot.edges) - len(edges)
 
 
-def _forgotten(nodes: Sequence[Node]) -> list[ForgottenMemory]:
+def forgotten(nodes: Sequence[Node]) -> list[ForgottenMemory]:
     return [
         ForgottenMemory(id=n.id, type=n.type, content=n.content)
         for n in sorted(nodes, key=lambda n: n.id)
@@ -219,9 +219,7 @@ class ForgetActivities:
                 report = await store.forget_topic(TopicSelector(node_ids=batch), dry_run=False)
                 derived += report.derived
         log.info("forget.hot", user_id=data.user_id, memories=len(ids), dry_run=data.dry_run)
-        return PlaceReport(
-            place="neo4j", memories=_forgotten(matched), edges=edges, derived=derived
-        )
+        return PlaceReport(place="neo4j", memories=forgotten(matched), edges=edges, derived=derived)
 
     async def _forget_archived(self, data: ForgetPlaceInput) -> PlaceReport:
         key = data.archive_key or self._archive.key(data.tenant_id, data.user_id, data.tier)
@@ -239,7 +237,7 @@ class ForgetActivities:
             # One PUT replaces the object atomically: a crash leaves the old or the new file.
             await with_heartbeats(asyncio.to_thread(self._rewrite, data, key, pruned))
         log.info("forget.archived", key=key, memories=len(matched), dry_run=data.dry_run)
-        return PlaceReport(place=key, memories=_forgotten(matched), edges=edges)
+        return PlaceReport(place=key, memories=forgotten(matched), edges=edges)
 
     @activity.defn(name="forget.forget_derived")
     async def forget_derived(self, data: ForgetDerivedInput) -> int:

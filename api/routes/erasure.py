@@ -22,6 +22,7 @@ from api.lifecycle import retell_pending
 from api.routes.common import UserId, known_user, resources_of, scope_of, unknown_user
 from selfimprint.adapters.crypto import DataKeyNotFoundError
 from selfimprint.service.export import MemoryExport, UnknownUserError, export_user_memory
+from selfimprint.service.forget_preview import preview_forget
 from workflows.deletion import (
     DeletionInput,
     DeletionReport,
@@ -58,12 +59,23 @@ async def forget(
     user_id: UserId, body: ForgetRequest, who: Caller, request: Request
 ) -> ForgetTopicReport:
     """Remove every memory about a topic (text match and embedding similarity), wherever the
-    graph lives. `dry_run` (the default) only lists what would go."""
+    graph lives. `dry_run` (the default) only lists what would go: the API answers it itself,
+    starting no workflow, so a topic only looked at never enters the orchestrator's history."""
     resources = resources_of(request)
     scope = scope_of(who, user_id)
     await known_user(resources, scope)
-    if not body.dry_run:
-        await retell_pending(resources, scope)
+    min_similarity = body.min_similarity or resources.settings.forget_min_similarity
+    if body.dry_run:  # answered here: a look at a topic starts no workflow (issue 37)
+        return await preview_forget(
+            scope,
+            body.topic,
+            min_similarity,
+            graph=resources.graph,
+            archive=resources.archive(),
+            embedder=resources.embedder,
+            embed_threads=resources.settings.api_embed_threads,
+        )
+    await retell_pending(resources, scope)
     client = await resources.temporal()
     request_id = uuid.uuid4().hex[:12]
     return await client.execute_workflow(
@@ -73,7 +85,7 @@ async def forget(
             user_id=scope.user_id,
             topic=body.topic,
             dry_run=body.dry_run,
-            min_similarity=body.min_similarity or resources.settings.forget_min_similarity,
+            min_similarity=min_similarity,
             embed_task_queue=resources.settings.task_queue_gpu,
         ),
         id=f"forget-{scope.tenant_id}-{scope.user_id}-{request_id}",

@@ -82,11 +82,17 @@ async def test_a_three_week_conversation_is_remembered_with_sources(
     used_sources = {s for m in answer.memories for s in m.sources}
     # The chain's evidence that lasts: the interview and the underpreparation. The frustration
     # after it is a negative emotional note (both messages, since "Злюсь на себя из-за..." is
-    # typed as one): forgotten within days of activity (spec §3.3, coefficient 0.5), and the
-    # context leaves forgotten memories out. (It passed before only while the Russian message
-    # was mistyped as an open loop.)
+    # typed as one): faded within days of activity (spec §3.3, coefficient 0.5), out of the
+    # default context. A question about the interview singles it out, so it may come back,
+    # recognised (`recalled`), never from the default pool; a vague question leaves it out
+    # (issue 32: a faded negative note is not noise to a question that names it).
+    frustration = {"w3-frustration", "w3-ru-frustration"}
     assert used_sources & {"w1-interview", "w3-interview-done"}, answer.memories
-    assert not used_sources & {"w3-frustration", "w3-ru-frustration"}, answer.memories
+    for used in answer.memories:
+        if frustration & set(used.sources):
+            assert used.recalled, used
+    vague = await client.context(user, "How are you doing today?")
+    assert not frustration & {s for m in vague.memories for s in m.sources}, vague.memories
     assert used_sources & {"w2-underprep", "w2-ru-stress", "w1-busy"}, answer.memories
     assert [m.score for m in answer.memories] == sorted(
         (m.score for m in answer.memories), reverse=True

@@ -13,6 +13,7 @@ import pytest
 from selfimprint.adapters.neo4j import open_driver
 from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
 from selfimprint.adapters.neo4j.message_log import MessageLogs
+from selfimprint.adapters.temporal import connect
 from selfimprint.client import ApiError, SelfImprintClient
 from selfimprint.config import Settings
 from selfimprint.domain.messages import Message, Role
@@ -36,6 +37,21 @@ async def finished(client: SelfImprintClient, operation_id: str) -> dict[str, An
             return status
         await asyncio.sleep(1)
     raise AssertionError(f"{operation_id} still {status['status']}")
+
+
+async def forget_workflows(settings: Settings, scope: UserScope) -> int:
+    """How many forget workflows the user has (visibility is eventually consistent: waits for
+    at least one, up to ten seconds)."""
+    temporal = await connect(settings)
+    prefix = f"forget-{scope.tenant_id}-{scope.user_id}-"
+    query = 'WorkflowType = "ForgetTopicWorkflow"'
+    found: list[str] = []
+    for _ in range(20):
+        found = [w.id async for w in temporal.list_workflows(query) if w.id.startswith(prefix)]
+        if found:
+            break
+        await asyncio.sleep(0.5)
+    return len(found)
 
 
 async def test_correct_forget_export_and_delete(
@@ -77,6 +93,9 @@ async def test_correct_forget_export_and_delete(
     assert any(m["id"] == first["id"] for m in await client.memories(user))
     done = await client.forget(user, "chess", dry_run=False)
     assert {m["id"] for m in done["memories"]} == {m["id"] for m in preview["memories"]}
+    # The dry run was answered by the API: the only forget workflow is the real one (issue 37:
+    # a topic the user only looked at never enters Temporal's history).
+    assert await forget_workflows(stack_settings, scope) == 1
     assert all("chess" not in m["content"].lower() for m in await client.memories(user))
     # DELETE of a memory the forget already removed: gone is gone, 204 (issue 36).
     await client.delete_memory(user, first["id"])

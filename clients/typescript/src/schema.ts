@@ -356,7 +356,8 @@ export interface paths {
         /**
          * Forget
          * @description Remove every memory about a topic (text match and embedding similarity), wherever the
-         *     graph lives. `dry_run` (the default) only lists what would go.
+         *     graph lives. `dry_run` (the default) only lists what would go: the API answers it itself,
+         *     starting no workflow, so a topic only looked at never enters the orchestrator's history.
          */
         post: operations["forget_v1_users__user_id__forget_post"];
         delete?: never;

@@ -1,0 +1,80 @@
+"""A forget's dry run, answered by the API itself (issue 37): what "forget X" would remove,
+from every place the user's graph is (Neo4j, the warm and cold objects, soft-reset archives),
+without starting a workflow, so a topic the user only looked at never enters Temporal's
+history. The real forget stays a workflow (durable, retried, replayed after overlapping graph
+operations); both match with the same functions (`activities.forget.topic_matches`)."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+
+from activities.forget import (
+    ForgetTopicReport,
+    TopicVector,
+    forgotten,
+    topic_matches,
+    without_nodes,
+)
+from selfimprint.adapters.graph_archive import GraphArchive
+from selfimprint.adapters.neo4j import Neo4jGraphStore
+from selfimprint.domain.models import Node
+from selfimprint.domain.users import Tier, UserScope
+from selfimprint.ports import Embedder, ForgottenMemory, GraphSnapshot
+from selfimprint.service.embedding_lane import embed_off_loop
+
+
+async def preview_forget(
+    scope: UserScope,
+    topic: str,
+    min_similarity: float | None,
+    *,
+    graph: Neo4jGraphStore,
+    archive: GraphArchive,
+    embedder: Embedder,
+    embed_threads: int,
+) -> ForgetTopicReport:
+    """The memories a forget of `topic` would remove (by words, and by meaning at
+    `min_similarity` when given), the edges that would go with them, where they are, and the
+    sleep results citing them or naming the topic. Changes nothing."""
+    vector = None
+    if min_similarity is not None:
+        (embedded,) = await embed_off_loop(embedder.embed_queries, [topic], embed_threads)
+        vector = TopicVector(model=embedder.model_id, vector=embedded)
+    store = graph.for_user(scope.tenant_id, scope.user_id)
+    found: dict[str, ForgottenMemory] = {}
+    places: list[str] = []
+    edges = 0
+
+    def look(place: str, snapshot: GraphSnapshot) -> None:
+        nonlocal edges
+        matched: list[Node] = topic_matches(snapshot.nodes, topic, vector, min_similarity)
+        if matched:
+            places.append(place)
+            edges += without_nodes(snapshot, {n.id for n in matched})[1]
+            found.update((m.id, m) for m in forgotten(matched))
+
+    if (await store.counts()).nodes:
+        look("neo4j", await store.export_graph(datetime.now(UTC)))
+    for key in await asyncio.to_thread(_archived_keys, archive, scope):
+        read = await asyncio.to_thread(archive.read_key, scope.tenant_id, scope.user_id, key)
+        look(key, read.snapshot)
+    derived = await store.forget_derived(sorted(found), topic, dry_run=True)
+    return ForgetTopicReport(
+        dry_run=True,
+        memories=sorted(found.values(), key=lambda m: m.id),
+        edges=edges,
+        places=places,
+        derived=derived,
+    )
+
+
+def _archived_keys(archive: GraphArchive, scope: UserScope) -> list[str]:
+    """The user's graph objects in S3: the warm and cold tiers' (when present) and every
+    soft-reset archive, as the forget workflow visits them."""
+    keys = [
+        archive.key(scope.tenant_id, scope.user_id, tier)
+        for tier in (Tier.WARM, Tier.COLD)
+        if archive.head(scope.tenant_id, scope.user_id, tier) is not None
+    ]
+    return keys + archive.reset_archives(scope.tenant_id, scope.user_id)
