@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from neo4j import AsyncDriver
 from temporalio import activity
-from temporalio.client import Client
+from temporalio.client import Client, WorkflowUpdateFailedError
 from temporalio.worker import Worker
 
 from activities.ingestion import ExtractionActivities, IngestionActivities
@@ -35,6 +35,7 @@ from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
 from selfimprint.adapters.neo4j.ingestion_stage import IngestionStages
 from selfimprint.adapters.neo4j.message_log import MessageLogs
 from selfimprint.adapters.temporal import connect
+from selfimprint.cli.sleep import _set_paused
 from selfimprint.config import Settings
 from selfimprint.domain.messages import Message, Role
 from selfimprint.domain.models import Belief, HypothesisStatus, Node, NodeType, Valence
@@ -327,6 +328,82 @@ async def test_the_lifecycle_is_searchable_in_the_temporal_ui(
         assert desc.typed_search_attributes.get(NEXT_SLEEP_KEY) is not None
         assert "paid/hot" in str((await desc.memo()).get("summary"))
         await handle.terminate("test over")
+
+
+async def _visible(client: Client, query: str) -> bool:
+    for _ in range(100):
+        if [w async for w in client.list_workflows(query)]:
+            return True
+        await asyncio.sleep(0.2)
+    return False
+
+
+async def test_pause_and_resume_are_idempotent_searchable_and_refuse_a_sleep(
+    client: Client, stack_settings: Settings
+) -> None:
+    """Issue 35: `selfimprint sleep pause|resume` (the CLI's `_set_paused`, on the real
+    Temporal server) per user and for every running lifecycle of a tenant: a second pause says
+    "already paused", the UI's `SelfImprintPaused` search attribute follows, and a sleep asked
+    for while paused is rejected by the workflow's validator."""
+    queue = f"life-{uuid.uuid4().hex[:8]}"
+    tenant = f"tpause{uuid.uuid4().hex[:6]}"
+    ingestion = IngestionStub()
+    cpu = Worker(
+        client,
+        task_queue=queue,
+        workflows=[UserLifecycleWorkflow, SleepPhaseWorkflow, TierMoveStub],
+        activities=[ingestion.pending_messages, ingestion.stage_batch],
+    )
+    users = [f"u{uuid.uuid4().hex[:8]}" for _ in range(2)]
+    async with cpu:
+        handles = []
+        for user in users:
+            state = LifecycleState(
+                tenant_id=tenant, user_id=user, queues=TaskQueues(cpu=queue, gpu=f"{queue}-gpu")
+            )
+            handles.append(
+                await client.start_workflow(
+                    UserLifecycleWorkflow.run,
+                    LifecycleInput(state=state),
+                    id=workflow_id(tenant, user),
+                    task_queue=queue,
+                )
+            )
+        first = users[0]
+        assert await _set_paused(stack_settings, tenant, [first], True, "test") == [
+            (first, "paused")
+        ]
+        assert await _set_paused(stack_settings, tenant, [first], True, "test") == [
+            (first, "already paused")
+        ]
+        paused = f'WorkflowId = "{handles[0].id}" AND SelfImprintPaused = "true"'
+        assert await _visible(client, paused), "the pause is not in the search attributes"
+        with pytest.raises(WorkflowUpdateFailedError):
+            await handles[0].execute_update(
+                UserLifecycleWorkflow.request_sleep, SleepRequest(reason="test")
+            )
+        # The whole tenant: the other lifecycle is paused, the first one already was.
+        assert await _visible(
+            client, f'WorkflowId = "{handles[1].id}" AND ExecutionStatus = "Running"'
+        )
+        every = dict(await _set_paused(stack_settings, tenant, None, True, "tenant"))
+        assert every == {first: "already paused", users[1]: "paused"}
+        every = dict(await _set_paused(stack_settings, tenant, None, False, "tenant"))
+        assert every == {first: "resumed", users[1]: "resumed"}
+        assert await _set_paused(stack_settings, tenant, [first], False, "test") == [
+            (first, "already resumed")
+        ]
+        resumed = f'WorkflowId = "{handles[0].id}" AND SelfImprintPaused = "false"'
+        assert await _visible(client, resumed), "the resume is not in the search attributes"
+        ack = await handles[0].execute_update(
+            UserLifecycleWorkflow.request_sleep, SleepRequest(reason="test")
+        )
+        assert ack.accepted
+        # A user without a lifecycle is told so, not paused silently.
+        (answer,) = await _set_paused(stack_settings, tenant, ["nobody"], True, "test")
+        assert answer[1].startswith("no lifecycle"), answer
+        for handle in handles:
+            await handle.terminate("test over")
 
 
 # --- the scripted conversation, ingested and slept on -------------------------------------------
