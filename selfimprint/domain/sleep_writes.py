@@ -136,3 +136,33 @@ class SleepRunRecord(_Frozen):
     started_at: AwareDatetime
     finished_at: datetime | None = None
     operations: tuple[str, ...] = ()
+
+
+def orphan_summary(beginning_run_id: str) -> str:
+    """What an orphaned pass's record says once closed (`closed_orphan`)."""
+    text = (
+        "Sleep failed: orphaned: the pass ended without closing its record (its lifecycle was "
+        "terminated or reset mid-pass, or it failed before failures were recorded); closed "
+        f"when {beginning_run_id} began"
+    )
+    return text[:MAX_SUMMARY_CHARS]
+
+
+def closed_orphan(run: SleepRunRecord, beginning: SleepRunRecord) -> SleepRunRecord | None:
+    """Issue 35: one pass runs at a time per user, so when a pass begins, another record of the
+    user still `running` belongs to a pass that ended without closing it. It is closed as
+    failed, saying so; None when `run` is not such an orphan. The Neo4j store applies the same
+    rule in Cypher (`adapters.neo4j.sleep_results.record_run`)."""
+    if (
+        beginning.status is not SleepStatus.RUNNING
+        or run.status is not SleepStatus.RUNNING
+        or run.run_id == beginning.run_id
+    ):
+        return None
+    return run.model_copy(
+        update={
+            "status": SleepStatus.FAILED,
+            "finished_at": beginning.started_at,
+            "summary": orphan_summary(beginning.run_id),
+        }
+    )

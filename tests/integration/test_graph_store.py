@@ -46,6 +46,7 @@ from selfimprint.domain.models import (
     Valence,
     safe_id,
 )
+from selfimprint.domain.sleep_writes import SleepRunRecord, SleepStatus
 from selfimprint.ports import (
     Contradiction,
     HypothesisRecord,
@@ -663,3 +664,25 @@ async def test_no_read_returns_another_users_data(
     assert {(e.source_id, e.target_id) for e in snapshot.edges} == set(mine)
     report = await reader.forget_topic(TopicSelector(text="topic"), dry_run=True)
     assert [m.id for m in report.memories] == expected
+
+
+async def test_a_beginning_sleep_pass_closes_the_records_others_left_running(
+    graph: Neo4jUserGraph,
+) -> None:
+    """Issue 35: a record left `running` (a lifecycle terminated mid-pass) is closed as failed,
+    saying why, when the user's next pass begins; finished records are left as they are."""
+    start = NOW - timedelta(days=2)
+    await graph.record_sleep_run(
+        SleepRunRecord(run_id="done", depth="full", status=SleepStatus.COMPLETED, started_at=start)
+    )
+    await graph.record_sleep_run(
+        SleepRunRecord(run_id="lost", depth="full", status=SleepStatus.RUNNING, started_at=start)
+    )
+    await graph.record_sleep_run(
+        SleepRunRecord(run_id="next", depth="light", status=SleepStatus.RUNNING, started_at=NOW)
+    )
+    lost, done, running = [await graph.sleep_run(i) for i in ("lost", "done", "next")]
+    assert lost is not None and lost.status is SleepStatus.FAILED
+    assert lost.finished_at == NOW and lost.summary.startswith("Sleep failed: orphaned")
+    assert done is not None and done.status is SleepStatus.COMPLETED
+    assert running is not None and running.status is SleepStatus.RUNNING

@@ -42,7 +42,7 @@ from selfimprint.domain.fading import FadingConfig
 from selfimprint.domain.ingestion.extraction import Extraction
 from selfimprint.domain.messages import Message, Role
 from selfimprint.domain.models import Edge, Hypothesis, Node
-from selfimprint.domain.sleep_writes import SleepRunRecord, SleepWrites
+from selfimprint.domain.sleep_writes import SleepRunRecord, SleepWrites, closed_orphan
 from selfimprint.ports import (
     CompactionOutcome,
     ForgetReport,
@@ -113,6 +113,10 @@ class MemoryGraph:
         return True
 
     async def record_sleep_run(self, run: SleepRunRecord) -> None:
+        for other in list(self.runs.values()):
+            closed = closed_orphan(other, run)
+            if closed is not None:
+                self.runs[other.run_id] = closed
         self.runs[run.run_id] = run
 
     async def active_pattern_node_ids(self) -> list[str]:

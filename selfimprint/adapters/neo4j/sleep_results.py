@@ -19,7 +19,13 @@ from selfimprint.adapters.neo4j import forgetting, writes
 from selfimprint.adapters.neo4j.records import chunked
 from selfimprint.domain.patterns import Pattern
 from selfimprint.domain.scheduled_triggers import OpenLoopQuestion, ScheduledTrigger
-from selfimprint.domain.sleep_writes import SleepRunRecord, SleepStatus, SleepWrites, WeightChange
+from selfimprint.domain.sleep_writes import (
+    SleepRunRecord,
+    SleepStatus,
+    SleepWrites,
+    WeightChange,
+    orphan_summary,
+)
 from selfimprint.domain.users import UserScope
 
 BATCH = 500
@@ -36,6 +42,15 @@ _RECORD_RUN = """
 MERGE (r:SleepRun {scope: $scope, id: $run})
   ON CREATE SET r.tenant_id = $tenant_id, r.operations = []
 SET r += $props
+"""
+
+# A pass beginning closes the user's other records still running (domain.sleep_writes.
+# closed_orphan): one pass runs at a time, so they are orphans.
+_CLOSE_ORPHANS = """
+MATCH (r:SleepRun {scope: $scope, status: 'running'})
+WHERE r.id <> $run
+SET r.status = 'failed', r.finished_at = $now, r.summary = $summary
+RETURN count(r) AS closed
 """
 
 _GET_RUN = """
@@ -231,6 +246,14 @@ async def apply_writes(
 
 
 async def record_run(tx: AsyncManagedTransaction, scope: UserScope, run: SleepRunRecord) -> None:
+    if run.status is SleepStatus.RUNNING:
+        await tx.run(
+            _CLOSE_ORPHANS,
+            scope=scope.key,
+            run=run.run_id,
+            now=_utc(run.started_at),
+            summary=orphan_summary(run.run_id),
+        )
     props = {
         "depth": run.depth,
         "status": run.status.value,
