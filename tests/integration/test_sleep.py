@@ -285,17 +285,31 @@ async def test_a_worker_killed_mid_pass_leaves_no_duplicates(
     assert len(runs) == 1 and runs[0]["status"] == "completed"
 
 
-async def test_the_lifecycle_is_searchable_in_the_temporal_ui(
-    client: Client, graph_store: Neo4jGraphStore
-) -> None:
-    queue = f"life-{uuid.uuid4().hex[:8]}"
+def _lifecycle_worker(client: Client, queue: str) -> Worker:
+    """A worker for lifecycles on `queue` whose ingestion finds nothing to extract."""
     ingestion = IngestionStub()
-    cpu = Worker(
+    return Worker(
         client,
         task_queue=queue,
         workflows=[UserLifecycleWorkflow, SleepPhaseWorkflow, TierMoveStub],
         activities=[ingestion.pending_messages, ingestion.stage_batch],
     )
+
+
+async def _visible(client: Client, query: str) -> bool:
+    """Whether a workflow matches `query` within 20 s (visibility is eventually consistent)."""
+    for _ in range(100):
+        if [w async for w in client.list_workflows(query)]:
+            return True
+        await asyncio.sleep(0.2)
+    return False
+
+
+async def test_the_lifecycle_is_searchable_in_the_temporal_ui(
+    client: Client, graph_store: Neo4jGraphStore
+) -> None:
+    queue = f"life-{uuid.uuid4().hex[:8]}"
+    cpu = _lifecycle_worker(client, queue)
     user = f"u{uuid.uuid4().hex[:8]}"
     state = LifecycleState(
         tenant_id="tsleep", user_id=user, queues=TaskQueues(cpu=queue, gpu=f"{queue}-gpu")
@@ -318,24 +332,11 @@ async def test_the_lifecycle_is_searchable_in_the_temporal_ui(
         query = (
             f'WorkflowId = "{handle.id}" AND SelfImprintPlan = "paid" AND SelfImprintTier = "hot"'
         )
-        for _ in range(100):
-            found = [w async for w in client.list_workflows(query)]
-            if found:
-                break
-            await asyncio.sleep(0.2)
-        assert found, "not visible with its search attributes"
+        assert await _visible(client, query), "not visible with its search attributes"
         desc = await handle.describe()
         assert desc.typed_search_attributes.get(NEXT_SLEEP_KEY) is not None
         assert "paid/hot" in str((await desc.memo()).get("summary"))
         await handle.terminate("test over")
-
-
-async def _visible(client: Client, query: str) -> bool:
-    for _ in range(100):
-        if [w async for w in client.list_workflows(query)]:
-            return True
-        await asyncio.sleep(0.2)
-    return False
 
 
 async def test_pause_and_resume_are_idempotent_searchable_and_refuse_a_sleep(
@@ -347,13 +348,7 @@ async def test_pause_and_resume_are_idempotent_searchable_and_refuse_a_sleep(
     for while paused is rejected by the workflow's validator."""
     queue = f"life-{uuid.uuid4().hex[:8]}"
     tenant = f"tpause{uuid.uuid4().hex[:6]}"
-    ingestion = IngestionStub()
-    cpu = Worker(
-        client,
-        task_queue=queue,
-        workflows=[UserLifecycleWorkflow, SleepPhaseWorkflow, TierMoveStub],
-        activities=[ingestion.pending_messages, ingestion.stage_batch],
-    )
+    cpu = _lifecycle_worker(client, queue)
     users = [f"u{uuid.uuid4().hex[:8]}" for _ in range(2)]
     async with cpu:
         handles = []
