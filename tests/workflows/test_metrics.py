@@ -8,7 +8,6 @@ import asyncio
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import uuid
@@ -24,6 +23,7 @@ from temporalio.testing import WorkflowEnvironment
 from selfimprint.config import Settings
 from selfimprint.domain.sleep_policy import Depth
 from selfimprint.domain.sleep_writes import SleepStatus
+from tests.ports import free_port
 from tests.temporal_server import start_test_server
 from tests.workflows.support import (
     Harness,
@@ -43,13 +43,6 @@ pytestmark = pytest.mark.workflows
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port
-
-
 def sample(text: str, name: str, **labels: str) -> float | None:
     """The value of the first sample `name{...}` whose labels include these."""
     for line in text.splitlines():
@@ -66,7 +59,7 @@ def sample(text: str, name: str, **labels: str) -> float | None:
 async def sdk_metrics() -> AsyncIterator[tuple[WorkflowEnvironment, str]]:
     """A time-skipping server whose client (and so its workers) use the runtime the worker
     process would build, serving Prometheus on a free port."""
-    port = _free_port()
+    port = free_port()
     runtime = temporal_runtime(Settings(bind_host="127.0.0.1", worker_sdk_metrics_port=port))
     assert runtime is not None
     environment = await start_test_server(pydantic_data_converter, runtime)
@@ -119,7 +112,7 @@ async def test_a_sleep_run_and_the_worker_slots_are_served_for_prometheus(
 async def test_the_gpu_worker_process_serves_app_and_sdk_metrics(
     tmp_path: Path, env: WorkflowEnvironment
 ) -> None:
-    app_port, sdk_port = _free_port(), _free_port()
+    app_port, sdk_port = free_port(), free_port()
     queue = f"gpu-{uuid.uuid4().hex[:10]}"
     environ = {
         **{k: v for k, v in os.environ.items() if not k.startswith(("SELFIMPRINT_", "OTEL_"))},

@@ -12,7 +12,6 @@ server: the latter drops the header of a signal-with-start's signal, and with it
 
 from __future__ import annotations
 
-import socket
 import sys
 import uuid
 from collections.abc import AsyncIterator, Iterator, Sequence
@@ -25,6 +24,8 @@ from temporalio.client import Client
 from temporalio.common import WorkflowIDConflictPolicy
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
+
+from tests.ports import refused_port
 
 with workflow.unsafe.imports_passed_through():
     import boto3
@@ -53,13 +54,6 @@ async def dev_server() -> AsyncIterator[WorkflowEnvironment]:
     await environment.shutdown()
 
 
-def _closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port  # nothing listens once the socket is closed
-
-
 class ProbeAnswer(BaseModel):
     ok: bool
 
@@ -67,7 +61,7 @@ class ProbeAnswer(BaseModel):
 @activity.defn(name="probe.call_adapters")
 async def call_adapters(key: str) -> str:
     """Calls each adapter once; both fail to connect, which the probe reports, not raises."""
-    dead = f"http://127.0.0.1:{_closed_port()}"
+    dead = f"http://127.0.0.1:{refused_port()}"
     llm = OpenAICompatibleLLM(f"{dead}/v1", "none", "x", timeout_s=2.0)
     try:
         await llm.complete_json([{"role": "user", "content": key}], ProbeAnswer, max_tokens=8)
