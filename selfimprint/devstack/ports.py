@@ -6,8 +6,10 @@ import random
 
 from selfimprint.devstack.process import port_in_use
 
-# SeaweedFS also binds port + 10000 for gRPC, so candidates stay below 55535.
-_LOW, _HIGH = 20_000, 45_000
+# SeaweedFS also binds port + 10000 for gRPC. Both stay below Linux's ephemeral range (32768+
+# by default), so an outgoing connection cannot take a chosen port between this check and the
+# service's bind.
+_LOW, _HIGH = 10_000, 22_700
 
 
 def free_ports(count: int, host: str = "127.0.0.1", seed: int | None = None) -> list[int]:
