@@ -4,17 +4,23 @@ English: no named-entity model ships inside a wheel on PyPI (spaCy's, Stanza's a
 downloaded from their own servers at run time), so a capitalised word counts as a person where the
 sentence treats it as one: after a relation word ("my colleague Marta"), before a verb of people
 ("Marta offered"), after a social verb ("met Marta", "with Marta"), or when it is a name the user
-already told of. Russian: natasha's slovnet NER (its model is in the wheel) and pymorphy2's
+already told of. A first name of the gazetteer (data/first_names_census.txt, data/names.toml) is
+a person wherever it stands and in any case ("jake bailed", "BERNIE CALLED IT", "callums
+girlfriend"), unless it is also an everyday word ("will", "grace"): those count only capitalised
+inside a sentence. Russian: natasha's slovnet NER (its model is in the wheel) and pymorphy2's
 dictionary of first names (grammeme Name) give the name in its dictionary form ("с Мартой" ->
-"Марта"). Either way a relation word next to the name says who they are.
+"Марта"), lowercase ("с олей") and in possessive adjectives ("Олина мама" -> "Оля") too.
+Either way a relation word next to the name says who they are.
 """
 
 from __future__ import annotations
 
 import re
+import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
+from importlib import resources
 from typing import Any
 
 from selfimprint.domain.structured.cues import LanguageCues, normalise
@@ -49,7 +55,40 @@ def _tokens(text: str) -> list[_Token]:
     return [_Token(m.group(0), m.start(), m.end()) for m in _WORD.finditer(text)]
 
 
-_COPULAS = frozenset({"is", "was", "'s", "been", "это", "a", "an"})
+@dataclass(frozen=True)
+class Gazetteer:
+    names: frozenset[str]  # lowercase first names
+    words: frozenset[str]  # names that are also everyday words ("will", "grace")
+
+    def name_of(self, word: str, *, inside: bool) -> str | None:
+        """The name `word` spells ("jake", "JAKE", "callums" -> "Jake", "Callum"), or None.
+
+        `inside`: the word is capitalised inside a sentence, where even a name that is also a
+        word ("Will", "Grace") is one."""
+        key = word.casefold()
+        if key in _SKIP or len(key) < 2 or (key in self.words and not inside):
+            return None
+        if key not in self.names and word.islower() and key.endswith("s"):
+            key = key[:-1]  # "callums girlfriend": a possessive typed without its apostrophe
+            if len(key) < 4 or key in self.words:
+                return None
+        if key not in self.names or (key in self.words and not inside):
+            return None
+        return "-".join(part.capitalize() for part in key.split("-"))
+
+
+@cache
+def gazetteer() -> Gazetteer:
+    data = resources.files("selfimprint.domain.structured").joinpath("data")
+    census = data.joinpath("first_names_census.txt").read_text(encoding="utf-8").splitlines()
+    written = tomllib.loads(data.joinpath("names.toml").read_text(encoding="utf-8"))
+    names = {n.strip() for n in census if n.strip() and not n.startswith("#")}
+    return Gazetteer(
+        names=frozenset(names | set(written["extra"])), words=frozenset(written["words"])
+    )
+
+
+_COPULAS = frozenset({"is", "was", "'s", "been", "это", "a", "an", "the"})
 # After a sentence-initial word these say nothing of a person ("Work is crazy", "Life has ...").
 _WEAK_AFTER = re.compile(r"^\s+(?:is|was|has|had|just|always|never|got|keeps|kept)\b", re.I)
 # Titles stand between a relation word and a name ("my therapist Dr. Brandt").
@@ -96,7 +135,7 @@ def _relation_near(
     j = index + 1
     while j < len(tokens) and j <= index + 2 and tokens[j].text.casefold() in _COPULAS:
         j += 1
-    after_article = tokens[j - 1].text.casefold() in ("a", "an")
+    after_article = tokens[j - 1].text.casefold() in ("a", "an", "the")
     possessive = j < len(tokens) and tokens[j].text.casefold() in _POSSESSIVES
     if possessive or after_article:
         for k in (j + 1, j + 2) if possessive else (j, j + 1):
@@ -107,9 +146,47 @@ def _relation_near(
     return None, name.start, name.end
 
 
+# Who a name is by the group the user knows them from ("Keisha from work", "Hannah from uni",
+# "Костя с работы"): issue 34's everyday phrasings of colleague and classmate.
+_GROUP_AFTER = (
+    (
+        "colleague",
+        re.compile(
+            r"^,?\s+(?:(?:from|at)\s+(?:work|the office|my (?:work|job|office|team))|on my team"
+            r"|с работы|с моей работы)\b",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "classmate",
+        re.compile(
+            r"^,?\s+(?:from\s+(?:uni|university|college|class|my (?:course|class|program"
+            r"|programme))|из (?:универа|института|университета|группы|класса))\b",
+            re.IGNORECASE,
+        ),
+    ),
+)
+
+
+# A capitalised word before these names a place ("Myrtle Beach", "Sydney Road"), not a person.
+_PLACE_NOUNS = frozenset(
+    {
+        "avenue", "bank", "bay", "beach", "bridge", "centre", "center", "church", "city",
+        "college", "county", "court", "drive", "hall", "hill", "hospital", "island", "lake",
+        "lane", "market", "mountain", "park", "place", "point", "river", "road", "school",
+        "square", "station", "street", "tower", "university", "valley", "way",
+    }
+)  # fmt: skip
+
+
+def _group_relation(after: str) -> str | None:
+    return next((relation for relation, said in _GROUP_AFTER if said.match(after)), None)
+
+
 def _english(text: str, cues: LanguageCues, known: frozenset[str]) -> list[PersonMention]:
     tokens = _tokens(text)
     found: list[PersonMention] = []
+    names = gazetteer()
     # Multi-word relation words ("best friend") are read by their last word.
     single = {w.split()[-1]: r for w, r in cues.relations.items()}
 
@@ -118,28 +195,48 @@ def _english(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
 
     for i, token in enumerate(tokens):
         word = token.text
-        if (
-            not _CAPITALISED.match(word)
-            or word in cues.not_names
-            or word.casefold() in _SKIP
-            or word.casefold() in _TITLES
-        ):
+        key = word.casefold()
+        if word in cues.not_names or key in _SKIP or key in _TITLES or key in single:
             continue
+        if i + 1 < len(tokens) and tokens[i + 1].text.isdigit():
+            continue  # "Ward 9", "Year 7": a place or a time
+        if i and tokens[i - 1].text.casefold() in ("st", "saint"):
+            continue  # "St Mary's"
+        if key in _PLACE_NOUNS and i and _CAPITALISED.match(tokens[i - 1].text):
+            continue  # "Myrtle Beach"
         before, after = text[: token.start], text[token.end :]
-        relation, start, end = _relation_near(tokens, i, relation_of)
         at_start = bool(_SENTENCE_START.search(before))
-        place_like = bool(_PLACE_BEFORE.search(before))
+        capitalised = bool(_CAPITALISED.match(word))
+        listed = names.name_of(word, inside=capitalised and not at_start)
+        titled = i > 0 and tokens[i - 1].text.casefold() in _TITLES and word.isalpha()
+        if not capitalised and listed is None and not titled and key not in known:
+            continue
+        relation, start, end = _relation_near(tokens, i, relation_of)
+        relation = relation or _group_relation(after)
+        owner = i + 1 < len(tokens) and tokens[i + 1].text == "'s"
+        # "at Leah's" is hers, "at Lowe's" a shop: only a known first name owns the place.
+        place_like = bool(_PLACE_BEFORE.search(before)) and not (owner and listed)
+        following = tokens[i + 1].text.casefold() if i + 1 < len(tokens) else ""
+        if following in _PLACE_NOUNS or (i and tokens[i - 1].text.casefold() == "the"):
+            listed = None  # "Myrtle Beach", "Sydney Road", "the King's Birthday"
         verb_after = cues.name_before.match(after) if cues.name_before else None
         if verb_after and at_start and _WEAK_AFTER.match(after):
             verb_after = None  # "Work is crazy": any sentence opens with a capital
         person_like = (
-            word.casefold() in known
+            key in known
+            or titled
             or relation is not None
-            or (not place_like and verb_after is not None)
-            or (not at_start and bool(cues.name_after and cues.name_after.search(before)))
+            or (listed is not None and not place_like)
+            or (capitalised and not place_like and verb_after is not None)
+            or (
+                capitalised
+                and not at_start
+                and bool(cues.name_after and cues.name_after.search(before))
+            )
         )
         if person_like:
-            found.append(PersonMention(word, relation, start, end))
+            name = listed or (word if capitalised else word.capitalize())
+            found.append(PersonMention(name, relation, start, end))
     return found
 
 
@@ -181,11 +278,21 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
     found: list[PersonMention] = []
     for i, token in enumerate(tokens):
         word = token.text
-        if not _CAPITALISED.match(word) or word in cues.not_names:
+        shouted = word.isupper() and len(word) > 2
+        if shouted:
+            word = word.capitalize()  # "ОЛЯ ДОВОЛЬНАЯ": shouted, still a name
+        owner = _owner(word, morph)  # "Олина мама", "Серёгина Танька": Оля's, Серёга's
+        lowercase = word.islower()
+        if lowercase:
+            name = owner or _lowercase_first_name(word, morph)
+            if name is None:
+                continue
+        elif not _CAPITALISED.match(word) or word in cues.not_names:
             continue
-        if i and _patronymic(tokens[i - 1].text, morph) is None and _patronymic(word, morph):
+        elif i and _patronymic(tokens[i - 1].text, morph) is None and _patronymic(word, morph):
             continue  # joined to the name before it
-        name = _first_name(word, morph)
+        else:
+            name = owner or _first_name(word, morph)
         in_ner = any(start <= token.start < stop for start, stop in tagged)
         if name is None and (not in_ner or _not_a_noun(word, morph)):
             continue
@@ -194,25 +301,67 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
             continue
         relation, start, end = _relation_near(tokens, i, relation_of)
         at_start = bool(_SENTENCE_START.search(text[: token.start]))
-        if name is not None and at_start and not in_ner and name.casefold() not in known:
+        sure = lowercase or shouted or owner is not None or in_ner
+        if name is not None and at_start and not sure and name.casefold() not in known:
             # Sentence-initial capitals are every word's; a dictionary name there needs a verb
             # after it ("Марта напомнила") or a relation word by it ("Марта — моя коллега").
             following = tokens[i + 1].text if i + 1 < len(tokens) else ""
             verb = any("VERB" in p.tag for p in morph.parse(following)[:1])
-            if not verb and relation is None:
+            if not verb and relation is None and relation_of(following) is None:
                 continue
         full = name or word
-        if i + 1 < len(tokens):
+        after = i + 1
+        if owner is None and i + 1 < len(tokens):
             patronymic = _patronymic(tokens[i + 1].text, morph)
             if patronymic:
-                full, end = f"{full} {patronymic}", max(end, tokens[i + 1].end)
-        found.append(PersonMention(full, relation, start, end))
+                full, end, after = f"{full} {patronymic}", max(end, tokens[i + 1].end), i + 2
+        if relation is None and owner is None:
+            # "Катя сеструха младшая", "Гена начальник гаража", "Оля, жена моя", "Рустам с работы"
+            said = relation_of(tokens[after].text) if after < len(tokens) else None
+            relation = said or _group_relation(text[end:])
+        found.append(PersonMention(full, None if owner else relation, start, end))
     return found
 
 
+# Lowercase words pymorphy2 reads as first names that are more often everyday words.
+_RU_NOT_NAMES = frozenset({"роза", "лев", "мила", "гена", "вера", "слава", "роман", "любовь"})
+
+
+def _lowercase_first_name(word: str, morph: Any) -> str | None:
+    """A first name typed in lowercase ("с олей", "мишка" no: a teddy bear first), or None: only
+    when the dictionary's likeliest reading of the word is the name."""
+    best = morph.parse(word)[0]
+    if not morph.word_is_known(word) or "Name" not in best.tag or best.score < 0.6:
+        return None  # an unknown word ("сесия", a typo) is guessed a name by its ending
+    if best.normal_form in _RU_NOT_NAMES:
+        return None
+    return str(best.normal_form).capitalize()
+
+
+_OWNER_ENDINGS = re.compile(
+    r"^(\w{2,}?)(?:ин|ина|ину|иной|ины|иных|иного|иному|ином|ын|ына|ыну|ыной)$"
+)
+
+
+def _owner(word: str, morph: Any) -> str | None:
+    """The name a possessive adjective is made of ("Олина" -> "Оля", "серёгина" -> "Серёга"),
+    or None. A word the dictionary reads as a name itself ("Марина") is that name."""
+    match = _OWNER_ENDINGS.match(word.casefold())
+    if match is None:
+        return None
+    best = morph.parse(word)[0]
+    if "Name" in best.tag or not (best.tag.POS == "ADJF" or "Surn" in best.tag):
+        return None  # "Марина" is a name, "тишина" a noun
+    for ending in ("а", "я"):
+        base = morph.parse(match.group(1) + ending)[0]
+        if "Name" in base.tag and base.score >= 0.5:
+            return str(base.normal_form).capitalize()
+    return None
+
+
 def _patronymic(word: str, morph: Any) -> str | None:
-    """A patronymic's nominative ("Викторовны" -> "Викторовна"), or None."""
-    if not _CAPITALISED.match(word):
+    """A patronymic's nominative ("Викторовны", "петровной" -> "Викторовна", "Петровна")."""
+    if not (_CAPITALISED.match(word) or word.islower()):
         return None
     for parse in morph.parse(word):
         if "Patr" in parse.tag:

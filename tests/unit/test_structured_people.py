@@ -1,0 +1,89 @@
+"""Names wherever they stand and in any case, possessives, places and everyday relation words
+(issue 34): what `find_people` reads out of one message, both sides of each rule."""
+
+from __future__ import annotations
+
+import pytest
+
+from selfimprint.domain.structured.cues import cues
+from selfimprint.domain.structured.people import find_people, gazetteer
+
+pytestmark = pytest.mark.unit
+
+
+def _people(text: str, language: str = "en") -> dict[str, str | None]:
+    return {m.name: m.relation for m in find_people(text, cues(language))}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("jake bailed on me again last night", {"Jake": None}),  # lowercase
+        ("GOT THE JOB!!!! BERNIE CALLED IT", {"Bernie": None}),  # shouted
+        ("Callum is the messiest human alive", {"Callum": None}),  # opens the message
+        ("so annoyed, callums girlfriend has moved in", {"Callum": None}),  # possessive, no '
+        ("the guy Ollie from Hannah's birthday added me", {"Ollie": None, "Hannah": None}),
+        ("my mate leah says London rent is criminal", {"Leah": "friend"}),
+        ("Keisha from work is doing a masters", {"Keisha": "colleague"}),
+        ("Hannah from uni is on placement", {"Hannah": "classmate"}),
+        ("my therapist dr feld says I use work to avoid things", {"Feld": "therapist"}),
+        ("anjali is the sweetest housemate ever", {"Anjali": "roommate"}),
+    ],
+)
+def test_english_names_wherever_they_stand(text: str, expected: dict[str, str | None]) -> None:
+    assert _people(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "will do, thanks",  # a name that is an everyday word, lowercase
+        "Grace is what I need right now",  # ... or opening a sentence
+        "Myrtle Beach is off this year",  # a first name before a place noun
+        "I take the tram down Sydney Road",
+        "4 pints at Lowe's after work",  # a shop, not a person
+        "Adaeze runs Ward 9",  # a first name before a number is a place or a time
+        "broke dry jan last night",
+        "my jeans ripped on the bus",  # a plural, not "Jean's"
+    ],
+)
+def test_words_places_and_shops_are_not_people(text: str) -> None:
+    assert "Will" not in _people(text)
+    assert not set(_people(text)) - {"Adaeze"}
+
+
+def test_an_everyday_word_name_counts_capitalised_inside_a_sentence() -> None:
+    assert _people("had lunch with Grace and Mark today") == {"Grace": None, "Mark": None}
+    assert gazetteer().name_of("grace", inside=False) is None
+    assert gazetteer().name_of("Grace", inside=True) == "Grace"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("сегодня с мишкой и олей ездили на озеро", {"Оля": None}),  # мишка: a teddy bear too
+        ("ВЗЯЛИ!!! ОЛЯ ДОВОЛЬНАЯ", {"Оля": None}),
+        ("Олина мама опять к нам на неделю", {"Оля": None}),  # a possessive adjective
+        ("Серёгина Танька меня терпеть не может", {"Серёга": None, "Танька": None}),
+        ("Катя сеструха младшая, в Тюмени работает", {"Катя": "sister"}),
+        ("Рустам с работы говорит что набирают", {"Рустам": "colleague"}),
+        ("созвон с ольгой петровной перенесли", {"Ольга Петровна": None}),
+        ("Мой терапевт Кравченко говорит сдать анализы", {"Кравченко": "doctor"}),
+    ],
+)
+def test_russian_names_lowercase_shouted_and_possessive(
+    text: str, expected: dict[str, str | None]
+) -> None:
+    assert _people(text, "ru") == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "в квартире какая то странная тишина",  # -ина, but a noun, not Тиша's
+        "у нее сесия и она злая",  # an unknown word is not guessed a name
+        "вера не позволяет ему пить",  # a name that is more often a word
+    ],
+)
+def test_russian_words_are_not_people(text: str) -> None:
+    assert _people(text, "ru") == {}
