@@ -87,3 +87,24 @@ def test_russian_names_lowercase_shouted_and_possessive(
 )
 def test_russian_words_are_not_people(text: str) -> None:
     assert _people(text, "ru") == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "expected"),
+    [
+        ("me and Jake broke up again. for good", "en", {"Jake": "ex"}),
+        ("Всё, мы с Толей расстались. Ну и пусть", "ru", {"Толя": "ex"}),
+        ("Jake broke his leg skiing", "en", {"Jake": None}),  # no break-up without "up"
+        ("Valeria's officially my girlfriend now", "en", {"Valeria": "girlfriend"}),
+        ("тимур теперь мой парень", "ru", {"Тимур": "boyfriend"}),
+        ("Сестрёнка моя Люда живёт в Бобруйске", "ru", {"Люда": "sister"}),
+        ("lessons with an instructor called Pete", "en", {"Pete": "teacher"}),
+        ("went for a drink with jake 2 days ago", "en", {"Jake": None}),
+        ("Серега звонил вчера", "ru", {"Серега": None}),  # as written, not "Серёга"
+        ("Серёга звонил вчера", "ru", {"Серёга": None}),
+    ],
+)
+def test_relations_in_everyday_words(
+    text: str, language: str, expected: dict[str, str | None]
+) -> None:
+    assert _people(text, language) == expected

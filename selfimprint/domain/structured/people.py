@@ -88,7 +88,11 @@ def gazetteer() -> Gazetteer:
     )
 
 
-_COPULAS = frozenset({"is", "was", "'s", "been", "это", "a", "an", "the"})
+_COPULAS = frozenset(
+    {"is", "was", "'s", "been", "это", "a", "an", "the", "officially", "now", "теперь",
+     "официально", "уже"}
+)  # fmt: skip
+_BETWEEN = frozenset({"called", "named", "мой", "моя", "моего", "моей", "наш", "наша", "нашего"})
 # After a sentence-initial word these say nothing of a person ("Work is crazy", "Life has ...").
 _WEAK_AFTER = re.compile(r"^\s+(?:is|was|has|had|just|always|never|got|keeps|kept)\b", re.I)
 # Titles stand between a relation word and a name ("my therapist Dr. Brandt").
@@ -128,12 +132,15 @@ def _relation_near(
         if title:
             return title, tokens[before].start, name.end
         before -= 1
+    # "Сестрёнка моя Люда", "my instructor called Pete": a possessive or "called" between.
+    while before > 0 and tokens[before].text.casefold() in _BETWEEN:
+        before -= 1
     if before >= 0:
         relation = relation_of(tokens[before].text)
         if relation:
             return relation, tokens[before].start, name.end
     j = index + 1
-    while j < len(tokens) and j <= index + 2 and tokens[j].text.casefold() in _COPULAS:
+    while j < len(tokens) and j <= index + 3 and tokens[j].text.casefold() in _COPULAS:
         j += 1
     after_article = tokens[j - 1].text.casefold() in ("a", "an", "the")
     possessive = j < len(tokens) and tokens[j].text.casefold() in _POSSESSIVES
@@ -183,6 +190,25 @@ def _group_relation(after: str) -> str | None:
     return next((relation for relation, said in _GROUP_AFTER if said.match(after)), None)
 
 
+# A break-up said with the name makes the partner an ex (the labelling guide's reading): "me and
+# Jake broke up", "nadia and i ended things", "мы с Толей расстались".
+_BREAK_UP = re.compile(
+    r"\b(?:broke up|break up|split up|splitting up|ended things|dumped"
+    r"|расстались|разошлись|расстаёмся|расстаемся)\b",
+    re.IGNORECASE,
+)
+
+
+def _broke_up_with(text: str, mention: PersonMention) -> bool:
+    sentence_end = re.search(r"[.!?\n]", text[mention.end :])
+    rest = (
+        text[mention.end : mention.end + sentence_end.start()]
+        if sentence_end
+        else text[mention.end :]
+    )
+    return bool(_BREAK_UP.search(rest)) and len(rest.split()) <= 6
+
+
 def _english(text: str, cues: LanguageCues, known: frozenset[str]) -> list[PersonMention]:
     tokens = _tokens(text)
     found: list[PersonMention] = []
@@ -198,8 +224,9 @@ def _english(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
         key = word.casefold()
         if word in cues.not_names or key in _SKIP or key in _TITLES or key in single:
             continue
-        if i + 1 < len(tokens) and tokens[i + 1].text.isdigit():
-            continue  # "Ward 9", "Year 7": a place or a time
+        social = bool(cues.name_after and cues.name_after.search(text[: token.start]))
+        if i + 1 < len(tokens) and tokens[i + 1].text.isdigit() and not social:
+            continue  # "Ward 9", "Year 7": a place or a time ("with jake 2 days ago": a person)
         if i and tokens[i - 1].text.casefold() in ("st", "saint"):
             continue  # "St Mary's"
         if key in _PLACE_NOUNS and i and _CAPITALISED.match(tokens[i - 1].text):
@@ -377,7 +404,10 @@ def _not_a_noun(word: str, morph: Any) -> bool:
     return bool(best.tag.POS in {"ADJF", "ADJS", "VERB", "INFN", "PRTF", "PRTS", "ADVB", "GRND"})
 
 
-_AT_PLACE = re.compile(r"\b(?:at|in|joined|left|quit)\s+([A-Z][\w&-]+)|\b(?:в|во)\s+([A-Z][\w&-]+)")
+# "at Leah's" is hers, not a place called Leah: a possessive is left to the people reader.
+_AT_PLACE = re.compile(
+    r"\b(?:at|in|joined|left|quit)\s+([A-Z][\w&-]+)\b(?!'s)|\b(?:в|во)\s+([A-Z][\w&-]+)"
+)
 
 
 def organisations(texts: Iterable[str]) -> frozenset[str]:
@@ -386,6 +416,14 @@ def organisations(texts: Iterable[str]) -> frozenset[str]:
     return frozenset(
         (m.group(1) or m.group(2)) for text in texts for m in _AT_PLACE.finditer(normalise(text))
     )
+
+
+def _as_written(mention: PersonMention, text: str) -> PersonMention:
+    """ "Серега" stays as the user typed it; the dictionary would write "Серёга"."""
+    if "ё" in text[mention.start : mention.end].casefold() or "ё" not in mention.name.casefold():
+        return mention
+    plain = mention.name.replace("ё", "е").replace("Ё", "Е")
+    return PersonMention(plain, mention.relation, mention.start, mention.end)
 
 
 def find_people(
@@ -404,7 +442,16 @@ def find_people(
     known_names = frozenset(k.casefold() for k in known)
     excluded = frozenset(not_people) - {k for k in known if k}
     reader = _russian if cues.language == "ru" else _english
-    mentions = [m for m in reader(clean, cues, known_names) if m.name not in excluded]
+    mentions = [
+        _as_written(m, text) for m in reader(clean, cues, known_names) if m.name not in excluded
+    ]
+    mentions = [
+        PersonMention(m.name, "ex", m.start, m.end)
+        if m.relation in (None, "partner", "girlfriend", "boyfriend", "wife", "husband")
+        and _broke_up_with(clean, m)
+        else m
+        for m in mentions
+    ]
     best: dict[str, PersonMention] = {}
     for mention in mentions:
         seen = best.get(mention.name)
