@@ -108,3 +108,11 @@ def test_relations_in_everyday_words(
     text: str, language: str, expected: dict[str, str | None]
 ) -> None:
     assert _people(text, language) == expected
+
+
+def test_a_speaker_label_is_not_a_person_the_message_names() -> None:
+    assert _people("Caroline: hey Mel! I went to a support group yesterday") == {}
+    assert _people("Caroline: I went hiking with Jake yesterday") == {"Jake": None}
+    assert _people("Оля: привет, как дела?", "ru") == {}
+    assert _people("that's so great, Caroline!") == {}  # whom the message speaks to
+    assert _people("I met Caroline, she was lovely") == {"Caroline": None}

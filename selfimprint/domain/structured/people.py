@@ -175,6 +175,16 @@ _GROUP_AFTER = (
 )
 
 
+# A name opening a line and followed by a colon labels who speaks ("Caroline: hey!"); one after
+# a greeting is whom they speak to ("hey Mel!"): neither is someone the message is about.
+_SPEAKER = re.compile(r"^\s*:")
+_AFTER_COMMA = re.compile(r",\s*$")
+_CLAUSE_END = re.compile(r"^\s*(?:[!?.…]|$)")
+_GREETINGS = frozenset(
+    {"hey", "hi", "hello", "hiya", "yo", "thanks", "thank", "bye", "night", "morning",
+     "привет", "спасибо", "пока", "здравствуй", "здравствуйте"}
+)  # fmt: skip
+
 # A capitalised word before these names a place ("Myrtle Beach", "Sydney Road"), not a person.
 _PLACE_NOUNS = frozenset(
     {
@@ -233,6 +243,10 @@ def _english(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
             continue  # "Myrtle Beach"
         before, after = text[: token.start], text[token.end :]
         at_start = bool(_SENTENCE_START.search(before))
+        greeted = bool(i and tokens[i - 1].text.casefold() in _GREETINGS)
+        called = bool(_AFTER_COMMA.search(before) and _CLAUSE_END.match(after))
+        if key not in known and ((at_start and _SPEAKER.match(after)) or greeted or called):
+            continue  # "Caroline: hey!", "hey Mel!", "that's great, Caroline!": speaker, addressee
         capitalised = bool(_CAPITALISED.match(word))
         listed = names.name_of(word, inside=capitalised and not at_start)
         titled = i > 0 and tokens[i - 1].text.casefold() in _TITLES and word.isalpha()
@@ -328,6 +342,8 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
             continue
         relation, start, end = _relation_near(tokens, i, relation_of)
         at_start = bool(_SENTENCE_START.search(text[: token.start]))
+        if at_start and _SPEAKER.match(text[token.end :]) and word.casefold() not in known:
+            continue  # "Оля: привет!": who speaks, not whom the message is about
         sure = lowercase or shouted or owner is not None or in_ner
         if name is not None and at_start and not sure and name.casefold() not in known:
             # Sentence-initial capitals are every word's; a dictionary name there needs a verb
