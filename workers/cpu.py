@@ -13,6 +13,7 @@ from activities.ingestion import IngestionActivities
 from activities.reviews import ReviewActivities
 from activities.sleep import SleepActivities
 from activities.summaries import ScheduleActivities, SummaryActivities
+from activities.tenants import TenantActivities
 from selfimprint.adapters.crypto import FileDataKeyStore, load_kek
 from selfimprint.adapters.graph_archive import build_archive
 from selfimprint.adapters.neo4j import Neo4jGraphStore, open_driver
@@ -79,6 +80,7 @@ async def build(settings: Settings, client: Client) -> Registrations:
     compaction = CompactionActivities(graph, archive, tuning.compaction)
     # The lifecycle makes sure each user's monthly summary schedule exists, on this client.
     schedules = ScheduleActivities(accounts, MonthlySchedules(client, settings))
+    tenants = TenantActivities(accounts)
     storage = [
         tier_registrations(settings, driver, archive),
         deletion_registrations(settings, driver, client, archive, keys),
@@ -117,6 +119,7 @@ async def build(settings: Settings, client: Client) -> Registrations:
             reviews.open_session_review,
             summaries.produce_monthly,
             schedules.ensure_schedule,
+            tenants.sleep_pause,
             *(a for _, acts in storage for a in acts),
         ],
     )

@@ -1,4 +1,5 @@
-"""A lifecycle's ingestion: pick up messages stored but never signalled, queue them, and
+"""A lifecycle's ingestion: pick up messages stored but never signalled (and the tenant's
+sleep pause, which a lifecycle started after it was not told either), queue them, and
 extract a batch (load on the cpu queue, extract and embed on the gpu queue, apply on the cpu
 queue). The batch travels by reference, staged in Neo4j by its activities: messages, memories
 and vectors stay out of the history (issue 35). A base of `UserLifecycleWorkflow`."""
@@ -21,6 +22,7 @@ with workflow.unsafe.imports_passed_through():
         PendingInput,
         StageRef,
     )
+    from activities.tenants import TenantActivities, TenantInput
     from workflows.lifecycle_view import LifecycleView
     from workflows.options import INGESTION_GRAPH, INGESTION_MODEL
 
@@ -46,7 +48,23 @@ class IngestionSteps(LifecycleView):
         self._queue(pending)
         self._state.ingestion.reconciled = True
         self._state.ingestion.last_reconcile_at = workflow.now()
+        # Patched: histories of the previous release read no tenant at their reconciles.
+        if workflow.patched("tenant-pause"):
+            await self._follow_tenant_pause()
         return True
+
+    async def _follow_tenant_pause(self) -> None:
+        """A tenant paused by an operator (`sleep pause --all`) pauses a lifecycle that was not
+        running when it was paused: read at start and at each reconcile. It never resumes one:
+        `sleep resume --all` clears the tenant's pause and resumes the running lifecycles."""
+        pause = await workflow.execute_activity_method(
+            TenantActivities.sleep_pause,
+            TenantInput(tenant_id=self._state.tenant_id),
+            **INGESTION_GRAPH,
+        )
+        if pause.paused and not self._state.paused:
+            self._state.paused = True
+            workflow.logger.info("lifecycle paused with its tenant", extra={"reason": pause.reason})
 
     def _queue(self, message_ids: list[str]) -> None:
         pending = self._state.ingestion.pending_message_ids

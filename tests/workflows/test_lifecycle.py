@@ -18,6 +18,7 @@ from temporalio.testing import WorkflowEnvironment
 
 from activities.forget import ForgetInput, TopicForgotten
 from activities.sleep import OperationInput, PatternsOutput
+from selfimprint.adapters.neo4j.accounts import TenantPause
 from selfimprint.domain.lifecycle_timings import LifecycleTimings
 from selfimprint.domain.sleep_policy import Depth, Plan
 from selfimprint.domain.sleep_simulation import simulate_user
@@ -575,6 +576,35 @@ async def test_the_lifecycle_ends_when_the_user_is_gone(own_env: WorkflowEnviron
         await handle.result()
         assert (await handle.describe()).status == WorkflowExecutionStatus.COMPLETED
         assert h.ingestion.pending_calls == 1
+
+
+async def test_a_tenant_pause_reaches_a_running_lifecycle_at_its_next_reconcile(
+    own_env: WorkflowEnvironment,
+) -> None:
+    """`sleep pause --all` keeps the pause on the tenant: a lifecycle reads it at its start and
+    at each daily reconcile, and pauses; it never resumes on its own (`resume --all` does)."""
+    env = own_env
+    h = _harness()
+    cpu, gpu = workers(env.client, h)
+    async with cpu, gpu:
+        handle = await _started(env, h, f"tp-{uuid.uuid4().hex[:6]}")
+
+        async def reads(count: int) -> bool:
+            return h.ingestion.tenant_reads == count and await _idle(handle)
+
+        await until(lambda: reads(1))  # at its start, not paused then
+        assert not (await handle.query(UserLifecycleWorkflow.state)).paused
+        h.ingestion.tenant_pause = TenantPause(paused=True, reason="incident 12")
+        await env.sleep(timedelta(hours=23))  # before the reconcile: nothing read
+        assert h.ingestion.tenant_reads == 1
+        await env.sleep(timedelta(hours=2))
+        await until(lambda: reads(2))
+        assert (await handle.query(UserLifecycleWorkflow.state)).paused
+        h.ingestion.tenant_pause = TenantPause(paused=False, reason="")
+        await env.sleep(timedelta(hours=25))
+        await until(lambda: reads(3))
+        assert (await handle.query(UserLifecycleWorkflow.state)).paused
+        await handle.terminate("test over")
 
 
 async def test_the_next_message_brings_in_messages_whose_nudge_was_lost(

@@ -28,6 +28,14 @@ class Principal:
 
 
 @dataclass(frozen=True)
+class TenantPause:
+    """Whether an operator paused the sleeps of a whole tenant, and why."""
+
+    paused: bool
+    reason: str
+
+
+@dataclass(frozen=True)
 class IssuedKey:
     tenant_id: str
     key_id: str
@@ -94,6 +102,19 @@ RETURN count(p) AS n
 
 _DELETE_PROFILE = "MATCH (p:UserProfile {scope: $scope}) DELETE p RETURN count(p) AS n"
 
+# A tenant's sleep pause (`selfimprint sleep pause --all`): kept on the tenant, so lifecycles
+# that start after it read it too (the workflow reads it at start and at each reconcile).
+_SET_SLEEP_PAUSE = """
+MATCH (t:Tenant {id: $tenant_id})
+SET t.sleep_paused = $paused, t.sleep_pause_reason = $reason, t.sleep_pause_changed_at = datetime()
+RETURN count(t) AS n
+"""
+
+_GET_SLEEP_PAUSE = """
+MATCH (t:Tenant {id: $tenant_id})
+RETURN coalesce(t.sleep_paused, false) AS paused, coalesce(t.sleep_pause_reason, '') AS reason
+"""
+
 
 @tracing.traced_calls("neo4j", tracing.NEO4J, skip=("for_user",))
 class Neo4jAccounts:
@@ -131,6 +152,25 @@ class Neo4jAccounts:
         async with self._driver.session(database=self._database) as session:
             record = await (await session.run(_REVOKE, key_id=key_id)).single()
         return bool(record and record["n"])
+
+    async def set_sleep_pause(self, tenant_id: str, paused: bool, reason: str) -> bool:
+        """Pause (or resume) the sleeps of a whole tenant, for lifecycles running now and those
+        that start later; False for an unknown tenant."""
+        async with self._driver.session(database=self._database) as session:
+            record = await (
+                await session.run(
+                    _SET_SLEEP_PAUSE, tenant_id=tenant_id, paused=paused, reason=reason
+                )
+            ).single()
+        return bool(record and record["n"])
+
+    async def sleep_pause(self, tenant_id: str) -> TenantPause:
+        """The tenant's sleep pause; an unknown tenant is not paused."""
+        async with self._driver.session(database=self._database) as session:
+            record = await (await session.run(_GET_SLEEP_PAUSE, tenant_id=tenant_id)).single()
+        if record is None:
+            return TenantPause(paused=False, reason="")
+        return TenantPause(paused=bool(record["paused"]), reason=str(record["reason"]))
 
     async def put_profile(self, scope: UserScope, profile: UserProfile) -> None:
         async with self._driver.session(database=self._database) as session:
