@@ -24,14 +24,15 @@ with workflow.unsafe.imports_passed_through():
 
 
 def _what_failed(error: BaseException | None) -> str:
-    """The failed activity and the innermost cause ("sleep.detect_patterns: Couldn't connect to
-    ..."): an operator reads it in `sleep status`, where "Activity task failed" says nothing."""
+    """The failed activity and what it raised ("sleep.propose_hypotheses: LLM unavailable at
+    ..."): an operator reads it in `sleep status`, where "Activity task failed" says nothing.
+    What the activity raised, not the innermost cause: the product's errors wrap the library's
+    ("LLM unavailable at <url> (connection): ..." over anyio's "All connection attempts
+    failed"), and the wrapper names the server and the kind of failure."""
     activity_type = None
-    while error is not None:
+    while isinstance(error, ActivityError | ChildWorkflowError) and error.__cause__ is not None:
         if isinstance(error, ActivityError):
             activity_type = error.activity_type
-        if error.__cause__ is None:
-            break
         error = error.__cause__
     if error is None:
         return "unknown error"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.converter import DataConverter
@@ -9,17 +11,23 @@ from temporalio.runtime import Runtime
 from temporalio.service import TLSConfig
 
 from selfimprint.adapters.payload_codec import parse_keys, with_encryption
+from selfimprint.adapters.temporal_failures import BoundedFailureConverter
 from selfimprint.config import Settings
 from selfimprint.telemetry import tracing
 
 
 def data_converter(settings: Settings) -> DataConverter:
     """Pydantic models on the wire, encrypted unless turned off (every client and worker of a
-    namespace must agree, or one side reads ciphertext)."""
+    namespace must agree, or one side reads ciphertext); failures bounded in size
+    (`temporal_failures`)."""
+    # Failures cut to fit what the server keeps of a retrying activity's last failure.
+    converter = dataclasses.replace(
+        pydantic_data_converter, failure_converter_class=BoundedFailureConverter
+    )
     if not settings.temporal_encrypt_payloads:
-        return pydantic_data_converter
+        return converter
     keys = settings.secret(settings.temporal_payload_keys, "temporal-payload-key")
-    return with_encryption(pydantic_data_converter, parse_keys(keys))
+    return with_encryption(converter, parse_keys(keys))
 
 
 def tls_config(settings: Settings) -> TLSConfig | bool:

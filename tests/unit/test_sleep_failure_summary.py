@@ -25,10 +25,23 @@ def _activity_error(cause: BaseException) -> ActivityError:
     return error
 
 
-def test_the_innermost_cause_and_the_activity_are_named() -> None:
+def test_what_the_activity_raised_and_the_activity_are_named() -> None:
     root = ApplicationError("Couldn't connect to 127.0.0.1:7687", type="ServiceUnavailable")
     assert _what_failed(_activity_error(root)) == (
         "sleep.detect_patterns: Couldn't connect to 127.0.0.1:7687"
+    )
+
+
+def test_the_products_error_is_named_not_the_library_error_under_it() -> None:
+    raised = ApplicationError(
+        "LLM unavailable at http://vllm:8000/v1 (connection): Connection error.",
+        type="LLMUnavailableError",
+    )
+    raised.__cause__ = ApplicationError("Connection error.", type="APIConnectionError")
+    raised.__cause__.__cause__ = ApplicationError("All connection attempts failed", type="OSError")
+    assert _what_failed(_activity_error(raised)) == (
+        "sleep.detect_patterns: LLM unavailable at http://vllm:8000/v1 (connection): "
+        "Connection error."
     )
 
 
