@@ -367,18 +367,48 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
 
 
 # Lowercase words pymorphy2 reads as first names that are more often everyday words.
-_RU_NOT_NAMES = frozenset({"роза", "лев", "мила", "гена", "вера", "слава", "роман", "любовь"})
+_RU_NOT_NAMES = frozenset(
+    {"роза", "лев", "мила", "гена", "вера", "слава", "роман", "любовь", "август"}
+)
 
 
 def _lowercase_first_name(word: str, morph: Any) -> str | None:
-    """A first name typed in lowercase ("с олей", "мишка" no: a teddy bear first), or None: only
-    when the dictionary's likeliest reading of the word is the name."""
-    best = morph.parse(word)[0]
-    if not morph.word_is_known(word) or "Name" not in best.tag or best.score < 0.6:
-        return None  # an unknown word ("сесия", a typo) is guessed a name by its ending
-    if best.normal_form in _RU_NOT_NAMES:
+    """A first name typed in lowercase ("с олей", "даник", "камила"; "мишка" no: a teddy bear
+    first), or None. The dictionary's readings of the word as a name must weigh at least half
+    of all its readings (a name's case forms often share their ending with a noun's: "иру" is
+    Ира's or an "ир"'s); an unknown word never counts (a typo is guessed a name by its ending),
+    nor a word read as a place or a verb ("в астану", "валит")."""
+    if len(word) < 3 or not morph.word_is_known(word):
         return None
-    return str(best.normal_form).capitalize()
+    parses = morph.parse(word)
+    if any(("Geox" in p.tag or p.tag.POS in _VERBS) and p.score >= 0.25 for p in parses):
+        return None
+    names = [p for p in parses if "Name" in p.tag]
+    if sum(float(p.score) for p in names) < _RU_NAME_SHARE:
+        return None
+    declined = [p for p in names if "Fixd" not in p.tag] or names  # "кристине": Кристина's
+    singular = [p for p in declined if "plur" not in p.tag]
+    if not singular:
+        # Read only as a plural ("даник": "Даника"'s genitive plural, the same as the animate
+        # accusative): the dictionary lacks the name typed in its nominative; a plural in
+        # another case is no name ("на крестинах").
+        return word.capitalize() if all(p.tag.case in _GENITIVE_LIKE for p in declined) else None
+    weights: dict[str, float] = {}
+    for parse in singular:
+        form = str(parse.normal_form)
+        weights[form] = weights.get(form, 0.0) + float(parse.score)
+    # Typed in its dictionary form: that is the name. Else the heaviest reading; of equal ones a
+    # feminine "-а/-я" name ("алину": Алина, not Алин).
+    name = word if word in weights else max(weights, key=lambda f: (weights[f], f[-1] in "ая"))
+    if name in _RU_NOT_NAMES:
+        return None
+    return name.capitalize()
+
+
+_VERBS = frozenset({"VERB", "INFN", "PRTF", "PRTS", "GRND"})
+_GENITIVE_LIKE = frozenset({"gent", "accs"})
+# The share of a lowercase word's dictionary readings that must be names (see above).
+_RU_NAME_SHARE = 0.5
 
 
 _OWNER_ENDINGS = re.compile(
