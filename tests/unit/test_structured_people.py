@@ -28,6 +28,14 @@ def _people(text: str, language: str = "en") -> dict[str, str | None]:
         ("Hannah from uni is on placement", {"Hannah": "classmate"}),
         ("my therapist dr feld says I use work to avoid things", {"Feld": "therapist"}),
         ("anjali is the sweetest housemate ever", {"Anjali": "roommate"}),
+        # A capitalised word right after a listed first name is the surname ...
+        ("Barb Keller runs the pantry now", {"Barb Keller": None}),
+        ("Dr Helen Fraser owns the practice", {"Helen Fraser": None}),
+        # ... but not a day, a month, "I", a place noun, or a word after a full stop.
+        ("saw Linda Monday at church", {"Linda": None}),
+        ("Emma I think is mad at me", {"Emma": None}),
+        ("lunch with Jake Street was closed", {"Jake": None}),
+        ("Jake. Keller called though", {"Jake": None, "Keller": None}),
     ],
 )
 def test_english_names_wherever_they_stand(text: str, expected: dict[str, str | None]) -> None:

@@ -277,8 +277,33 @@ def _english(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
         )
         if person_like:
             name = listed or (word if capitalised else word.capitalize())
+            surname = _surname(text, tokens, i, cues) if listed is not None else None
+            if surname is not None:  # "Barb Keller runs the pantry"
+                name, end = f"{name} {surname.text}", max(end, surname.end)
             found.append(PersonMention(name, relation, start, end))
     return found
+
+
+_NOT_SURNAMES = frozenset(
+    "i monday tuesday wednesday thursday friday saturday sunday january february march april "
+    "may june july august september october november december christmas easter".split()
+)
+
+
+def _surname(text: str, tokens: list[_Token], i: int, cues: LanguageCues) -> _Token | None:
+    """The capitalised word right after a listed first name, when it reads as a surname ("Carol
+    Dietz"; not "Linda Monday", "Emma I", "Jake Street"): only a space between them."""
+    if i + 1 >= len(tokens):
+        return None
+    after = tokens[i + 1]
+    key = after.text.casefold()
+    if not _CAPITALISED.match(after.text) or not text[tokens[i].end : after.start].isspace():
+        return None
+    if key in _NOT_SURNAMES or key in _SKIP or key in _PLACE_NOUNS or key in _TITLES:
+        return None
+    if after.text in cues.not_names or key in cues.relations:
+        return None
+    return after
 
 
 @cache
