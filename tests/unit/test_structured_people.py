@@ -135,3 +135,31 @@ def test_a_speaker_label_is_not_a_person_the_message_names() -> None:
     assert _people("Оля: привет, как дела?", "ru") == {}
     assert _people("that's so great, Caroline!") == {}  # whom the message speaks to
     assert _people("I met Caroline, she was lovely") == {"Caroline": None}
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "expected"),
+    [
+        # The user's own name in a self-introduction is not someone they tell of ...
+        ("Hi, name is Walt and I fix radios", "en", {}),
+        ("Я Олеся, мне 31", "ru", {}),
+        # ... but a possessive after "I'm", or a name in another case after "я", is.
+        ("I'm Jake's sister", "en", {"Jake": None}),
+        ("я Оле позвонил вчера", "ru", {"Оля": None}),
+        # A pet's name after the animal is not a person; the people beside it are.
+        ("I got a beagle named Buster, Linda picked him", "en", {"Linda": None}),
+        ("у нас кот Бублик и пёс Рекс", "ru", {}),
+        ("Everybody says it is fine", "en", {}),  # an indefinite pronoun opening a sentence
+        # Shouted Russian words are read as lowercase ones: emphasis is no surname.
+        ("мадина берет меня НА ПОСТОЯНКУ", "ru", {"Мадина": None}),
+        ("КАМИЛА готовит плов", "ru", {"Камила": None}),
+        # Possessives of diminutives the dictionary lacks are read by their ending.
+        ("Викин Миша приехал в субботу", "ru", {"Вика": None, "Миша": None}),
+        ("На Ленкину свадьбу идем", "ru", {"Ленка": None}),
+        ("монтирую мадинин выпуск", "ru", {"Мадина": None}),
+    ],
+)
+def test_own_names_pets_shouts_and_possessives(
+    text: str, language: str, expected: dict[str, str | None]
+) -> None:
+    assert _people(text, language) == expected

@@ -349,8 +349,10 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
             word = word.capitalize()  # "ОЛЯ ДОВОЛЬНАЯ": shouted, still a name
         owner = _owner(word, morph)  # "Олина мама", "Серёгина Танька": Оля's, Серёга's
         lowercase = word.islower()
-        if lowercase:
-            name = owner or _lowercase_first_name(word, morph)
+        if lowercase or shouted:
+            # A shouted word is read as a lowercase one: "НА ПОСТОЯНКУ" is emphasis, not a
+            # surname; "КАМИЛА" is Камила.
+            name = owner or _lowercase_first_name(word.casefold(), morph)
             if name is None:
                 continue
         elif not _CAPITALISED.match(word) or word in cues.not_names:
@@ -442,18 +444,28 @@ _OWNER_ENDINGS = re.compile(
 
 
 def _owner(word: str, morph: Any) -> str | None:
-    """The name a possessive adjective is made of ("Олина" -> "Оля", "серёгина" -> "Серёга"),
-    or None. A word the dictionary reads as a name itself ("Марина") is that name."""
+    """The name a possessive adjective is made of ("Олина" -> "Оля", "серёгина" -> "Серёга",
+    "Ленкину" -> "Ленка"), or None. A word the dictionary reads as a name itself ("Марина") is
+    that name, and one it reads as another word ("тишина") is no possessive. The dictionary
+    lacks most possessives of diminutives ("ленкину", "иркиного"): a word it does not know is
+    read by its ending, and its base needs only to be read as a name at all."""
     match = _OWNER_ENDINGS.match(word.casefold())
     if match is None:
         return None
-    best = morph.parse(word)[0]
-    if "Name" in best.tag or not (best.tag.POS == "ADJF" or "Surn" in best.tag):
-        return None  # "Марина" is a name, "тишина" a noun
+    known = morph.word_is_known(word.casefold())
+    if known:
+        best = morph.parse(word)[0]
+        if "Name" in best.tag or not (best.tag.POS == "ADJF" or "Surn" in best.tag):
+            return None
     for ending in ("а", "я"):
-        base = morph.parse(match.group(1) + ending)[0]
-        if "Name" in base.tag and base.score >= 0.5:
-            return str(base.normal_form).capitalize()
+        base = match.group(1) + ending
+        parses = morph.parse(base)
+        if known:
+            names = [str(p.normal_form) for p in parses[:1] if "Name" in p.tag and p.score >= 0.5]
+        else:
+            names = [str(p.normal_form) for p in parses if "Name" in p.tag and "sing" in p.tag]
+        if names:  # the base itself when it is a name's nominative ("айкин": Айка, not Айк)
+            return (base if base in names else names[0]).capitalize()
     return None
 
 
@@ -489,6 +501,35 @@ def organisations(texts: Iterable[str]) -> frozenset[str]:
     )
 
 
+# The user introducing themselves: "I'm Walt", "name is Walt", "Я Олеся", "меня зовут Олеся".
+_SELF_INTRO = re.compile(
+    r"(?:\b(?:i'?m|i am|my name is|my name's|name is|name's|call me)"
+    r"|(?:^|[\s,.!?])(?:я|меня зовут|зовут меня))\s*$",
+    re.IGNORECASE,
+)
+# A pet's name: "a beagle named Buster", "кот Бублик", "my dog, Rex".
+_PET_BEFORE = re.compile(
+    r"\b(?:dog|cat|puppy|kitten|beagle|labrador|terrier|poodle|spaniel|retriever|bulldog|pug|"
+    r"husky|collie|hamster|parrot|rabbit|bunny|pony|horse|кот|кота|коту|котом|кошка|кошку|"
+    r"кошки|кошкой|пёс|пес|пса|собака|собаку|собаки|собакой|щенок|щенка|котёнок|котенок|"
+    r"попугай|хомяк)\s*,?\s+(?:(?:is\s+)?(?:named|called)\s+|по (?:имени|кличке)\s+)?$",
+    re.IGNORECASE,
+)
+
+
+def _own_name(text: str, mention: PersonMention) -> bool:
+    """The user's own name in a self-introduction: not a person the message tells of. Only a
+    name typed in its dictionary form ("я Оле позвонил" is a call to Оля)."""
+    typed = text[mention.start : mention.end]
+    if typed.casefold() != mention.name.casefold() or text[mention.end :].startswith("'s"):
+        return False
+    return bool(_SELF_INTRO.search(text[: mention.start]))
+
+
+def _pet(text: str, mention: PersonMention) -> bool:
+    return bool(_PET_BEFORE.search(text[: mention.start]))
+
+
 def _as_written(mention: PersonMention, text: str) -> PersonMention:
     """ "Серега" stays as the user typed it; the dictionary would write "Серёга"."""
     if "ё" in text[mention.start : mention.end].casefold() or "ё" not in mention.name.casefold():
@@ -514,7 +555,9 @@ def find_people(
     excluded = frozenset(not_people) - {k for k in known if k}
     reader = _russian if cues.language == "ru" else _english
     mentions = [
-        _as_written(m, text) for m in reader(clean, cues, known_names) if m.name not in excluded
+        _as_written(m, text)
+        for m in reader(clean, cues, known_names)
+        if m.name not in excluded and not _own_name(clean, m) and not _pet(clean, m)
     ]
     mentions = [
         PersonMention(m.name, "ex", m.start, m.end)
