@@ -614,6 +614,27 @@ def test_a_habit_flip_needs_a_change() -> None:
     assert contradicts(Claim(Slot.HABIT, False, frozenset({"running"}), True), was)
 
 
+@pytest.mark.parametrize(
+    ("language", "older", "newer", "expected"),
+    [
+        # A lapse: the habit done once after it was given up contradicts the giving up ...
+        ("en", "I quit vaping at New Year.", "bought a vape at the petrol station, ugh", True),
+        ("en", "I'm off sweets for Lent.", "had chocolate cake at work, caved", True),
+        ("ru", "Я бросил курить в январе.", "закурил вчера на работе", True),
+        ("ru", "Я не пью кофе из-за давления.", "выпила две чашки кофе у соседки", True),
+        # ... unless only wanted or nearly done, done by someone else, or only mentioned.
+        ("en", "I quit vaping at New Year.", "wanted a vape so badly today", False),
+        ("en", "I quit vaping at New Year.", "my sister bought a vape yesterday", False),
+        ("ru", "Я бросил курить в январе.", "чуть не закурил вчера", False),
+        ("ru", "Я не пью кофе из-за давления.", "в этой кофейне классный интерьер", False),
+    ],
+)
+def test_a_lapse_after_giving_up_a_habit(
+    language: str, older: str, newer: str, expected: bool
+) -> None:
+    assert _contradicts(language, older, newer) is expected
+
+
 def test_a_common_noun_ends_any_job_a_name_only_its_own() -> None:
     en = cues("en")
     (quit_cafe,) = [c for c in claims("I quit the café", en) if c.slot is Slot.JOB]

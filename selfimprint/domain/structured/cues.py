@@ -88,6 +88,8 @@ class LanguageCues:
     habits: tuple[HabitCues, ...]
     habit_negative: re.Pattern[str]  # "not", "quit", "hate": the clause does not do the habit
     habit_change: re.Pattern[str]  # "again", "anymore", "бросил": the habit changed
+    habit_lapse: re.Pattern[str]  # "had a vape", "выпила": done once after giving it up
+    habit_lapse_not: re.Pattern[str]  # "wanted", "чуть не": only wanted or nearly done
 
 
 def _relations(raw: dict[str, list[str]]) -> dict[str, str]:
@@ -165,6 +167,8 @@ def _compile(
         ),
         habit_negative=_one(habits["negative"]),
         habit_change=_one(habits["change"]),
+        habit_lapse=_one(habits["lapse"]),
+        habit_lapse_not=_one(habits["lapse_not"]),
     )
 
 

@@ -76,7 +76,8 @@ def _negations(clause: str, cues: LanguageCues) -> int:
 
 def _anothers_habit(clause: str, habit: HabitCues, cues: LanguageCues) -> bool:
     """Whether the habit is another person's: the clause's first word of it (the verb, or the
-    habit itself) follows another subject ("my dad quit smoking", "папа бросил курить")."""
+    habit itself) follows another subject ("my dad quit smoking", "папа бросил курить", "my
+    sister bought a vape")."""
     said = [
         m
         for m in (
@@ -84,6 +85,7 @@ def _anothers_habit(clause: str, habit: HabitCues, cues: LanguageCues) -> bool:
             habit.does.search(clause),
             cues.habit_negative.search(clause),
             cues.habit_change.search(clause),
+            cues.habit_lapse.search(clause),  # "my sister bought a vape"
         )
         if m is not None
     ]
@@ -92,7 +94,7 @@ def _anothers_habit(clause: str, habit: HabitCues, cues: LanguageCues) -> bool:
 
 def _habits(clean: str, cues: LanguageCues) -> list[Claim]:
     """Habit claims, clause by clause: done unless negated, ended or said without ("not vegan
-    anymore" negates a "without": done)."""
+    anymore" negates a "without": done); a lapse ("had a vape", "закурил") says it changed."""
     found: list[Claim] = []
     for clause in _CLAUSES.split(clean):
         for habit in cues.habits:
@@ -103,12 +105,18 @@ def _habits(clean: str, cues: LanguageCues) -> list[Claim]:
                 continue
             negative = len(cues.habit_negative.findall(clause)) + without
             negative -= len(cues.not_negations.findall(clause))
+            done = negative % 2 == 0
+            # Done once after giving it up ("had a vape", "выпила кофе"): a change of the habit,
+            # unless only wanted or nearly done.
+            lapse = done and bool(
+                cues.habit_lapse.search(clause) and not cues.habit_lapse_not.search(clause)
+            )
             found.append(
                 Claim(
                     Slot.HABIT,
-                    negative % 2 == 0,
+                    done,
                     frozenset({habit.name}),
-                    bool(cues.habit_change.search(clause)),
+                    bool(cues.habit_change.search(clause)) or lapse,
                 )
             )
     return found
