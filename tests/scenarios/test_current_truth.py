@@ -92,3 +92,35 @@ async def test_a_moved_appointment_and_a_cancelled_plan_end_what_they_changed(
         current, past = context["context"].split(PAST_HEADING)
         assert "Wednesday" in current and "Tuesday at 10" not in current, context["context"]
         assert "Tuesday at 10" in past
+
+
+QUIT_VAPING = "I quit vaping at New Year, it's been three weeks."
+LAPSE = "ugh. bought a vape at the gas station last night."
+WANTED = "wanted a vape so badly at the party, didn't get one though."
+
+
+async def test_a_lapse_ends_the_habit_given_up_and_a_craving_does_not(
+    stack_settings: Settings, tenant_key: str
+) -> None:
+    """Issue 34, a lapse is a change: "bought a vape" after "I quit vaping" ends the quitting
+    (the context shows it only as ended, until the day of the lapse); a craving alone
+    ("wanted a vape ... didn't get one") leaves it current (the other side). Rule removed (the
+    cues' `habits.lapse`), the quitting stays current after the lapse."""
+    async with a_life(stack_settings, tenant_key, extraction=ExtractionMode.STRUCTURED) as life:
+        await life.say(QUIT_VAPING)
+        await life.days_pass(2)
+        await life.say(WANTED)
+        memories = await life.memories()
+        assert _one(memories, "quit vaping")["valid_until"] is None  # a craving changes nothing
+        await life.days_pass(2)
+        await life.say(LAPSE)
+        lapse_said = life.clock.now
+
+        quit_memory = _one(await life.memories(), "quit vaping")
+        assert quit_memory["valid_until"] is not None, quit_memory
+        ended = datetime.fromisoformat(quit_memory["valid_until"])
+        assert abs((ended - lapse_said).total_seconds()) < 60, (ended, lapse_said)
+        # Wherever the context shows the quitting, it shows it ended, with the day.
+        text = (await life.context("Am I still off the vape?"))["context"]
+        lines = [line for line in text.splitlines() if "quit vaping" in line]
+        assert lines and all(f"(until {ended.date().isoformat()})" in x for x in lines), text
