@@ -20,6 +20,7 @@ from selfimprint.config import Settings
 from selfimprint.devstack import stack
 from selfimprint.devstack.process import ServiceStartError
 from tests.deadlines import READY_S
+from tests.e2e.helpers import STACK
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -50,6 +51,7 @@ def stack_settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Setting
         )
     except stack.PreflightError as exc:
         pytest.fail(str(exc))
+    STACK[:] = [settings]  # what a timed-out wait for extraction diagnoses
     yield settings
     if not os.environ.get("SELFIMPRINT_TEST_KEEP_STACK"):
         stack.down(settings)

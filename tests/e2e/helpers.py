@@ -9,8 +9,12 @@ from pathlib import Path
 from typing import Any
 
 from selfimprint.adapters.neo4j.message_log import ExtractionState, MessageLogs
+from selfimprint.adapters.temporal import connect
+from selfimprint.config import Settings
+from selfimprint.devstack import stack
 from selfimprint.domain.messages import Message
 from selfimprint.domain.users import UserScope
+from workflows.ids import lifecycle_workflow_id
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 
@@ -23,15 +27,53 @@ def scripted_conversation() -> list[Message]:
 async def wait_extracted(
     logs: MessageLogs, scope: UserScope, timeout_s: float = 600.0
 ) -> dict[str, int]:
-    """Wait until no message of the user is pending; returns the count per extraction state."""
+    """Wait until no message of the user is pending; returns the count per extraction state.
+    On timeout the error says what the user's lifecycle was doing and ends the workers' logs
+    (`STACK`, set by the stack fixture), so a hang in CI can be read after the run."""
     deadline = time.monotonic() + timeout_s
     log = logs.for_user(scope)
     while True:
         if not await log.pending(limit=1):
             return {state.value: await _count(log, state) for state in ExtractionState}
         if time.monotonic() > deadline:
-            raise TimeoutError(f"messages still pending after {timeout_s:.0f}s")
+            pending = await log.pending()
+            raise TimeoutError(
+                f"messages still pending after {timeout_s:.0f}s: {pending}\n"
+                + await _diagnosis(scope)
+            )
         await asyncio.sleep(1.0)
+
+
+# The session's stack, for the diagnosis of a lifecycle that never extracted (tests/conftest).
+STACK: list[Settings] = []
+
+
+async def _diagnosis(scope: UserScope) -> str:
+    if not STACK:
+        return "(no stack to diagnose)"
+    settings = STACK[0]
+    lines = []
+    try:
+        client = await connect(settings)
+        handle = client.get_workflow_handle(lifecycle_workflow_id(scope.tenant_id, scope.user_id))
+        described = await handle.describe()
+        raw = described.raw_description
+        status = described.status.name if described.status else "unknown"
+        lines.append(f"lifecycle {handle.id}: {status}")
+        lines += [
+            f"  pending activity {a.activity_type.name} attempt {a.attempt} "
+            f"state {a.state} last failure {a.last_failure.message[:200]!r}"
+            for a in raw.pending_activities
+        ]
+        lines.append(f"  pending workflow task: {raw.HasField('pending_workflow_task')}")
+    except Exception as exc:  # the diagnosis must not hide the timeout
+        lines.append(f"lifecycle not described: {exc!r}")
+    for name in ("api", "worker-cpu", "worker-gpu"):
+        path = stack.log_path(settings, name)
+        tail = path.read_text(errors="replace").splitlines()[-40:] if path.exists() else []
+        lines.append(f"--- {path} (last {len(tail)} lines)")
+        lines += tail
+    return "\n".join(lines)
 
 
 async def _count(log: Any, state: ExtractionState) -> int:
