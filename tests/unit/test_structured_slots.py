@@ -635,6 +635,31 @@ def test_a_lapse_after_giving_up_a_habit(
     assert _contradicts(language, older, newer) is expected
 
 
+@pytest.mark.parametrize(
+    ("language", "older", "newer", "expected"),
+    [
+        # Together again, made official, or done, said with the partner's name ...
+        (
+            "en",
+            "I'm single since Jake and I broke up.",
+            "Jake and I are giving it another go",
+            True,
+        ),
+        ("en", "We're giving it another go, Jake and I.", "me and Jake are done. properly", True),
+        ("en", "I'm single and not looking.", "me and Ollie are official now", True),
+        ("ru", "Мы с Олей разошлись в марте.", "мы с Олей помирились!!", True),
+        ("ru", "Я одна, ни с кем не встречаюсь.", "мы с Толей теперь вместе.", True),
+        # ... not an outing together, or another go at something else.
+        ("ru", "Мы с Олей разошлись в марте.", "мы с Олей вместе ходили к юристу", False),
+        ("en", "I'm single and not looking.", "giving the sourdough another go", False),
+    ],
+)
+def test_a_relationship_resumed_made_official_or_done_by_name(
+    language: str, older: str, newer: str, expected: bool
+) -> None:
+    assert _contradicts(language, older, newer) is expected
+
+
 def test_a_common_noun_ends_any_job_a_name_only_its_own() -> None:
     en = cues("en")
     (quit_cafe,) = [c for c in claims("I quit the café", en) if c.slot is Slot.JOB]
