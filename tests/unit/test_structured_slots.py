@@ -652,6 +652,9 @@ def test_a_lapse_after_giving_up_a_habit(
         # ... not an outing together, or another go at something else.
         ("ru", "Мы с Олей разошлись в марте.", "мы с Олей вместе ходили к юристу", False),
         ("en", "I'm single and not looking.", "giving the sourdough another go", False),
+        # The first night in a new home is a move; a first night in a hotel is a trip.
+        ("en", "I live in a condo in Liberty Village.", "first night in the new house", True),
+        ("en", "I live in a condo in Liberty Village.", "first night at the Hilton hotel", False),
     ],
 )
 def test_a_relationship_resumed_made_official_or_done_by_name(
