@@ -163,8 +163,8 @@ async def test_the_operator_command_resets_through_the_lifecycle(
         task_queue=queue,
         workflows=[UserLifecycleWorkflow, CompactionWorkflow, TierMoveStub],
         activities=[
-            ingestion.pending_messages, ingestion.sleep_pause, compaction.compact, compaction.plan_soft_reset,
-            compaction.apply_soft_reset,
+            ingestion.pending_messages, ingestion.sleep_pause, compaction.compact,
+            compaction.plan_soft_reset, compaction.apply_soft_reset,
         ],
         activity_executor=h.pool,
     )  # fmt: skip

@@ -26,6 +26,8 @@ def _people(text: str, language: str = "en") -> dict[str, str | None]:
         ("my mate leah says London rent is criminal", {"Leah": "friend"}),
         ("Keisha from work is doing a masters", {"Keisha": "colleague"}),
         ("Hannah from uni is on placement", {"Hannah": "classmate"}),
+        ("Earl next door is 84 and still mows his lawn", {"Earl": "neighbour"}),
+        ("Tash from upstairs came over with a lemon tree", {"Tash": "neighbour"}),
         ("my therapist dr feld says I use work to avoid things", {"Feld": "therapist"}),
         ("anjali is the sweetest housemate ever", {"Anjali": "roommate"}),
         # A capitalised word right after a listed first name is the surname ...

@@ -154,7 +154,8 @@ def _relation_near(
 
 
 # Who a name is by the group the user knows them from ("Keisha from work", "Hannah from uni",
-# "Костя с работы"): issue 34's everyday phrasings of colleague and classmate.
+# "Костя с работы", "Earl next door"): issue 34's everyday phrasings of colleague, classmate and
+# neighbour.
 _GROUP_AFTER = (
     (
         "colleague",
@@ -169,6 +170,15 @@ _GROUP_AFTER = (
         re.compile(
             r"^,?\s+(?:from\s+(?:uni|university|college|class|my (?:course|class|program"
             r"|programme))|из (?:универа|института|университета|группы|класса))\b",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "neighbour",
+        re.compile(
+            r"^,?\s+(?:(?:from )?next door|from (?:upstairs|downstairs|across the (?:hall|road|"
+            r"street))|(?:с|из) (?:соседней квартиры|соседнего подъезда)|по (?:даче|площадке)"
+            r"|сосед\w*)\b",
             re.IGNORECASE,
         ),
     ),
