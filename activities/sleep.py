@@ -26,6 +26,7 @@ from pydantic import BaseModel, Field, ValidationError
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
+from activities.sleep_stage import SleepStageRef, SleepStages, SleepStaging, SleepStep
 from selfimprint.adapters.llm import LLMAnswerInvalidError
 from selfimprint.domain.belief import DEFAULT_BELIEF, BeliefConfig
 from selfimprint.domain.context import DEFAULT_CONTEXT, ContextConfig
@@ -121,6 +122,11 @@ class SleepScope(BaseModel):
     # The user's profile flag (domain.users.UserProfile): health inferences are allowed.
     medical_deployment: bool = False
 
+    @property
+    def stage(self) -> SleepStageRef:
+        """Where this run's texts and vectors are staged."""
+        return SleepStageRef(tenant_id=self.tenant_id, user_id=self.user_id, run_id=self.run_id)
+
 
 class BeginInput(BaseModel):
     scope: SleepScope
@@ -128,11 +134,13 @@ class BeginInput(BaseModel):
     operations: list[str]
     since: datetime | None
     new_messages: int = Field(ge=0)
+    stage: bool = False  # stage the new memories instead of returning them (issue 35)
 
 
 class BeginOutput(BaseModel):
     features: SkipFeatures
-    new_memories: list[str]
+    new_memories: list[str]  # empty when staged
+    staged: SleepStageRef | None = None
 
 
 class FinishInput(BaseModel):
@@ -168,10 +176,20 @@ class HypothesisContext(BaseModel):
     memory_ids: list[str]
     memories: list[str]
     patterns: list[str]
+    staged: SleepStageRef | None = None  # the lists are staged there, and empty here
+
+
+class ContextInput(ConnectionsInput):
+    stage: bool = False
+
+
+class StagedTexts(BaseModel):
+    texts: list[str]
 
 
 class PrecheckInput(BaseModel):
-    new_memories: list[str]
+    new_memories: list[str] = Field(default_factory=list)
+    staged: SleepStageRef | None = None
 
 
 class PrecheckOutput(BaseModel):
@@ -197,13 +215,19 @@ class Proposal(BaseModel):
 
 
 class ProposeOutput(BaseModel):
-    proposals: list[Proposal]
+    proposals: list[Proposal]  # empty when staged (`context.staged`)
     llm_error: str | None = None
+    staged: int | None = None  # how many were staged
+
+
+class StagedProposals(BaseModel):
+    proposals: list[Proposal]
 
 
 class StoreHypothesesInput(BaseModel):
     scope: SleepScope
-    proposals: list[Proposal]
+    proposals: list[Proposal] = Field(default_factory=list)
+    staged: SleepStageRef | None = None
 
 
 class StoreHypothesesOutput(BaseModel):
@@ -258,12 +282,19 @@ class StancePair(BaseModel):
     memory: str
 
 
+class StanceCandidatesInput(OperationInput):
+    stage: bool = False
+
+
 class StanceCandidatesOutput(BaseModel):
-    pairs: list[StancePair]
+    pairs: list[StancePair]  # empty when staged
+    staged: SleepStageRef | None = None
+    count: int = 0
 
 
 class JudgeStancesInput(BaseModel):
-    pairs: list[StancePair]
+    pairs: list[StancePair] = Field(default_factory=list)
+    staged: SleepStageRef | None = None
 
 
 class JudgedStance(BaseModel):
@@ -312,8 +343,11 @@ class SleepActivities:
         beliefs: BeliefConfig = DEFAULT_BELIEF,
         context: ContextConfig = DEFAULT_CONTEXT,
         inference: InferencePolicyConfig | None = None,
+        stages: SleepStages | None = None,
     ) -> None:
         self._graphs = graphs
+        # Texts and vectors for the model side, by reference (issue 35).
+        self._staging = SleepStaging(stages)
         # The deployment's inference policy (the tuning's `ingestion.inference_policy`), which
         # hypothesis formation applies as extraction does.
         self._inference = inference or InferencePolicyConfig()
@@ -377,13 +411,19 @@ class SleepActivities:
                 since=data.since,
                 tz=ZoneInfo(scope.time_zone),
             )
-            fresh = fresh_memories(graph.nodes, data.since, MAX_PROMPT_MEMORIES)
-            return BeginOutput(features=features, new_memories=[n.content for n in fresh])
+            fresh = [
+                n.content for n in fresh_memories(graph.nodes, data.since, MAX_PROMPT_MEMORIES)
+            ]
+            if not data.stage:
+                return BeginOutput(features=features, new_memories=fresh)
+            await self._staging.write(scope.stage, SleepStep.NEW_MEMORIES, StagedTexts(texts=fresh))
+            return BeginOutput(features=features, new_memories=[], staged=scope.stage)
 
         return await _guard(work)
 
     @activity.defn(name="sleep.finish")
     async def finish(self, data: FinishInput) -> None:
+        await self._staging.drop_run(data.scope.stage)
         await self._graph(data.scope).record_sleep_run(
             SleepRunRecord(
                 run_id=data.scope.run_id,
@@ -424,22 +464,32 @@ class SleepActivities:
         return ConnectionsOutput(edges=edges, touched=touched, applied=applied)
 
     @activity.defn(name="sleep.hypothesis_context")
-    async def hypothesis_context(self, data: ConnectionsInput) -> HypothesisContext:
+    async def hypothesis_context(self, data: ContextInput) -> HypothesisContext:
         async def work() -> HypothesisContext:
             graph = await self._snapshot(data.scope)
             recent = recent_memories(graph.nodes, data.scope.now, self._patterns)
             recent = recent[-MAX_PROMPT_MEMORIES:]
-            return HypothesisContext(
+            context = HypothesisContext(
                 memory_ids=[n.id for n in recent],
                 memories=[n.content for n in recent],
                 patterns=[p.description for p in data.patterns[:10]],
             )
+            if not data.stage:
+                return context
+            ref = data.scope.stage
+            await self._staging.write(ref, SleepStep.HYPOTHESIS_CONTEXT, context)
+            return HypothesisContext(memory_ids=[], memories=[], patterns=[], staged=ref)
 
         return await _guard(work)
 
     @activity.defn(name="sleep.store_hypotheses")
     async def store_hypotheses(self, data: StoreHypothesesInput) -> StoreHypothesesOutput:
         scope = data.scope
+        given = data.proposals
+        if data.staged is not None:
+            given = (
+                await self._staging.read(data.staged, SleepStep.PROPOSALS, StagedProposals)
+            ).proposals
         proposals = [
             PlannedProposal(
                 p.statement,
@@ -448,7 +498,7 @@ class SleepActivities:
                 p.embedding_model,
                 scores_as_categories(p.policy_scores) if p.policy_scores is not None else None,
             )
-            for p in data.proposals
+            for p in given
         ]
 
         inference = self._inference
@@ -551,8 +601,9 @@ class SleepActivities:
         return OpenLoopsOutput(questions=questions, applied=applied)
 
     @activity.defn(name="sleep.stance_candidates")
-    async def stance_candidates(self, data: OperationInput) -> StanceCandidatesOutput:
-        """The pairs of tonight's check worth the model's reading (read only, bounded)."""
+    async def stance_candidates(self, data: StanceCandidatesInput) -> StanceCandidatesOutput:
+        """The pairs of tonight's check worth the model's reading (bounded; staged for the
+        model when `data.stage`)."""
 
         async def work() -> StanceCandidatesOutput:
             graph = await self._snapshot(data.scope)
@@ -563,17 +614,23 @@ class SleepActivities:
                 edges=graph.edges,
                 config=self._stance,
             )
-            return StanceCandidatesOutput(
-                pairs=[
-                    StancePair(
-                        hypothesis_id=p.hypothesis_id,
-                        statement=p.statement,
-                        memory_id=p.memory_id,
-                        memory=p.memory,
-                    )
-                    for p in found
-                ]
-            )
+            pairs = [
+                StancePair(
+                    hypothesis_id=p.hypothesis_id,
+                    statement=p.statement,
+                    memory_id=p.memory_id,
+                    memory=p.memory,
+                )
+                for p in found
+            ]
+            if not data.stage:
+                return StanceCandidatesOutput(pairs=pairs, count=len(pairs))
+            ref = data.scope.stage
+            if pairs:
+                await self._staging.write(
+                    ref, SleepStep.STANCE_PAIRS, JudgeStancesInput(pairs=pairs)
+                )
+            return StanceCandidatesOutput(pairs=[], staged=ref, count=len(pairs))
 
         return await _guard(work)
 
@@ -614,8 +671,11 @@ class SleepActivities:
 class SleepModelActivities:
     """Model side of the sleep phase (gpu queue)."""
 
-    def __init__(self, llm: LLM, embedder: Embedder | None = None) -> None:
+    def __init__(
+        self, llm: LLM, embedder: Embedder | None = None, stages: SleepStages | None = None
+    ) -> None:
         self._llm = llm
+        self._staging = SleepStaging(stages)
         # Embeds the proposed statements here, where memories are embedded (the gpu worker):
         # the cpu workers hold no model.
         self._embedder = embedder
@@ -623,9 +683,13 @@ class SleepModelActivities:
 
     @activity.defn(name="sleep.precheck")
     async def precheck(self, data: PrecheckInput) -> PrecheckOutput:
+        memories = data.new_memories
+        if data.staged is not None:
+            staged = await self._staging.read(data.staged, SleepStep.NEW_MEMORIES, StagedTexts)
+            memories = staged.texts
         try:
             answer = await self._llm.complete_json(
-                precheck_messages(data.new_memories), PrecheckAnswer, max_tokens=200
+                precheck_messages(memories), PrecheckAnswer, max_tokens=200
             )
         except LLMAnswerInvalidError as exc:
             # An unreadable verdict must not lose a pass: run it.
@@ -634,7 +698,19 @@ class SleepModelActivities:
 
     @activity.defn(name="sleep.propose_hypotheses")
     async def propose_hypotheses(self, data: ProposeInput) -> ProposeOutput:
-        context = data.context
+        ref = data.context.staged
+        if ref is None:
+            return await self._propose(data.context)
+        context = await self._staging.read(ref, SleepStep.HYPOTHESIS_CONTEXT, HypothesisContext)
+        proposed = await self._propose(context)
+        await self._staging.write(
+            ref, SleepStep.PROPOSALS, StagedProposals(proposals=proposed.proposals)
+        )
+        return ProposeOutput(
+            proposals=[], llm_error=proposed.llm_error, staged=len(proposed.proposals)
+        )
+
+    async def _propose(self, context: HypothesisContext) -> ProposeOutput:
         if len(context.memories) < 2:
             return ProposeOutput(proposals=[])
         try:
@@ -692,6 +768,8 @@ class SleepModelActivities:
     async def judge_stances(self, data: JudgeStancesInput) -> JudgeStancesOutput:
         """One call per hypothesis over its pairs; an unusable answer gives no verdicts for
         that hypothesis (the rule's stand), never an error."""
+        if data.staged is not None:
+            data = await self._staging.read(data.staged, SleepStep.STANCE_PAIRS, JudgeStancesInput)
         by_hypothesis: dict[str, list[StancePair]] = {}
         for pair in data.pairs:
             by_hypothesis.setdefault(pair.hypothesis_id, []).append(pair)

@@ -16,6 +16,7 @@ import pytest
 from neo4j import AsyncDriver
 
 from selfimprint.adapters.neo4j import Neo4jGraphStore, migrate, open_driver
+from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
 from selfimprint.config import Settings
 from selfimprint.devstack import stack
 from selfimprint.devstack.process import ServiceStartError
@@ -85,6 +86,11 @@ def graph_store(graph_driver: AsyncDriver, stack_settings: Settings) -> Neo4jGra
     return Neo4jGraphStore(graph_driver, stack_settings.neo4j_database)
 
 
+@pytest.fixture(scope="session")
+def accounts(graph_driver: AsyncDriver, stack_settings: Settings) -> Neo4jAccounts:
+    return Neo4jAccounts(graph_driver, stack_settings.neo4j_database)
+
+
 # --- the HTTP API (e2e) --------------------------------------------------------------------------
 
 
@@ -93,8 +99,6 @@ def tenant_key(stack_settings: Settings) -> str:
     """A fresh tenant and API key, issued with the operator CLI's code path."""
     import asyncio
     import uuid
-
-    from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
 
     async def issue() -> str:
         driver = open_driver(stack_settings)

@@ -12,6 +12,7 @@ from activities.compaction import CompactionActivities
 from activities.ingestion import IngestionActivities
 from activities.reviews import ReviewActivities
 from activities.sleep import SleepActivities
+from activities.sleep_stage import SleepStages
 from activities.summaries import ScheduleActivities, SummaryActivities
 from activities.tenants import TenantActivities
 from selfimprint.adapters.crypto import FileDataKeyStore, load_kek
@@ -44,7 +45,11 @@ class GraphActivities:
 
 
 def graph_activities(
-    graph: Neo4jGraphStore, logs: MessageLogs, accounts: Neo4jAccounts, tuning: DomainTuning
+    graph: Neo4jGraphStore,
+    logs: MessageLogs,
+    accounts: Neo4jAccounts,
+    tuning: DomainTuning,
+    sleep_stages: SleepStages | None = None,
 ) -> GraphActivities:
     return GraphActivities(
         ingestion=IngestionActivities(graph, logs, tuning.ingestion, beliefs=tuning.beliefs),
@@ -58,6 +63,7 @@ def graph_activities(
             beliefs=tuning.beliefs,
             context=tuning.context,
             inference=tuning.ingestion.inference_policy,
+            stages=sleep_stages,
         ),
         reviews=ReviewActivities(graph, tuning.beliefs, tuning.review),
         summaries=SummaryActivities(graph, accounts, tuning.summary),
@@ -71,7 +77,8 @@ async def build(settings: Settings, client: Client) -> Registrations:
     tuning = settings.domain_tuning()
     logs = MessageLogs(driver, settings.neo4j_database)
     accounts = Neo4jAccounts(driver, settings.neo4j_database)
-    tuned = graph_activities(graph, logs, accounts, tuning)
+    # A sleep pass's texts and vectors wait in Neo4j for the model side (issue 35).
+    tuned = graph_activities(graph, logs, accounts, tuning, graph.sleep_stages())
     ingestion, sleep = tuned.ingestion, tuned.sleep
     reviews, summaries = tuned.reviews, tuned.summaries
     # Storage tiers, erasure, forget, soft reset: one boto3 client and one key store.

@@ -12,10 +12,12 @@ from activities.forget import ForgetEmbeddingActivities
 from activities.ingestion import ExtractionActivities, ExtractionMode
 from activities.probe import ProbeActivities
 from activities.sleep import SleepModelActivities
+from activities.sleep_stage import SleepStages
 from selfimprint.adapters.embedders import build_embedder
 from selfimprint.adapters.llm import build_llm
 from selfimprint.adapters.neo4j import open_driver
 from selfimprint.adapters.neo4j.ingestion_stage import IngestionStages
+from selfimprint.adapters.neo4j.sleep_stage import Neo4jSleepStages
 from selfimprint.config import Settings
 from selfimprint.ports import LLM, Embedder
 from workers.runner import Registrations, run_worker
@@ -25,12 +27,15 @@ MAX_CONCURRENT_MODEL_CALLS = 4
 
 
 def model_activities(
-    embedder: Embedder, extraction: ExtractionActivities, sleep_llm: LLM
+    embedder: Embedder,
+    extraction: ExtractionActivities,
+    sleep_llm: LLM,
+    sleep_stages: SleepStages | None = None,
 ) -> list[Callable[..., Any]]:
     """Every activity of the gpu task queue (the scenario tests register the same list with a
     scripted LLM)."""
     probe = ProbeActivities(embedder)
-    sleep = SleepModelActivities(sleep_llm, embedder)
+    sleep = SleepModelActivities(sleep_llm, embedder, sleep_stages)
     forget = ForgetEmbeddingActivities(embedder)
     return [
         probe.embed,
@@ -47,6 +52,7 @@ async def build(settings: Settings, client: Client) -> Registrations:
     embedder = build_embedder(settings)
     llm = build_llm(settings)
     tuning = settings.domain_tuning()
+    driver = open_driver(settings)
     extraction = ExtractionActivities(
         llm,
         embedder,
@@ -57,9 +63,11 @@ async def build(settings: Settings, client: Client) -> Registrations:
         structured=tuning.structured,
         # The batch in extraction is read from and written to Neo4j, not carried in the
         # workflow's history (issue 35): this worker needs the graph's address and password.
-        stages=IngestionStages(open_driver(settings), settings.neo4j_database),
+        stages=IngestionStages(driver, settings.neo4j_database),
     )
-    return [], model_activities(embedder, extraction, llm)
+    # ... and so are a sleep pass's texts and vectors.
+    stages = Neo4jSleepStages(driver, settings.neo4j_database)
+    return [], model_activities(embedder, extraction, llm, stages)
 
 
 def main() -> None:

@@ -23,6 +23,7 @@ with workflow.unsafe.imports_passed_through():
         BeginInput,
         CheckInput,
         ConnectionsInput,
+        ContextInput,
         FinishInput,
         JudgedStance,
         JudgeStancesInput,
@@ -34,6 +35,7 @@ with workflow.unsafe.imports_passed_through():
         SleepActivities,
         SleepModelActivities,
         SleepScope,
+        StanceCandidatesInput,
         StoreHypothesesInput,
     )
     from selfimprint.domain.patterns import Pattern
@@ -71,9 +73,15 @@ class SleepOutcome(BaseModel):
 
 @workflow.defn
 class SleepPhaseWorkflow:
+    def __init__(self) -> None:
+        # Texts and vectors travel by reference, staged in Neo4j (issue 35); a history recorded
+        # before the patch replays with them in its payloads.
+        self._staged = False
+
     @workflow.run
     async def run(self, data: SleepInput) -> SleepOutcome:
         started = workflow.now()
+        self._staged = workflow.patched("sleep-stage")
         scope = SleepScope(
             tenant_id=data.tenant_id,
             user_id=data.user_id,
@@ -107,6 +115,7 @@ class SleepPhaseWorkflow:
                 operations=planned,
                 since=data.since,
                 new_messages=data.new_messages,
+                stage=self._staged,
             ),
             **SLEEP_GRAPH,
         )
@@ -115,7 +124,7 @@ class SleepPhaseWorkflow:
             if decision.verdict is SkipVerdict.ASK_LLM:
                 answer = await workflow.execute_activity_method(
                     SleepModelActivities.precheck,
-                    PrecheckInput(new_memories=begin.new_memories),
+                    PrecheckInput(new_memories=begin.new_memories, staged=begin.staged),
                     task_queue=data.gpu_task_queue,
                     **SLEEP_MODEL,
                 )
@@ -184,7 +193,7 @@ class SleepPhaseWorkflow:
     ) -> None:
         context = await workflow.execute_activity_method(
             SleepActivities.hypothesis_context,
-            ConnectionsInput(scope=scope, patterns=patterns),
+            ContextInput(scope=scope, patterns=patterns, stage=self._staged),
             **SLEEP_GRAPH,
         )
         proposed = await workflow.execute_activity_method(
@@ -196,7 +205,7 @@ class SleepPhaseWorkflow:
         outcome.llm_calls += 1
         stored = await workflow.execute_activity_method(
             SleepActivities.store_hypotheses,
-            StoreHypothesesInput(scope=scope, proposals=proposed.proposals),
+            StoreHypothesesInput(scope=scope, proposals=proposed.proposals, staged=context.staged),
             **SLEEP_GRAPH,
         )
         outcome.counts["hypotheses_formed"] = stored.formed
@@ -226,15 +235,15 @@ class SleepPhaseWorkflow:
     ) -> list[JudgedStance]:
         candidates = await workflow.execute_activity_method(
             SleepActivities.stance_candidates,
-            OperationInput(scope=scope),
+            StanceCandidatesInput(scope=scope, stage=self._staged),
             **SLEEP_GRAPH,
         )
-        if not candidates.pairs:
+        if not candidates.pairs and not (candidates.staged and candidates.count):
             return []
         try:
             judged = await workflow.execute_activity_method(
                 SleepModelActivities.judge_stances,
-                JudgeStancesInput(pairs=candidates.pairs),
+                JudgeStancesInput(pairs=candidates.pairs, staged=candidates.staged),
                 task_queue=data.gpu_task_queue,
                 **SLEEP_MODEL,
             )

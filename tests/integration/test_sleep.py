@@ -82,9 +82,11 @@ def _node(user: str, nid: str, kind: NodeType, text: str, at: datetime, msg: str
     )
 
 
-async def _seed(store: Neo4jUserGraph) -> None:
-    """Three evenings of stress next to the manager, a dated interview, an open question."""
+async def _seed(store: Neo4jUserGraph, accounts: Neo4jAccounts, tenant: str) -> None:
+    """Three evenings of stress next to the manager, a dated interview, an open question; and
+    the user's profile, as the API writes it first (a pass stages texts for profiled users)."""
     user = store.user_id
+    await accounts.put_profile(UserScope(tenant, user), UserProfile())
     nodes = []
     for day in (3, 2, 1):
         at = NOW - timedelta(days=day)
@@ -116,11 +118,11 @@ async def client(stack_settings: Settings) -> AsyncIterator[Client]:
 def _workers(
     client: Client, graph: Neo4jGraphStore, queue: str, *, store_hypotheses: Any = None
 ) -> tuple[Worker, Worker]:
-    return _cpu(client, graph, queue, store_hypotheses=store_hypotheses), _gpu(client, queue)
+    return _cpu(client, graph, queue, store_hypotheses=store_hypotheses), _gpu(client, queue, graph)
 
 
-def _gpu(client: Client, queue: str) -> Worker:
-    model = SleepModelActivities(ScriptedLLM(statements=[CLAIM]))
+def _gpu(client: Client, queue: str, graph: Neo4jGraphStore) -> Worker:
+    model = SleepModelActivities(ScriptedLLM(statements=[CLAIM]), stages=graph.sleep_stages())
     return Worker(
         client, task_queue=f"{queue}-gpu", activities=[model.precheck, model.propose_hypotheses]
     )
@@ -129,7 +131,7 @@ def _gpu(client: Client, queue: str) -> Worker:
 def _cpu(
     client: Client, graph: Neo4jGraphStore, queue: str, *, store_hypotheses: Any = None
 ) -> Worker:
-    sleep = SleepActivities(graph)
+    sleep = SleepActivities(graph, stages=graph.sleep_stages())
     return Worker(
         client,
         task_queue=queue,
@@ -175,11 +177,11 @@ async def _counts(store: Neo4jUserGraph) -> tuple[int, int, int, int, int, int]:
 
 
 async def test_a_full_pass_leaves_its_results_in_neo4j(
-    client: Client, graph_store: Neo4jGraphStore
+    client: Client, graph_store: Neo4jGraphStore, accounts: Neo4jAccounts
 ) -> None:
     tenant, queue = "tsleep", f"sleep-{uuid.uuid4().hex[:8]}"
     store = graph_store.for_user(tenant, f"u{uuid.uuid4().hex[:8]}")
-    await _seed(store)
+    await _seed(store, accounts, tenant)
     cpu, gpu = _workers(client, graph_store, queue)
     async with cpu, gpu:
         outcome: SleepOutcome = await client.execute_workflow(
@@ -237,12 +239,12 @@ async def test_a_full_pass_leaves_its_results_in_neo4j(
 
 
 async def test_a_worker_killed_mid_pass_leaves_no_duplicates(
-    client: Client, graph_store: Neo4jGraphStore
+    client: Client, graph_store: Neo4jGraphStore, accounts: Neo4jAccounts
 ) -> None:
     tenant, queue = "tsleep", f"sleep-{uuid.uuid4().hex[:8]}"
     store = graph_store.for_user(tenant, f"u{uuid.uuid4().hex[:8]}")
-    await _seed(store)
-    real = SleepActivities(graph_store)
+    await _seed(store, accounts, tenant)
+    real = SleepActivities(graph_store, stages=graph_store.sleep_stages())
     committed = asyncio.Event()
 
     @activity.defn(name="sleep.store_hypotheses")
@@ -272,7 +274,7 @@ async def test_a_worker_killed_mid_pass_leaves_no_duplicates(
 
     # The same graph as a pass that never crashed.
     clean = graph_store.for_user(tenant, f"u{uuid.uuid4().hex[:8]}")
-    await _seed(clean)
+    await _seed(clean, accounts, tenant)
     c1, g1 = _workers(client, graph_store, f"{queue}-clean")
     async with c1, g1:
         await client.execute_workflow(
@@ -531,8 +533,11 @@ async def test_a_sleep_after_the_scripted_conversation_finds_its_structure(
     )
     ingestion = IngestionActivities(graph_store, logs)
     tenants = TenantActivities(Neo4jAccounts(graph_driver, stack_settings.neo4j_database))
-    sleep = SleepActivities(graph_store, PatternConfig(session_gap=SESSION_GAP))
-    model = SleepModelActivities(ScriptedLLM(statements=[CONVERSATION_CLAIM]))
+    sleep_stages = graph_store.sleep_stages()
+    sleep = SleepActivities(
+        graph_store, PatternConfig(session_gap=SESSION_GAP), stages=sleep_stages
+    )
+    model = SleepModelActivities(ScriptedLLM(statements=[CONVERSATION_CLAIM]), stages=sleep_stages)
     cpu = Worker(
         client,
         task_queue=queue,

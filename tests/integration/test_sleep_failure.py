@@ -18,6 +18,7 @@ from temporalio.worker import Worker
 from activities.sleep import SleepActivities, SleepModelActivities
 from selfimprint.adapters.llm import OpenAICompatibleLLM
 from selfimprint.adapters.neo4j import Neo4jGraphStore
+from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
 from selfimprint.adapters.temporal import connect
 from selfimprint.cli.sleep import _status_text
 from selfimprint.config import Settings
@@ -37,7 +38,7 @@ pytestmark = pytest.mark.integration
 
 
 async def test_a_pass_whose_llm_is_down_is_recorded_failed_in_neo4j_the_cli_and_the_metric(
-    stack_settings: Settings, graph_store: Neo4jGraphStore
+    stack_settings: Settings, graph_store: Neo4jGraphStore, accounts: Neo4jAccounts
 ) -> None:
     metrics_port = free_port()
     runtime = temporal_runtime(
@@ -46,10 +47,13 @@ async def test_a_pass_whose_llm_is_down_is_recorded_failed_in_neo4j_the_cli_and_
     client = await connect(stack_settings, runtime=runtime)
     tenant, user, queue = "tdown", f"u{uuid.uuid4().hex[:8]}", f"down-{uuid.uuid4().hex[:8]}"
     store = graph_store.for_user(tenant, user)
-    await _seed(store)  # memories enough that the pass asks the model
+    await _seed(store, accounts, tenant)  # memories enough that the pass asks the model
     model_url = f"http://127.0.0.1:{refused_port()}/v1"
-    model = SleepModelActivities(OpenAICompatibleLLM(model_url, "llama", "none", timeout_s=5.0))
-    sleep, ingestion = SleepActivities(graph_store), IngestionStub()
+    stages = graph_store.sleep_stages()
+    model = SleepModelActivities(
+        OpenAICompatibleLLM(model_url, "llama", "none", timeout_s=5.0), stages=stages
+    )
+    sleep, ingestion = SleepActivities(graph_store, stages=stages), IngestionStub()
     cpu = Worker(
         client,
         task_queue=queue,

@@ -45,6 +45,7 @@ from selfimprint.domain.ingestion.extraction import Extraction
 from selfimprint.domain.messages import Message, Role
 from selfimprint.domain.models import Edge, Hypothesis, Node
 from selfimprint.domain.sleep_writes import SleepRunRecord, SleepWrites, closed_orphan
+from selfimprint.domain.users import UserScope
 from selfimprint.ports import (
     CompactionOutcome,
     ForgetReport,
@@ -151,6 +152,29 @@ class MemoryGraphs:
 
     def for_user(self, tenant_id: str, user_id: str) -> MemoryGraph:
         return self.graphs.setdefault((tenant_id, user_id), MemoryGraph(user_id))
+
+
+@dataclass
+class MemorySleepStages:
+    """A sleep pass's stages, in memory (Neo4jSleepStages's contract): `dropped` lists the runs
+    whose stages were dropped, `written` every step written."""
+
+    stages: dict[tuple[str, str, str], str] = field(default_factory=dict)
+    written: list[str] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
+
+    async def put(self, scope: UserScope, run_id: str, step: str, payload: str) -> bool:
+        self.stages[(scope.key, run_id, step)] = payload
+        self.written.append(step)
+        return True
+
+    async def get(self, scope: UserScope, run_id: str, step: str) -> str | None:
+        return self.stages.get((scope.key, run_id, step))
+
+    async def drop_run(self, scope: UserScope, run_id: str) -> None:
+        for key in [k for k in self.stages if k[:2] == (scope.key, run_id)]:
+            del self.stages[key]
+        self.dropped.append(run_id)
 
 
 @dataclass
@@ -389,6 +413,7 @@ class Harness:
     resets: SoftResetRecorder = field(default_factory=SoftResetRecorder)
     reviews: ReviewRecorder = field(default_factory=ReviewRecorder)
     schedules: ScheduleRecorder = field(default_factory=ScheduleRecorder)
+    sleep_stages: MemorySleepStages = field(default_factory=MemorySleepStages)
 
 
 def workers(
@@ -400,8 +425,8 @@ def workers(
     lifecycle: type = UserLifecycleWorkflow,
     max_cached_workflows: int = 1000,  # 0: no sticky queue, every task replays the history
 ) -> tuple[Worker, Worker]:
-    sleep = SleepActivities(h.graphs)
-    model = SleepModelActivities(h.llm)
+    sleep = SleepActivities(h.graphs, stages=h.sleep_stages)
+    model = SleepModelActivities(h.llm, stages=h.sleep_stages)
     compaction = CompactionActivities(h.graphs)
     cpu = Worker(
         client,

@@ -23,6 +23,9 @@ pytestmark = pytest.mark.workflows
 # lifecycle_extraction_batches_by_value: batches, their extraction and vectors carried in the
 # history, as before issue 35 (now behind workflow.patched("ingestion-by-reference"));
 # lifecycle_extraction_batches: the same run with the batches staged, passed by reference.
+# sleep_pass_by_value: a full pass with the model's inputs and answers (memories, proposals,
+# stance pairs) in its history, as before workflow.patched("sleep-stage"); sleep_pass_staged:
+# such a pass with them staged (tests/workflows/test_sleep_stage.py records both).
 HISTORIES = sorted((Path(__file__).parent / "histories").glob("*.json"))
 
 
