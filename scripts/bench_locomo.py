@@ -130,6 +130,8 @@ class StackConfig:
     lexical: bool = True  # lexical relevance in retrieval (Settings.retrieval_lexical_pool > 0)
     # Overrides of the retrieval score (DomainTuning "scoring", via Settings.tuning_file).
     scoring: tuple[tuple[str, float], ...] = ()
+    # Overrides of the structured extractor (DomainTuning "structured").
+    structured: tuple[tuple[str, float], ...] = ()
 
 
 CONFIGS = {
@@ -152,6 +154,11 @@ CONFIGS = {
     # challenges only: scoring.confidence_support_share).
     "structured-confidence-lift": StackConfig(
         "structured-confidence-lift", "structured", scoring=(("confidence_support_share", 1.0),)
+    ),
+    # Small talk may be up to 12 content words (StructuredConfig.none_max_words; shipped 6),
+    # to measure what the looser bar costs LoCoMo's chatty turns side by side.
+    "structured-small-talk-12": StackConfig(
+        "structured-small-talk-12", "structured", structured=(("none_max_words", 12),)
     ),
     "llm": StackConfig("llm", "llm"),
 }
@@ -193,6 +200,7 @@ def describe_llm(args: argparse.Namespace, config: StackConfig) -> str:
             "none (extraction=structured: typed memories, dates, people, causes and "
             "contradictions from the user's words; e5 classifier head"
             + "".join(f"; scoring {k}={v}" for k, v in config.scoring)
+            + "".join(f"; structured {k}={v}" for k, v in config.structured)
             + ")"
         )
     if args.llm == "local":
@@ -212,7 +220,7 @@ def stack_settings(
         fields["verbatim_long_messages"] = config.long_messages
     if not config.lexical:
         fields["retrieval_lexical_pool"] = 0
-    if config.scoring:
+    if config.scoring or config.structured:
         fields["tuning_file"] = scoring_tuning_file(data_dir, config)
     if args.embedder_model_path:
         fields["embedder_model_path"] = Path(args.embedder_model_path)
@@ -230,12 +238,13 @@ def stack_settings(
 
 
 def scoring_tuning_file(data_dir: Path | None, config: StackConfig) -> Path:
-    """A DomainTuning file with the configuration's scoring overrides (in the stack's data
+    """A DomainTuning file with the configuration's overrides (in the stack's data
     folder, or a temporary one for --api-url, where the running stack must have read it)."""
     folder = data_dir or Path(tempfile.mkdtemp(prefix=f"bench-locomo-{config.name}-"))
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "tuning.json"
-    path.write_text(json.dumps({"scoring": dict(config.scoring)}), "utf-8")
+    sections = {"scoring": dict(config.scoring), "structured": dict(config.structured)}
+    path.write_text(json.dumps({k: v for k, v in sections.items() if v}), "utf-8")
     return path
 
 
