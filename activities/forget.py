@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
+from activities.payload_stage import PayloadRef, PayloadStages, Staging
 from activities.tiers import PERMANENT, bad_data, with_heartbeats
 from selfimprint.adapters.graph_archive import GraphArchive
 from selfimprint.adapters.neo4j import Neo4jGraphStore
@@ -76,15 +77,22 @@ class ForgetDerivedInput(BaseModel):
     memory_ids: list[str]
     text: str
     dry_run: bool
+    staged: PayloadRef | None = None  # the run's stages, dropped when done (the last step)
+
+
+# The topic's vector, staged by embed_topic for forget_place (issue 35).
+TOPIC_VECTOR = "topic_vector"
 
 
 class EmbedTopicInput(BaseModel):
     text: str
+    stage: PayloadRef | None = None  # stage the vector there instead of returning it
 
 
 class TopicVector(BaseModel):
     model: str
-    vector: list[float]
+    vector: list[float]  # empty when staged
+    staged: PayloadRef | None = None
 
 
 class ForgetPlaceInput(BaseModel):
@@ -181,24 +189,35 @@ def forgotten(nodes: Sequence[Node]) -> list[ForgottenMemory]:
 class ForgetEmbeddingActivities:
     """Embeds the topic with the embedder that made the stored vectors (gpu worker)."""
 
-    def __init__(self, embedder: Embedder) -> None:
+    def __init__(self, embedder: Embedder, stages: PayloadStages | None = None) -> None:
         self._embedder = embedder
+        self._staging = Staging(stages)
 
     @activity.defn(name="forget.embed_topic")
-    def embed_topic(self, data: EmbedTopicInput) -> TopicVector:
-        vector = self._embedder.embed_queries([data.text])[0]
-        return TopicVector(model=self._embedder.model_id, vector=vector)
+    async def embed_topic(self, data: EmbedTopicInput) -> TopicVector:
+        rows = await asyncio.to_thread(self._embedder.embed_queries, [data.text])
+        vector = TopicVector(model=self._embedder.model_id, vector=rows[0])
+        if data.stage is None:
+            return vector
+        await self._staging.write(data.stage, TOPIC_VECTOR, vector)
+        return TopicVector(model=vector.model, vector=[], staged=data.stage)
 
 
 class ForgetActivities:
     """cpu queue."""
 
-    def __init__(self, graph: Neo4jGraphStore, archive: GraphArchive) -> None:
+    def __init__(
+        self, graph: Neo4jGraphStore, archive: GraphArchive, stages: PayloadStages | None = None
+    ) -> None:
         self._graph = graph
         self._archive = archive
+        self._staging = Staging(stages)
 
     @activity.defn(name="forget.forget_place")
     async def forget_place(self, data: ForgetPlaceInput) -> PlaceReport:
+        if data.vector is not None and data.vector.staged is not None:
+            vector = await self._staging.read(data.vector.staged, TOPIC_VECTOR, TopicVector)
+            data = data.model_copy(update={"vector": vector})
         if data.tier is Tier.HOT and data.archive_key is None:
             return await self._forget_hot(data)
         return await self._forget_archived(data)
@@ -246,6 +265,8 @@ class ForgetActivities:
         store = self._graph.for_user(data.tenant_id, data.user_id)
         derived = await store.forget_derived(data.memory_ids, data.text, dry_run=data.dry_run)
         log.info("forget.derived", user_id=data.user_id, derived=derived, dry_run=data.dry_run)
+        if data.staged is not None:
+            await self._staging.drop_run(data.staged)
         return derived
 
     def _rewrite(self, data: ForgetPlaceInput, key: str, pruned: GraphSnapshot) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from datetime import datetime
+from enum import StrEnum
 from typing import Protocol, TypeVar
 from zoneinfo import ZoneInfo
 
@@ -26,7 +27,7 @@ from pydantic import BaseModel, Field, ValidationError
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from activities.sleep_stage import SleepStageRef, SleepStages, SleepStaging, SleepStep
+from activities.payload_stage import PayloadRef, PayloadStages, Staging
 from selfimprint.adapters.llm import LLMAnswerInvalidError
 from selfimprint.domain.belief import DEFAULT_BELIEF, BeliefConfig
 from selfimprint.domain.context import DEFAULT_CONTEXT, ContextConfig
@@ -110,6 +111,15 @@ class SleepGraphs(Protocol):
     def for_user(self, tenant_id: str, user_id: str) -> SleepGraph: ...
 
 
+class SleepStep(StrEnum):
+    """What a pass stages for the other side (activities.payload_stage)."""
+
+    NEW_MEMORIES = "new_memories"
+    HYPOTHESIS_CONTEXT = "hypothesis_context"
+    PROPOSALS = "proposals"
+    STANCE_PAIRS = "stance_pairs"
+
+
 # --- inputs and outputs ---------------------------------------------------------------------
 
 
@@ -123,9 +133,9 @@ class SleepScope(BaseModel):
     medical_deployment: bool = False
 
     @property
-    def stage(self) -> SleepStageRef:
+    def stage(self) -> PayloadRef:
         """Where this run's texts and vectors are staged."""
-        return SleepStageRef(tenant_id=self.tenant_id, user_id=self.user_id, run_id=self.run_id)
+        return PayloadRef(tenant_id=self.tenant_id, user_id=self.user_id, run_id=self.run_id)
 
 
 class BeginInput(BaseModel):
@@ -140,7 +150,7 @@ class BeginInput(BaseModel):
 class BeginOutput(BaseModel):
     features: SkipFeatures
     new_memories: list[str]  # empty when staged
-    staged: SleepStageRef | None = None
+    staged: PayloadRef | None = None
 
 
 class FinishInput(BaseModel):
@@ -176,7 +186,7 @@ class HypothesisContext(BaseModel):
     memory_ids: list[str]
     memories: list[str]
     patterns: list[str]
-    staged: SleepStageRef | None = None  # the lists are staged there, and empty here
+    staged: PayloadRef | None = None  # the lists are staged there, and empty here
 
 
 class ContextInput(ConnectionsInput):
@@ -189,7 +199,7 @@ class StagedTexts(BaseModel):
 
 class PrecheckInput(BaseModel):
     new_memories: list[str] = Field(default_factory=list)
-    staged: SleepStageRef | None = None
+    staged: PayloadRef | None = None
 
 
 class PrecheckOutput(BaseModel):
@@ -227,7 +237,7 @@ class StagedProposals(BaseModel):
 class StoreHypothesesInput(BaseModel):
     scope: SleepScope
     proposals: list[Proposal] = Field(default_factory=list)
-    staged: SleepStageRef | None = None
+    staged: PayloadRef | None = None
 
 
 class StoreHypothesesOutput(BaseModel):
@@ -288,13 +298,13 @@ class StanceCandidatesInput(OperationInput):
 
 class StanceCandidatesOutput(BaseModel):
     pairs: list[StancePair]  # empty when staged
-    staged: SleepStageRef | None = None
+    staged: PayloadRef | None = None
     count: int = 0
 
 
 class JudgeStancesInput(BaseModel):
     pairs: list[StancePair] = Field(default_factory=list)
-    staged: SleepStageRef | None = None
+    staged: PayloadRef | None = None
 
 
 class JudgedStance(BaseModel):
@@ -343,11 +353,11 @@ class SleepActivities:
         beliefs: BeliefConfig = DEFAULT_BELIEF,
         context: ContextConfig = DEFAULT_CONTEXT,
         inference: InferencePolicyConfig | None = None,
-        stages: SleepStages | None = None,
+        stages: PayloadStages | None = None,
     ) -> None:
         self._graphs = graphs
         # Texts and vectors for the model side, by reference (issue 35).
-        self._staging = SleepStaging(stages)
+        self._staging = Staging(stages)
         # The deployment's inference policy (the tuning's `ingestion.inference_policy`), which
         # hypothesis formation applies as extraction does.
         self._inference = inference or InferencePolicyConfig()
@@ -672,10 +682,10 @@ class SleepModelActivities:
     """Model side of the sleep phase (gpu queue)."""
 
     def __init__(
-        self, llm: LLM, embedder: Embedder | None = None, stages: SleepStages | None = None
+        self, llm: LLM, embedder: Embedder | None = None, stages: PayloadStages | None = None
     ) -> None:
         self._llm = llm
-        self._staging = SleepStaging(stages)
+        self._staging = Staging(stages)
         # Embeds the proposed statements here, where memories are embedded (the gpu worker):
         # the cpu workers hold no model.
         self._embedder = embedder

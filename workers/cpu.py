@@ -10,9 +10,9 @@ from temporalio.client import Client
 
 from activities.compaction import CompactionActivities
 from activities.ingestion import IngestionActivities
+from activities.payload_stage import PayloadStages
 from activities.reviews import ReviewActivities
 from activities.sleep import SleepActivities
-from activities.sleep_stage import SleepStages
 from activities.summaries import ScheduleActivities, SummaryActivities
 from activities.tenants import TenantActivities
 from selfimprint.adapters.crypto import FileDataKeyStore, load_kek
@@ -49,7 +49,7 @@ def graph_activities(
     logs: MessageLogs,
     accounts: Neo4jAccounts,
     tuning: DomainTuning,
-    sleep_stages: SleepStages | None = None,
+    payload_stages: PayloadStages | None = None,
 ) -> GraphActivities:
     return GraphActivities(
         ingestion=IngestionActivities(graph, logs, tuning.ingestion, beliefs=tuning.beliefs),
@@ -63,7 +63,7 @@ def graph_activities(
             beliefs=tuning.beliefs,
             context=tuning.context,
             inference=tuning.ingestion.inference_policy,
-            stages=sleep_stages,
+            stages=payload_stages,
         ),
         reviews=ReviewActivities(graph, tuning.beliefs, tuning.review),
         summaries=SummaryActivities(graph, accounts, tuning.summary),
@@ -78,7 +78,7 @@ async def build(settings: Settings, client: Client) -> Registrations:
     logs = MessageLogs(driver, settings.neo4j_database)
     accounts = Neo4jAccounts(driver, settings.neo4j_database)
     # A sleep pass's texts and vectors wait in Neo4j for the model side (issue 35).
-    tuned = graph_activities(graph, logs, accounts, tuning, graph.sleep_stages())
+    tuned = graph_activities(graph, logs, accounts, tuning, graph.payload_stages())
     ingestion, sleep = tuned.ingestion, tuned.sleep
     reviews, summaries = tuned.reviews, tuned.summaries
     # Storage tiers, erasure, forget, soft reset: one boto3 client and one key store.

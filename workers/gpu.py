@@ -10,14 +10,14 @@ from temporalio.client import Client
 
 from activities.forget import ForgetEmbeddingActivities
 from activities.ingestion import ExtractionActivities, ExtractionMode
+from activities.payload_stage import PayloadStages
 from activities.probe import ProbeActivities
 from activities.sleep import SleepModelActivities
-from activities.sleep_stage import SleepStages
 from selfimprint.adapters.embedders import build_embedder
 from selfimprint.adapters.llm import build_llm
 from selfimprint.adapters.neo4j import open_driver
 from selfimprint.adapters.neo4j.ingestion_stage import IngestionStages
-from selfimprint.adapters.neo4j.sleep_stage import Neo4jSleepStages
+from selfimprint.adapters.neo4j.payload_stage import Neo4jPayloadStages
 from selfimprint.config import Settings
 from selfimprint.ports import LLM, Embedder
 from workers.runner import Registrations, run_worker
@@ -30,13 +30,13 @@ def model_activities(
     embedder: Embedder,
     extraction: ExtractionActivities,
     sleep_llm: LLM,
-    sleep_stages: SleepStages | None = None,
+    payload_stages: PayloadStages | None = None,
 ) -> list[Callable[..., Any]]:
     """Every activity of the gpu task queue (the scenario tests register the same list with a
     scripted LLM)."""
     probe = ProbeActivities(embedder)
-    sleep = SleepModelActivities(sleep_llm, embedder, sleep_stages)
-    forget = ForgetEmbeddingActivities(embedder)
+    sleep = SleepModelActivities(sleep_llm, embedder, payload_stages)
+    forget = ForgetEmbeddingActivities(embedder, payload_stages)
     return [
         probe.embed,
         extraction.extract_staged,
@@ -66,7 +66,7 @@ async def build(settings: Settings, client: Client) -> Registrations:
         stages=IngestionStages(driver, settings.neo4j_database),
     )
     # ... and so are a sleep pass's texts and vectors.
-    stages = Neo4jSleepStages(driver, settings.neo4j_database)
+    stages = Neo4jPayloadStages(driver, settings.neo4j_database)
     return [], model_activities(embedder, extraction, llm, stages)
 
 

@@ -81,6 +81,8 @@ def forget_registrations(
     settings: Settings, driver: AsyncDriver, archive: GraphArchive
 ) -> tuple[list[type], list[Callable[..., Any]]]:
     """cpu worker: the workflow and the graph/object activity. The gpu worker registers
-    `ForgetEmbeddingActivities(embedder).embed_topic`."""
-    acts = ForgetActivities(Neo4jGraphStore(driver, settings.neo4j_database), archive)
+    `ForgetEmbeddingActivities(embedder, stages).embed_topic`."""
+    graph = Neo4jGraphStore(driver, settings.neo4j_database)
+    # The topic's vector arrives staged in Neo4j (issue 35).
+    acts = ForgetActivities(graph, archive, graph.payload_stages())
     return [ForgetTopicWorkflow], [acts.forget_place, acts.forget_derived]

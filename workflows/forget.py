@@ -21,6 +21,7 @@ with workflow.unsafe.imports_passed_through():
         TopicForgotten,
         TopicVector,
     )
+    from activities.payload_stage import PayloadRef
     from activities.tiers import LocateInput, TierActivities
     from selfimprint.domain.users import Tier
     from selfimprint.ports import ForgottenMemory
@@ -36,9 +37,18 @@ class ForgetTopicWorkflow:
     async def run(self, data: ForgetInput) -> ForgetTopicReport:
         vector: TopicVector | None = None
         if data.min_similarity is not None:
+            # The vector waits in Neo4j for the places that use it, not in this history (issue
+            # 35); a history recorded before the patch replays with it by value.
+            stage = None
+            if workflow.patched("forget-vector-staged"):
+                stage = PayloadRef(
+                    tenant_id=data.tenant_id,
+                    user_id=data.user_id,
+                    run_id=workflow.info().workflow_id,
+                )
             vector = await workflow.execute_activity_method(
                 ForgetEmbeddingActivities.embed_topic,
-                EmbedTopicInput(text=data.topic),
+                EmbedTopicInput(text=data.topic, stage=stage),
                 task_queue=data.embed_task_queue or workflow.info().task_queue,
                 **STORAGE_SHORT,
             )
@@ -90,6 +100,7 @@ class ForgetTopicWorkflow:
                     memory_ids=sorted(memories),
                     text=data.topic,
                     dry_run=data.dry_run,
+                    staged=vector.staged if vector is not None else None,
                 ),
                 **STORAGE_SHORT,
             )

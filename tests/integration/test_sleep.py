@@ -122,7 +122,7 @@ def _workers(
 
 
 def _gpu(client: Client, queue: str, graph: Neo4jGraphStore) -> Worker:
-    model = SleepModelActivities(ScriptedLLM(statements=[CLAIM]), stages=graph.sleep_stages())
+    model = SleepModelActivities(ScriptedLLM(statements=[CLAIM]), stages=graph.payload_stages())
     return Worker(
         client, task_queue=f"{queue}-gpu", activities=[model.precheck, model.propose_hypotheses]
     )
@@ -131,7 +131,7 @@ def _gpu(client: Client, queue: str, graph: Neo4jGraphStore) -> Worker:
 def _cpu(
     client: Client, graph: Neo4jGraphStore, queue: str, *, store_hypotheses: Any = None
 ) -> Worker:
-    sleep = SleepActivities(graph, stages=graph.sleep_stages())
+    sleep = SleepActivities(graph, stages=graph.payload_stages())
     return Worker(
         client,
         task_queue=queue,
@@ -244,7 +244,7 @@ async def test_a_worker_killed_mid_pass_leaves_no_duplicates(
     tenant, queue = "tsleep", f"sleep-{uuid.uuid4().hex[:8]}"
     store = graph_store.for_user(tenant, f"u{uuid.uuid4().hex[:8]}")
     await _seed(store, accounts, tenant)
-    real = SleepActivities(graph_store, stages=graph_store.sleep_stages())
+    real = SleepActivities(graph_store, stages=graph_store.payload_stages())
     committed = asyncio.Event()
 
     @activity.defn(name="sleep.store_hypotheses")
@@ -533,11 +533,13 @@ async def test_a_sleep_after_the_scripted_conversation_finds_its_structure(
     )
     ingestion = IngestionActivities(graph_store, logs)
     tenants = TenantActivities(Neo4jAccounts(graph_driver, stack_settings.neo4j_database))
-    sleep_stages = graph_store.sleep_stages()
+    payload_stages = graph_store.payload_stages()
     sleep = SleepActivities(
-        graph_store, PatternConfig(session_gap=SESSION_GAP), stages=sleep_stages
+        graph_store, PatternConfig(session_gap=SESSION_GAP), stages=payload_stages
     )
-    model = SleepModelActivities(ScriptedLLM(statements=[CONVERSATION_CLAIM]), stages=sleep_stages)
+    model = SleepModelActivities(
+        ScriptedLLM(statements=[CONVERSATION_CLAIM]), stages=payload_stages
+    )
     cpu = Worker(
         client,
         task_queue=queue,

@@ -49,7 +49,7 @@ async def test_a_pass_whose_llm_is_down_is_recorded_failed_in_neo4j_the_cli_and_
     store = graph_store.for_user(tenant, user)
     await _seed(store, accounts, tenant)  # memories enough that the pass asks the model
     model_url = f"http://127.0.0.1:{refused_port()}/v1"
-    stages = graph_store.sleep_stages()
+    stages = graph_store.payload_stages()
     model = SleepModelActivities(
         OpenAICompatibleLLM(model_url, "llama", "none", timeout_s=5.0), stages=stages
     )

@@ -81,8 +81,9 @@ class Harness:
             self.collective,
             self.settings.collective_secret(),
         )
-        forget = ForgetActivities(self.graph, self.archive)
-        embed = ForgetEmbeddingActivities(self.embedder)
+        stages = self.graph.payload_stages()
+        forget = ForgetActivities(self.graph, self.archive, stages)
+        embed = ForgetEmbeddingActivities(self.embedder, stages)
         compaction = CompactionActivities(self.graph, self.archive)
         activities: list[Callable[..., Any]] = [
             tiers.locate,

@@ -31,7 +31,7 @@ from selfimprint.adapters.embedders import build_embedder
 from selfimprint.adapters.neo4j import open_driver
 from selfimprint.adapters.neo4j.ingestion_stage import IngestionStages
 from selfimprint.adapters.neo4j.message_log import Neo4jMessageLog
-from selfimprint.adapters.neo4j.sleep_stage import Neo4jSleepStages
+from selfimprint.adapters.neo4j.payload_stage import Neo4jPayloadStages
 from selfimprint.adapters.temporal import data_converter
 from selfimprint.config import Settings
 from selfimprint.domain.sleep_policy import Depth
@@ -230,7 +230,7 @@ async def a_life(
             embedder,
             extraction_activities,
             ScriptedLLM(worth_reasoning=True),
-            Neo4jSleepStages(driver, settings.neo4j_database),
+            Neo4jPayloadStages(driver, settings.neo4j_database),
         )
 
         def opened(s: Settings) -> Resources:

@@ -155,8 +155,8 @@ class MemoryGraphs:
 
 
 @dataclass
-class MemorySleepStages:
-    """A sleep pass's stages, in memory (Neo4jSleepStages's contract): `dropped` lists the runs
+class MemoryPayloadStages:
+    """A sleep pass's stages, in memory (Neo4jPayloadStages's contract): `dropped` lists the runs
     whose stages were dropped, `written` every step written."""
 
     stages: dict[tuple[str, str, str], str] = field(default_factory=dict)
@@ -413,7 +413,7 @@ class Harness:
     resets: SoftResetRecorder = field(default_factory=SoftResetRecorder)
     reviews: ReviewRecorder = field(default_factory=ReviewRecorder)
     schedules: ScheduleRecorder = field(default_factory=ScheduleRecorder)
-    sleep_stages: MemorySleepStages = field(default_factory=MemorySleepStages)
+    payload_stages: MemoryPayloadStages = field(default_factory=MemoryPayloadStages)
 
 
 def workers(
@@ -425,8 +425,8 @@ def workers(
     lifecycle: type = UserLifecycleWorkflow,
     max_cached_workflows: int = 1000,  # 0: no sticky queue, every task replays the history
 ) -> tuple[Worker, Worker]:
-    sleep = SleepActivities(h.graphs, stages=h.sleep_stages)
-    model = SleepModelActivities(h.llm, stages=h.sleep_stages)
+    sleep = SleepActivities(h.graphs, stages=h.payload_stages)
+    model = SleepModelActivities(h.llm, stages=h.payload_stages)
     compaction = CompactionActivities(h.graphs)
     cpu = Worker(
         client,

@@ -1,5 +1,5 @@
 """A sleep pass's texts and vectors travel by reference (issue 35): the memories shown to the
-model, its proposals and the pairs it judges are staged (activities/sleep_stage.py) and the
+model, its proposals and the pairs it judges are staged (activities/payload_stage.py) and the
 pass's history holds none of them."""
 
 from __future__ import annotations
@@ -114,15 +114,15 @@ async def test_a_pass_stages_its_texts_and_its_history_holds_none_of_them(
     assert judged.status is SleepStatus.COMPLETED and judged.counts["stances_judged"] == 1
     hypothesis = next(iter(graph.hypotheses.values()))
     assert hypothesis.contradicting == ("n9",)
-    assert set(h.sleep_stages.written) >= {
+    assert set(h.payload_stages.written) >= {
         "new_memories",
         "hypothesis_context",
         "proposals",
         "stance_pairs",
     }
     # Each run drops its stages when it finishes.
-    assert h.sleep_stages.dropped == ["sleep-u-staged-0", "sleep-u-staged-1"]
-    assert h.sleep_stages.stages == {}
+    assert h.payload_stages.dropped == ["sleep-u-staged-0", "sleep-u-staged-1"]
+    assert h.payload_stages.stages == {}
     # No memory, statement or pair in either history.
     for history in histories:
         payloads = _payloads(json.loads(history))

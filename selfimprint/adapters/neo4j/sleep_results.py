@@ -128,11 +128,11 @@ DETACH DELETE n
 
 LABELS = ("SleepRun", "SleepPattern", "ScheduledTrigger", "OpenLoopQuestion")
 # One query per label: each seeks the label's (scope, id) constraint index.
-# Erasure also drops the passes' staged texts and vectors (sleep_stage.py).
+# Erasure also drops the workflows' staged texts and vectors (payload_stage.py).
 _DELETE_ALL = {
     label: f"MATCH (x:{label} {{scope: $scope}}) WITH x LIMIT $batch DETACH DELETE x "
     "RETURN count(*) AS deleted"
-    for label in (*LABELS, "SleepStage")
+    for label in (*LABELS, "PayloadStage")
 }
 _ITEMS = {
     label: f"MATCH (x:{label} {{scope: $scope}}) RETURN x {{.*}} AS item ORDER BY x.id"

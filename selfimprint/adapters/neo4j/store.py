@@ -31,7 +31,7 @@ from selfimprint.adapters.neo4j import (
     writes,
 )
 from selfimprint.adapters.neo4j.migrations import MigrationReport, migrate
-from selfimprint.adapters.neo4j.sleep_stage import Neo4jSleepStages
+from selfimprint.adapters.neo4j.payload_stage import Neo4jPayloadStages
 from selfimprint.domain.belief import DEFAULT_BELIEF, BeliefConfig
 from selfimprint.domain.compaction.plan import CompactionPlan
 from selfimprint.domain.decay import ActivityTimeline, ReinforcementTally
@@ -107,10 +107,10 @@ class Neo4jGraphStore:
     async def migrate(self) -> MigrationReport:
         return await migrate(self._driver, self._database)
 
-    def sleep_stages(self) -> Neo4jSleepStages:
-        """Where sleep passes stage their texts and vectors (issue 35): the main database,
+    def payload_stages(self) -> Neo4jPayloadStages:
+        """Where workflows stage their texts and vectors (issue 35): the main database,
         beside the users' profiles, whichever database holds a user's graph."""
-        return Neo4jSleepStages(self._driver, self._database)
+        return Neo4jPayloadStages(self._driver, self._database)
 
     async def prepare_user(self, tenant_id: str, user_id: str) -> None:
         """Database-per-user mode: create the user's database and its schema (idempotent)."""

@@ -1,4 +1,4 @@
-"""Neo4jSleepStages on the stack's Neo4j (issue 35): a run's steps are written, replaced and
+"""Neo4jPayloadStages on the stack's Neo4j (issue 35): a run's steps are written, replaced and
 read per user; nothing is staged for a user without a profile; a finished run's stages and an
 erased user's are gone."""
 
@@ -18,7 +18,7 @@ pytestmark = pytest.mark.integration
 async def test_stages_are_per_user_replaced_dropped_and_erased(
     graph_store: Neo4jGraphStore, accounts: Neo4jAccounts
 ) -> None:
-    stages = graph_store.sleep_stages()
+    stages = graph_store.payload_stages()
     tenant = f"tstage{uuid.uuid4().hex[:6]}"
     alice, bob = UserScope(tenant, "alice"), UserScope(tenant, "bob")
     ghost = UserScope(tenant, "ghost")  # never wrote: no profile
