@@ -17,11 +17,13 @@ import argparse
 import json
 import sys
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
+from numpy.typing import NDArray
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -124,6 +126,21 @@ def tallies(pairs: list[Pair], decided: dict[str, bool]) -> dict[str, Tally]:
     return out
 
 
+def cosines(
+    pairs: list[Pair], topics: dict[str, list[float]], memories: dict[str, list[float]]
+) -> tuple[list[str], Callable[[str], NDArray[np.float64]]]:
+    """The split's memories (standing in for a user's graph) and, per topic, their cosines."""
+    texts = sorted({p.memory for p in pairs})
+    matrix = np.asarray([memories[m] for m in texts], dtype=np.float64)
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+
+    def of(topic: str) -> NDArray[np.float64]:
+        query = np.asarray(topics[topic], dtype=np.float64)
+        return np.asarray(matrix @ (query / np.linalg.norm(query)))
+
+    return texts, of
+
+
 def relative_rule(
     pairs: list[Pair],
     topics: dict[str, list[float]],
@@ -137,14 +154,11 @@ def relative_rule(
     stands out among the user's memories (robust z >= z_min against the split's memories, the
     stand-in for a user's graph) and reaches `floor`. Also the mean number of memories it takes
     for a topic the graph does not hold (the split's memories less the topic's own)."""
-    texts = sorted({p.memory for p in pairs})
-    matrix = np.asarray([memories[m] for m in texts], dtype=np.float64)
-    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    texts, of = cosines(pairs, topics, memories)
     index = {m: i for i, m in enumerate(texts)}
 
-    def scores(topic: str) -> tuple[np.ndarray, float, float]:
-        query = np.asarray(topics[topic], dtype=np.float64)
-        sims = matrix @ (query / np.linalg.norm(query))
+    def scores(topic: str) -> tuple[NDArray[np.float64], float, float]:
+        sims = of(topic)
         median = float(np.median(sims))
         spread = float(np.median(np.abs(sims - median))) * 1.4826 or 1e-9
         return sims, median, spread
@@ -177,16 +191,13 @@ def absent_taken(
     threshold: float,
 ) -> float:
     """The shipped vector rule's mean number of memories taken for a topic the graph lacks."""
-    texts = sorted({p.memory for p in pairs})
-    matrix = np.asarray([memories[m] for m in texts], dtype=np.float64)
-    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    texts, of = cosines(pairs, topics, memories)
     own: dict[str, set[str]] = defaultdict(set)
     for pair in pairs:
         own[pair.topic].add(pair.memory)
     taken = 0
     for topic, mine in own.items():
-        query = np.asarray(topics[topic], dtype=np.float64)
-        sims = matrix @ (query / np.linalg.norm(query))
+        sims = of(topic)
         taken += sum(
             1
             for m, sim in zip(texts, sims, strict=True)

@@ -43,7 +43,7 @@ from selfimprint.domain.decay import ActivityTimeline
 from selfimprint.domain.fading import FadingConfig
 from selfimprint.domain.ingestion.extraction import Extraction
 from selfimprint.domain.messages import Message, Role
-from selfimprint.domain.models import Edge, Hypothesis, Node
+from selfimprint.domain.models import Belief, Edge, Hypothesis, Node, NodeType
 from selfimprint.domain.sleep_writes import SleepRunRecord, SleepWrites, closed_orphan
 from selfimprint.domain.users import UserScope
 from selfimprint.ports import (
@@ -152,6 +152,20 @@ class MemoryGraphs:
 
     def for_user(self, tenant_id: str, user_id: str) -> MemoryGraph:
         return self.graphs.setdefault((tenant_id, user_id), MemoryGraph(user_id))
+
+
+def fact_memory(user: str, i: int, text: str, at: datetime) -> Node:
+    """A fact memory `n{i}` said at `at`, for sleep tests that seed a graph."""
+    return Node(
+        id=f"n{i}",
+        user_id=user,
+        type=NodeType.FACT,
+        content=text,
+        weight_at=at,
+        created_at=at,
+        sources=(f"msg{i}",),
+        belief=Belief(first_seen=at),
+    )
 
 
 @dataclass

@@ -4,17 +4,23 @@ re-judges the pairs the stance rule finds worth reading, and its verdict is the 
 from __future__ import annotations
 
 import uuid
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 import pytest
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import WorkflowEnvironment
 
-from selfimprint.domain.models import Belief, Node, NodeType
 from selfimprint.domain.sleep_planning import hypothesis_id
 from selfimprint.domain.sleep_policy import Depth
 from selfimprint.domain.sleep_writes import SleepStatus
-from tests.workflows.support import Harness, IngestionStub, MemoryGraphs, ScriptedLLM, workers
+from tests.workflows.support import (
+    Harness,
+    IngestionStub,
+    MemoryGraphs,
+    ScriptedLLM,
+    fact_memory,
+    workers,
+)
 from workflows.sleep_phase import SleepInput, SleepOutcome, SleepPhaseWorkflow
 
 pytestmark = pytest.mark.workflows
@@ -22,19 +28,6 @@ pytestmark = pytest.mark.workflows
 CLAIM = "The user runs every morning before work"
 # One shared stem ("run") and no embeddings: the rule needs two, so it calls this neutral.
 CHORE = "Running feels like a chore lately."
-
-
-def _memory(user: str, i: int, text: str, at: datetime) -> Node:
-    return Node(
-        id=f"n{i}",
-        user_id=user,
-        type=NodeType.FACT,
-        content=text,
-        weight_at=at,
-        created_at=at,
-        sources=(f"msg{i}",),
-        belief=Belief(first_seen=at),
-    )
 
 
 async def _sleep(
@@ -69,7 +62,7 @@ async def test_the_models_verdict_turns_a_rule_neutral_memory_into_contradicting
     graph = h.graphs.for_user("t1", user)
     start = await env.get_current_time()
     for i, text in enumerate(["I run every morning before work.", "Morning run before work."]):
-        graph.nodes[f"n{i}"] = _memory(user, i, text, start)
+        graph.nodes[f"n{i}"] = fact_memory(user, i, text, start)
     node_id = hypothesis_id(user, CLAIM)
     cpu, gpu = workers(env.client, h)
     async with cpu, gpu:
@@ -78,7 +71,7 @@ async def test_the_models_verdict_turns_a_rule_neutral_memory_into_contradicting
         assert "StanceAnswer" not in llm.calls  # nothing later than the hypothesis yet
         llm.statements = ()  # no reinforcement: the later memory is evidence only by stance
         await env.sleep(timedelta(days=1))
-        graph.nodes["n9"] = _memory(user, 9, CHORE, await env.get_current_time())
+        graph.nodes["n9"] = fact_memory(user, 9, CHORE, await env.get_current_time())
         second = await _sleep(env, h, user, 1, model=model)
     assert second.status is SleepStatus.COMPLETED
     hypothesis = graph.hypotheses[node_id]
@@ -106,13 +99,13 @@ async def test_a_model_failure_leaves_the_rules_verdicts_and_the_check_runs(
     graph = h.graphs.for_user("t1", user)
     start = await env.get_current_time()
     for i, text in enumerate(["I run every morning before work.", "Morning run before work."]):
-        graph.nodes[f"n{i}"] = _memory(user, i, text, start)
+        graph.nodes[f"n{i}"] = fact_memory(user, i, text, start)
     cpu, gpu = workers(env.client, h)
     async with cpu, gpu:
         await _sleep(env, h, user, 0, model=True)
         llm.statements = ()
         await env.sleep(timedelta(days=1))
-        graph.nodes["n9"] = _memory(user, 9, CHORE, await env.get_current_time())
+        graph.nodes["n9"] = fact_memory(user, 9, CHORE, await env.get_current_time())
         second = await _sleep(env, h, user, 1, model=True)
     assert llm.calls["StanceAnswer"] == 1  # asked, failed
     assert second.status is SleepStatus.COMPLETED

@@ -8,17 +8,23 @@ import base64
 import json
 import os
 import uuid
-from datetime import datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from temporalio.client import WorkflowHandle
 from temporalio.testing import WorkflowEnvironment
 
-from selfimprint.domain.models import Belief, Node, NodeType
 from selfimprint.domain.sleep_policy import Depth
 from selfimprint.domain.sleep_writes import SleepStatus
-from tests.workflows.support import Harness, IngestionStub, MemoryGraphs, ScriptedLLM, workers
+from tests.workflows.support import (
+    Harness,
+    IngestionStub,
+    MemoryGraphs,
+    ScriptedLLM,
+    fact_memory,
+    workers,
+)
 from workflows.sleep_phase import SleepInput, SleepOutcome, SleepPhaseWorkflow
 
 pytestmark = pytest.mark.workflows
@@ -27,19 +33,6 @@ HISTORIES = Path(__file__).parent / "histories"
 CLAIM = "The user runs every morning before work"
 MEMORIES = ("I run every morning before work.", "Morning run before work.")
 LATER = "Running feels like a chore lately."
-
-
-def _memory(user: str, i: int, text: str, at: datetime) -> Node:
-    return Node(
-        id=f"n{i}",
-        user_id=user,
-        type=NodeType.FACT,
-        content=text,
-        weight_at=at,
-        created_at=at,
-        sources=(f"msg{i}",),
-        belief=Belief(first_seen=at),
-    )
 
 
 async def _start(
@@ -97,14 +90,14 @@ async def test_a_pass_stages_its_texts_and_its_history_holds_none_of_them(
     graph = h.graphs.for_user("t1", user)
     start = await env.get_current_time()
     for i, text in enumerate(MEMORIES):
-        graph.nodes[f"n{i}"] = _memory(user, i, text, start)
+        graph.nodes[f"n{i}"] = fact_memory(user, i, text, start)
     cpu, gpu = workers(env.client, h)
     async with cpu, gpu:
         first = await _start(env, h, user, 0)
         formed = await first.result()
         llm.statements = ()
         await env.sleep(timedelta(days=1))
-        graph.nodes["n9"] = _memory(user, 9, LATER, await env.get_current_time())
+        graph.nodes["n9"] = fact_memory(user, 9, LATER, await env.get_current_time())
         second = await _start(env, h, user, 1)
         judged = await second.result()
         histories = [await _history(first), await _history(second, "sleep_pass_staged")]
