@@ -9,8 +9,13 @@ from datetime import UTC, datetime
 import pytest
 
 from selfimprint.domain.messages import Message, Role
-from selfimprint.domain.structured.extractor import structured_extraction, texts_to_embed
+from selfimprint.domain.structured.extractor import (
+    DEFAULT_STRUCTURED,
+    structured_extraction,
+    texts_to_embed,
+)
 from selfimprint.domain.structured.head import ExtractionHead, Softmax
+from selfimprint.domain.terms import read
 
 pytestmark = pytest.mark.unit
 
@@ -71,3 +76,14 @@ def test_a_short_answer_to_a_question_is_kept() -> None:
 
 def test_a_pleasantry_after_a_question_is_still_small_talk() -> None:
     assert _answer("Good, thanks!", "How are you today?") == []
+
+
+def test_small_talk_may_run_to_none_max_words_content_words() -> None:
+    # Issue 34: new writers' pleasantries and requests run longer than a greeting. Read as small
+    # talk by the head, 12 content words are dropped, 13 are kept (DEFAULT_STRUCTURED).
+    twelve = "happy new year friend, hope the coming year treats both families kindly, cheers mate"
+    thirteen = twelve + " always"
+    assert DEFAULT_STRUCTURED.none_max_words == 12
+    assert len(read(twelve).stems) == 12 and len(read(thirteen).stems) == 13
+    assert _answer(twelve, "") == []
+    assert _answer(thirteen, "") == [thirteen]
