@@ -43,6 +43,15 @@ def _read(text: str, sent: datetime) -> list[str]:
         ("через 3 дня экзамен", FRIDAY, "2026-05-18"),
         ("три дня назад переехали", FRIDAY, "2026-05-12"),
         ("the day after tomorrow I leave", WEDNESDAY, "2026-05-15"),
+        # Week offsets are single days (the labelling guide's rule 1); "next week" is not one.
+        ("in two weeks it's the christmas do", WEDNESDAY, "2026-05-27"),
+        ("she'll let me know in 2 weeks", WEDNESDAY, "2026-05-27"),
+        ("a week ago I was crying in the sluice", FRIDAY, "2026-05-08"),
+        ("leah's coming up a week from today!!", FRIDAY, "2026-05-22"),
+        ("через две недели отпуск", FRIDAY, "2026-05-29"),
+        ("через неделю у Оли узи", FRIDAY, "2026-05-22"),
+        ("неделю назад сдала анализы", FRIDAY, "2026-05-08"),
+        ("две недели назад продала квартиру", FRIDAY, "2026-05-01"),
         # Weekdays: sent on a Friday, "on Friday" is next week's, or last week's in the past.
         ("party on Friday!", FRIDAY, "2026-05-22"),
         ("last Friday was awful", FRIDAY, "2026-05-08"),
@@ -93,7 +102,6 @@ def test_one_day(text: str, sent: datetime, want: str) -> None:
         "last weekend we went hiking",
         "see you next week",
         "in January we moved",
-        "через две недели отпуск",
         "I live on the 3rd floor",
         "my 30th birthday party",
         "I may go to the gym",

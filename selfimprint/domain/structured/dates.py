@@ -1,11 +1,12 @@
 """The days a message refers to, resolved against when it was sent (spec §3.2 events, §3.8
 scheduled triggers).
 
-Days relative to today ("tomorrow", "last night", "in 3 days", "два дня назад"), weekdays ("next
-Tuesday", "в прошлую среду", a bare "on Friday") and days of the month without one ("on the 3rd",
-"18-го") are read by the small grammar of this module; written dates with a month ("March 18",
-"the 5th of June", "пятого июня") by dateparser, which runs only when the text names a month (or
-writes a date with a slash or dashes): most messages name none, and it costs milliseconds.
+Days relative to today ("tomorrow", "last night", "in 3 days", "два дня назад", "in two weeks",
+"неделю назад"), weekdays ("next Tuesday", "в прошлую среду", a bare "on Friday") and days of the
+month without one ("on the 3rd", "18-го") are read by the small grammar of this module; written
+dates with a month ("March 18", "the 5th of June", "пятого июня") by dateparser, which runs only
+when the text names a month (or writes a date with a slash or dashes): most messages name none,
+and it costs milliseconds.
 
 What is no date of an event: vague times ("next week", "last weekend", "in January"), repeating
 ones ("every Tuesday", "по пятницам", "the Tuesday yoga class"), ranges ("Monday to Friday") and
@@ -146,6 +147,21 @@ _COUNTED = re.compile(
     rf"|\b(?P<ru_ago>{_RU_COUNT})\s+(?:дн(?:я|ей)|день|суток)\s+назад\b",
     _I,
 )
+# Week offsets are single days (tests/data/extraction/README.md, rule 1): "in a week" +7, "two
+# weeks ago" -14, "через две недели" +14, "неделю назад" -7. "next week" stays vague.
+_RU_WEEKS = r"\d{1,2}|одну|две|два|три|четыре|пять|шесть"
+_WEEKS_AHEAD = re.compile(
+    rf"\bin\s+(?P<en>an?|{_EN_COUNT})\s+weeks?\b"
+    rf"|\b(?P<en_from>an?|{_EN_COUNT})\s+weeks?\s+from\s+(?:now|today)\b"
+    rf"|\bчерез\s+(?:(?P<ru>{_RU_WEEKS})\s+)?недел(?:ю|и|ь)\b",
+    _I,
+)
+_WEEKS_AGO = re.compile(
+    rf"\b(?P<en>an?|{_EN_COUNT})\s+weeks?\s+ago\b"
+    rf"|\b(?:(?P<ru>{_RU_WEEKS})\s+)?недел(?:ю|и|ь)\s+назад\b",
+    _I,
+)
+_RU_WEEK_NUMBERS = {"одну": 1, "две": 2, "два": 2, "три": 3, "четыре": 4, "пять": 5, "шесть": 6}
 _WEEKDAY_PHRASE = re.compile(
     r"\b(?:(?P<mod>this\s+past|this\s+coming|next|last|this|coming|past"
     r"|следующ\w*|ближайш\w*|прошл\w*|эт(?:у|от|о))\s+)?"
@@ -190,6 +206,14 @@ class _Found:
 def _count(raw: str) -> int:
     word = raw.casefold()
     return int(word) if word.isdigit() else _EN_NUMBERS.get(word) or _RU_NUMBERS[word]
+
+
+def _weeks(match: re.Match[str]) -> int:
+    """The number of weeks a week offset counts ("a week", "через неделю": one)."""
+    raw = next((g for g in match.groups() if g), None)
+    if raw is None or raw.casefold() in ("a", "an"):
+        return 1
+    return _RU_WEEK_NUMBERS.get(raw.casefold()) or _count(raw)
 
 
 def _rewrite(text: str) -> str:
@@ -385,6 +409,14 @@ def resolve_dates(text: str, sent_at: datetime, cues: LanguageCues) -> tuple[dat
         # A weekday beside a written date ("Monday, 18 May") is that date's.
         return all(end < s - 2 or start > e + 2 for s, e in taken)
 
+    for match in _WEEKS_AHEAD.finditer(clean):
+        # As "in 3 days", whatever the tense: "said she'd let me know in 2 weeks" names a day
+        # (a duration, "lost 2 kg in a week", is rarer in the labelled messages).
+        found.append(_Found(match.start(), match.end(), today + timedelta(weeks=_weeks(match))))
+        taken.append((match.start(), match.end()))  # "a week from today" names one day
+    for match in _WEEKS_AGO.finditer(clean):
+        found.append(_Found(match.start(), match.end(), today - timedelta(weeks=_weeks(match))))
+        taken.append((match.start(), match.end()))
     for match in _RELATIVE_DAY.finditer(clean):
         if not free(match.start(), match.end()):
             continue
