@@ -97,6 +97,8 @@ def test_one_day(text: str, sent: datetime, want: str) -> None:
         "gym Mon to Fri",
         "from Monday to Friday I'm away",
         "по субботам хожу в бассейн",
+        "netball on monday nights is my therapy",
+        "I go to the gym every Tuesday and Thursday",
         "каждую среду у меня йога",
         "с понедельника по пятницу работаю",
         "last weekend we went hiking",
@@ -125,3 +127,13 @@ def test_a_year_wraps() -> None:
     sent = datetime(2026, 12, 30, 9, 0)
     assert resolve_dates("the party is on the 2nd", sent, cues("en")) == (date(2027, 1, 2),)
     assert resolve_dates("flying home on 3 January", sent, cues("en")) == (date(2027, 1, 3),)
+
+
+def test_a_plan_moved_from_a_day_was_ahead_too() -> None:
+    # Said in the past tense, the day a plan was moved from is still the coming one.
+    assert _read("просмотр перенесли с четверга на понедельник", FRIDAY) == [
+        "2026-05-21",
+        "2026-05-18",
+    ]
+    # Without the move, a past sentence's weekday is the last one.
+    assert _read("в четверг был просмотр", FRIDAY) == ["2026-05-14"]

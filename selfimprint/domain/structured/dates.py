@@ -120,12 +120,16 @@ _REWRITES = (
 _REWRITE_PATTERNS = tuple((re.compile(p, _I), r) for p, r in _REWRITES)
 # Not one day: a repeated weekday, one used as a name ("the Tuesday yoga class"), a range.
 _NOT_A_DAY = re.compile(
+    # "every Tuesday and Thursday": both repeat (first: the next alternative takes one only).
+    rf"\b(?:every|each)\s+(?:{_WEEKDAY})\s+(?:and|&|or)\s+(?:{_WEEKDAY})\b|"
     rf"\b(?:every|each|most|all|some)\s+(?:other\s+|single\s+)?(?:{_WEEKDAY})\b"
     rf"|\b(?:{_WEEKDAY})s\b"
     rf"|\b(?:the|my|our|your|his|her|their|a|an)\s+(?:{_WEEKDAY})\s+"
     r"(?!(?:morning|afternoon|evening|night|after|before|at|and|or|is|was|will)\b)(?=[a-z])"
     rf"|\b(?:from\s+)?(?:{_WEEKDAY})\s*(?:-|–|to|till|until|through|thru)\s*(?:{_WEEKDAY})\b"
-    rf"|\bкажд\w+\s+(?:{_WEEKDAY})\b|\b(?:с|со)\s+(?:{_WEEKDAY})\s+(?:по|до)\s+(?:{_WEEKDAY})\b",
+    rf"|\bкажд\w+\s+(?:{_WEEKDAY})\b|\b(?:с|со)\s+(?:{_WEEKDAY})\s+(?:по|до)\s+(?:{_WEEKDAY})\b"
+    # "monday nights", "sunday mornings": a habit.
+    rf"|\b(?:{_WEEKDAY})\s+(?:nights|mornings|evenings|afternoons)\b",
     _I,
 )
 
@@ -306,7 +310,14 @@ def _weekday_index(word: str) -> int:
     raise ValueError(word)
 
 
+# A plan moved from one day to another: the day it was on was ahead too, whatever the tense
+# ("перенесли с четверга на понедельник", "moved from Thursday to Monday").
+_MOVED_FROM = re.compile(rf"\b(?:from|с|со)\s+(?:{_WEEKDAY})\s+(?:to|на)\s+", _I)
+
+
 def _future_target(text: str, start: int) -> bool:
+    if _MOVED_FROM.match(text, max(0, text.rfind(" ", 0, max(0, start - 1)) + 1)):
+        return True
     return bool(_TARGET_BEFORE.search(text[max(0, start - 24) : start]))
 
 
