@@ -44,6 +44,7 @@ from selfimprint.domain.fading import FadingConfig
 from selfimprint.domain.ingestion.extraction import Extraction
 from selfimprint.domain.messages import Message, Role
 from selfimprint.domain.models import Belief, Edge, Hypothesis, Node, NodeType
+from selfimprint.domain.sleep_policy import Depth
 from selfimprint.domain.sleep_writes import SleepRunRecord, SleepWrites, closed_orphan
 from selfimprint.domain.users import UserScope
 from selfimprint.ports import (
@@ -56,7 +57,7 @@ from selfimprint.ports import (
 from selfimprint.prompts.hypotheses import HypothesesAnswer, PrecheckAnswer, StanceAnswer
 from workflows.compaction import CompactionWorkflow
 from workflows.lifecycle_state import LifecycleInput, LifecycleState, MessagesReceived, TaskQueues
-from workflows.sleep_phase import SleepPhaseWorkflow
+from workflows.sleep_phase import SleepInput, SleepOutcome, SleepPhaseWorkflow
 from workflows.user_lifecycle import UserLifecycleWorkflow
 
 AnswerT = TypeVar("AnswerT", bound=BaseModel)
@@ -555,4 +556,28 @@ async def start_lifecycle(
         LifecycleInput(state=state),
         id=f"user-t1-{user}-{h.task_queue}",
         task_queue=h.task_queue,
+    )
+
+
+async def start_full_sleep(
+    client: Client, h: Harness, user: str, n: int, *, model_stance: bool = False
+) -> WorkflowHandle[SleepPhaseWorkflow, SleepOutcome]:
+    """Start the user's n-th full pass (pre-check skipped) on the harness's queues."""
+    return await client.start_workflow(
+        SleepPhaseWorkflow.run,
+        SleepInput(
+            tenant_id="t1",
+            user_id=user,
+            run_id=f"sleep-{user}-{n}",
+            depth=Depth.FULL,
+            gpu_task_queue=h.gpu_queue,
+            skip_precheck=True,
+            model_stance=model_stance,
+        ),
+        id=f"sleep-{user}-{n}-{h.task_queue}",
+        task_queue=h.task_queue,
+        # Waiting on the result unlocks time skipping, and the test server sometimes jumps to
+        # the run's timeout timer just as the run completes: without a timeout that is the
+        # 10-year default, and the next pass would find every hypothesis long expired.
+        run_timeout=timedelta(minutes=10),
     )

@@ -11,7 +11,6 @@ from temporalio.exceptions import ApplicationError
 from temporalio.testing import WorkflowEnvironment
 
 from selfimprint.domain.sleep_planning import hypothesis_id
-from selfimprint.domain.sleep_policy import Depth
 from selfimprint.domain.sleep_writes import SleepStatus
 from tests.workflows.support import (
     Harness,
@@ -19,9 +18,10 @@ from tests.workflows.support import (
     MemoryGraphs,
     ScriptedLLM,
     fact_memory,
+    start_full_sleep,
     workers,
 )
-from workflows.sleep_phase import SleepInput, SleepOutcome, SleepPhaseWorkflow
+from workflows.sleep_phase import SleepOutcome
 
 pytestmark = pytest.mark.workflows
 
@@ -33,21 +33,7 @@ CHORE = "Running feels like a chore lately."
 async def _sleep(
     env: WorkflowEnvironment, h: Harness, user: str, n: int, *, model: bool
 ) -> SleepOutcome:
-    return await env.client.execute_workflow(
-        SleepPhaseWorkflow.run,
-        SleepInput(
-            tenant_id="t1",
-            user_id=user,
-            run_id=f"sleep-{user}-{n}",
-            depth=Depth.FULL,
-            gpu_task_queue=h.gpu_queue,
-            skip_precheck=True,
-            model_stance=model,
-        ),
-        id=f"sleep-{user}-{n}-{h.task_queue}",
-        task_queue=h.task_queue,
-        run_timeout=timedelta(minutes=10),  # see test_sleep_phase._sleep
-    )
+    return await (await start_full_sleep(env.client, h, user, n, model_stance=model)).result()
 
 
 @pytest.mark.parametrize("model", [True, False])

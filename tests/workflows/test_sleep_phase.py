@@ -11,10 +11,16 @@ from temporalio.testing import WorkflowEnvironment
 
 from selfimprint.domain.models import Belief, HypothesisStatus, Node, NodeType, Valence
 from selfimprint.domain.sleep_planning import hypothesis_id
-from selfimprint.domain.sleep_policy import Depth
 from selfimprint.domain.sleep_writes import SleepStatus
-from tests.workflows.support import Harness, IngestionStub, MemoryGraphs, ScriptedLLM, workers
-from workflows.sleep_phase import SleepInput, SleepOutcome, SleepPhaseWorkflow
+from tests.workflows.support import (
+    Harness,
+    IngestionStub,
+    MemoryGraphs,
+    ScriptedLLM,
+    start_full_sleep,
+    workers,
+)
+from workflows.sleep_phase import SleepOutcome
 
 pytestmark = pytest.mark.workflows
 
@@ -41,23 +47,7 @@ def _seed(graphs: MemoryGraphs, user: str, now: datetime) -> None:
 
 
 async def _sleep(env: WorkflowEnvironment, h: Harness, user: str, n: int) -> SleepOutcome:
-    return await env.client.execute_workflow(
-        SleepPhaseWorkflow.run,
-        SleepInput(
-            tenant_id="t1",
-            user_id=user,
-            run_id=f"sleep-{user}-{n}",
-            depth=Depth.FULL,
-            gpu_task_queue=h.gpu_queue,
-            skip_precheck=True,
-        ),
-        id=f"sleep-{user}-{n}-{h.task_queue}",
-        task_queue=h.task_queue,
-        # Waiting on the result unlocks time skipping, and the test server sometimes jumps to
-        # the run's timeout timer just as the run completes: without a timeout that is the
-        # 10-year default, and the next pass would find every hypothesis long expired.
-        run_timeout=timedelta(minutes=10),
-    )
+    return await (await start_full_sleep(env.client, h, user, n)).result()
 
 
 def _harness(llm: ScriptedLLM) -> Harness:

@@ -15,7 +15,6 @@ import pytest
 from temporalio.client import WorkflowHandle
 from temporalio.testing import WorkflowEnvironment
 
-from selfimprint.domain.sleep_policy import Depth
 from selfimprint.domain.sleep_writes import SleepStatus
 from tests.workflows.support import (
     Harness,
@@ -23,9 +22,10 @@ from tests.workflows.support import (
     MemoryGraphs,
     ScriptedLLM,
     fact_memory,
+    start_full_sleep,
     workers,
 )
-from workflows.sleep_phase import SleepInput, SleepOutcome, SleepPhaseWorkflow
+from workflows.sleep_phase import SleepOutcome, SleepPhaseWorkflow
 
 pytestmark = pytest.mark.workflows
 
@@ -38,21 +38,7 @@ LATER = "Running feels like a chore lately."
 async def _start(
     env: WorkflowEnvironment, h: Harness, user: str, n: int
 ) -> WorkflowHandle[SleepPhaseWorkflow, SleepOutcome]:
-    return await env.client.start_workflow(
-        SleepPhaseWorkflow.run,
-        SleepInput(
-            tenant_id="t1",
-            user_id=user,
-            run_id=f"sleep-{user}-{n}",
-            depth=Depth.FULL,
-            gpu_task_queue=h.gpu_queue,
-            skip_precheck=True,
-            model_stance=True,
-        ),
-        id=f"sleep-{user}-{n}-{h.task_queue}",
-        task_queue=h.task_queue,
-        run_timeout=timedelta(minutes=10),  # see test_sleep_phase._sleep
-    )
+    return await start_full_sleep(env.client, h, user, n, model_stance=True)
 
 
 async def _history(
