@@ -38,7 +38,7 @@ from selfimprint.domain.sleep_policy import Depth
 from selfimprint.domain.users import UserScope
 from selfimprint.ports import LLM
 from tests.deadlines import READY_S
-from tests.temporal_server import start_test_server
+from tests.temporal_server import skip_to_time_of_day, start_test_server
 from tests.workflows.support import ScriptedLLM
 from workers import cpu, gpu
 from workflows.ids import lifecycle_workflow_id
@@ -213,6 +213,7 @@ async def a_life(
         # extraction mode is set explicitly below, so this changes nothing else.
         settings = settings.model_copy(update={"extraction": "refine"})
     env = await start_test_server(data_converter(settings))
+    await skip_to_time_of_day(env)
     clock = SimulatedClock()
     stack = ExitStack()
     # The gpu worker reads staged batches and records their extraction (issue 35).

@@ -135,8 +135,11 @@ async def test_a_tension_keeps_its_words_when_the_sweeper_removes_both_sides(
     """Issue 33: an unresolved tension keeps its own record of both sides' words. Here the
     operator bounds faded memories at none (`compaction.fading.max_faded` 0), so the weekly
     sweeper deletes the job and the quitting once they fade; the tension stays on the record
-    with what each side said, marked faded. Rule removed (the sweeper deleting the tensions of
-    what it deletes, as before issue 33), the tensions log is empty."""
+    with what each side said, marked faded. The quitting (day 1) fades about day 43; the
+    messages run to day 55 so that a weekly sweep after its fading falls inside the scenario
+    at any start hour (to day 49 it did not for starts 00:00-03:00 UTC). Rule removed (the
+    sweeper deleting the tensions of what it deletes, as before issue 33), the tensions log is
+    empty."""
     tuning = tmp_path / "tuning.json"
     tuning.write_text(json.dumps({"compaction": {"fading": {"max_faded": 0}}}))
     async with a_life(
@@ -145,7 +148,7 @@ async def test_a_tension_keeps_its_words_when_the_sweeper_removes_both_sides(
         await life.say(JOB)
         await life.days_pass(1)
         await life.say(QUIT)
-        for day in range(6, 49, 6):
+        for day in range(6, 55, 6):
             await life.days_pass(6)
             await life.say(CHATTER[day % len(CHATTER)])
         contents = [m["content"] for m in await life.memories()]
