@@ -45,7 +45,11 @@ from starlette.routing import Route
 from temporalio.api.common.v1 import Payload, Payloads
 from temporalio.converter import PayloadCodec
 
-from selfimprint.adapters.payload_codec import PayloadKeyError, PayloadTamperedError
+from selfimprint.adapters.payload_codec import (
+    PayloadErasedError,
+    PayloadKeyError,
+    PayloadTamperedError,
+)
 from selfimprint.config import Settings
 from selfimprint.logging import get_logger
 
@@ -169,6 +173,19 @@ def redact_user_text(payload: Payload) -> tuple[Payload, int]:
     return Payload(metadata=dict(payload.metadata), data=data), count
 
 
+async def decode_showing_erased(codec: PayloadCodec, payloads: Sequence[Payload]) -> list[Payload]:
+    """Decoded payloads; one of an erased user (issue 37: their data key destroyed) is shown as
+    the JSON string "[erased]" instead of failing the whole request, so the UI still shows the
+    rest of the history."""
+    out = []
+    for payload in payloads:
+        try:
+            out.extend(await codec.decode([payload]))
+        except PayloadErasedError:
+            out.append(Payload(metadata={"encoding": b"json/plain"}, data=b'"[erased]"'))
+    return out
+
+
 def is_loopback(host: str) -> bool:
     if host == "localhost":
         return True
@@ -241,7 +258,11 @@ def create_app(
     return Starlette(
         routes=[
             Route("/encode", handler("encode", codec.encode), methods=["POST"]),
-            Route("/decode", handler("decode", codec.decode), methods=["POST"]),
+            Route(
+                "/decode",
+                handler("decode", lambda p: decode_showing_erased(codec, p)),
+                methods=["POST"],
+            ),
         ],
         middleware=[
             Middleware(

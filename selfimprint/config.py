@@ -306,6 +306,12 @@ class Settings(BaseSettings):
     temporal_encrypt_payloads: bool = Field(
         True, description="Encrypt payloads (messages, memories) before they reach Temporal."
     )
+    temporal_user_payload_keys: bool = Field(
+        True,
+        description="Payloads of a user's workflows are encrypted under a key derived from that "
+        "user's data key (erasure makes their histories unreadable); every process then needs "
+        "the KEK and the data keys. Off: the deployment's payload key alone.",
+    )
     temporal_search_attributes: bool = Field(
         True,
         description="New lifecycles publish the SelfImprint* search attributes (off for a "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
@@ -10,7 +11,8 @@ from temporalio.converter import DataConverter
 from temporalio.runtime import Runtime
 from temporalio.service import TLSConfig
 
-from selfimprint.adapters.payload_codec import parse_keys, with_encryption
+from selfimprint.adapters.crypto import FileDataKeyStore, load_kek
+from selfimprint.adapters.payload_codec import DataKeyPayloadKeys, parse_keys, with_encryption
 from selfimprint.adapters.temporal_failures import BoundedFailureConverter
 from selfimprint.config import Settings
 from selfimprint.telemetry import tracing
@@ -18,8 +20,8 @@ from selfimprint.telemetry import tracing
 
 def data_converter(settings: Settings) -> DataConverter:
     """Pydantic models on the wire, encrypted unless turned off (every client and worker of a
-    namespace must agree, or one side reads ciphertext); failures bounded in size
-    (`temporal_failures`)."""
+    namespace must agree, or one side reads ciphertext), a user's workflows under that user's
+    key (`payload_codec`); failures bounded in size (`temporal_failures`)."""
     # Failures cut to fit what the server keeps of a retrying activity's last failure.
     converter = dataclasses.replace(
         pydantic_data_converter, failure_converter_class=BoundedFailureConverter
@@ -27,7 +29,12 @@ def data_converter(settings: Settings) -> DataConverter:
     if not settings.temporal_encrypt_payloads:
         return converter
     keys = settings.secret(settings.temporal_payload_keys, "temporal-payload-key")
-    return with_encryption(converter, parse_keys(keys))
+    user_keys = None
+    if settings.temporal_user_payload_keys:
+        # A user's payloads under their own data key (issue 37): erasure shreds their histories.
+        store = FileDataKeyStore(settings.data_dir, load_kek(settings, os.environ))
+        user_keys = DataKeyPayloadKeys(store)
+    return with_encryption(converter, parse_keys(keys), user_keys)
 
 
 def tls_config(settings: Settings) -> TLSConfig | bool:

@@ -16,8 +16,10 @@ from pydantic import SecretStr
 from starlette.applications import Starlette
 from temporalio.api.common.v1 import Payload
 from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.converter import WorkflowSerializationContext
 
-from selfimprint.adapters.payload_codec import ENCODING, EncryptingCodec
+from selfimprint.adapters.crypto import InMemoryDataKeyStore, LocalKek
+from selfimprint.adapters.payload_codec import ENCODING, DataKeyPayloadKeys, EncryptingCodec
 from selfimprint.codec_server import app_from_settings, create_app, payloads_json, ui_origins
 from selfimprint.config import Settings
 from selfimprint.devstack.secrets import ensure_local_secrets
@@ -237,3 +239,24 @@ async def test_the_local_ui_opened_as_localhost_decodes_too(tmp_path: Path) -> N
     explicit = local_settings(tmp_path, codec_cors_origin="https://temporal.example")
     assert ui_origins(explicit) == ["https://temporal.example"]
     assert ui_origins(local_settings(tmp_path, bind_host="10.0.0.5")) == ["http://10.0.0.5:8233"]
+
+
+async def test_an_erased_users_payloads_show_as_erased_and_the_rest_decode() -> None:
+    """Issue 37: after an erasure destroyed the user's data key, the UI still shows the rest of
+    a history; the erased user's payloads read "[erased]", never their words."""
+    store = InMemoryDataKeyStore(LocalKek(os.urandom(32)))
+    codec = EncryptingCodec([KEY], DataKeyPayloadKeys(store, ttl_s=0))
+    to_payloads = pydantic_data_converter.payload_converter.to_payloads
+    context = WorkflowSerializationContext(namespace="default", workflow_id="user-t1-u1")
+    [users] = await codec.with_context(context).encode(to_payloads([MESSAGE]))
+    [deployments] = await codec.encode(to_payloads([{"tier": "hot"}]))
+    store.destroy("t1", "u1")
+    async for client in client_for(
+        create_app(codec, token=TOKEN, ui_origins=[UI], show_user_text=True)
+    ):
+        answer = await client.post(
+            "/decode", json=payloads_json([users, deployments]), headers=AUTH
+        )
+        assert answer.status_code == 200, answer.text
+        assert values(answer.json()) == ["[erased]", {"tier": "hot"}]
+        assert "nervous" not in answer.text

@@ -266,10 +266,27 @@ def test_pods_get_only_the_secrets_their_role_reads() -> None:
     # The gpu workers stage the batch in extraction in Neo4j (issue 35); the codec never reads it.
     assert "SELFIMPRINT_NEO4J_PASSWORD" in by_role["gpu"]
     assert "SELFIMPRINT_NEO4J_PASSWORD" not in by_role["codec"]
-    assert KEK_ENV_VAR not in by_role["gpu"] | by_role["codec"]
-    assert by_role["codec"] == {"SELFIMPRINT_TEMPORAL_PAYLOAD_KEYS", "SELFIMPRINT_CODEC_TOKEN"}
+    # Per-user Temporal payload keys (issue 37): every role reads the user's data key.
+    assert KEK_ENV_VAR in by_role["api"] & by_role["cpu"] & by_role["gpu"] & by_role["codec"]
+    assert by_role["codec"] == {
+        "SELFIMPRINT_TEMPORAL_PAYLOAD_KEYS",
+        "SELFIMPRINT_CODEC_TOKEN",
+        KEK_ENV_VAR,
+    }
     collective = "SELFIMPRINT_COLLECTIVE_PSEUDONYM_KEY"
     assert collective in by_role["api"] & by_role["cpu"] and collective not in by_role["gpu"]
+    # Without them, the KEK stays with the roles that archive graphs.
+    plain = helm_template(
+        "--values",
+        str(CHART / "ci" / "trial-values.yaml"),
+        "--set",
+        "config.temporal_user_payload_keys=false",
+    )
+    assert plain.returncode == 0, plain.stderr
+    docs = tuple(d for d in yaml.safe_load_all(plain.stdout) if d)
+    by_role = {w.role: w.secret_vars for w in workloads(docs)}
+    assert KEK_ENV_VAR in by_role["api"] & by_role["cpu"]
+    assert KEK_ENV_VAR not in by_role["gpu"] | by_role["codec"]
 
 
 @pytest.mark.parametrize("value_set", VALUE_SETS)
@@ -384,19 +401,20 @@ def test_the_api_embeds_with_the_workers_model() -> None:
 
 
 @pytest.mark.parametrize("value_set", VALUE_SETS)
-def test_api_and_cpu_workers_share_the_data_keys_volume(value_set: str, settings_from: Any) -> None:
+def test_every_role_shares_the_data_keys_volume(value_set: str, settings_from: Any) -> None:
+    """The api and cpu workers archive graphs under the users' data keys; with per-user
+    Temporal payload keys (issue 37, on in every value set) the gpu workers and the codec
+    server encode and decode users' payloads under them too."""
     docs = rendered(value_set)
     claims = set()
     for workload in workloads(docs):
         settings = settings_from(environment(docs, workload))
+        assert settings.temporal_user_payload_keys, workload.name
         keys_dir = str(settings.data_dir / "keys")  # where FileDataKeyStore keeps them
         mounts = {m["mountPath"]: m["name"] for m in workload.container["volumeMounts"]}
         volumes = {v["name"]: v for v in workload.pod["volumes"]}
-        if workload.role in ("api", "cpu"):
-            claim = volumes[mounts[keys_dir]]["persistentVolumeClaim"]["claimName"]
-            claims.add(claim)
-        else:
-            assert keys_dir not in mounts, workload.name
+        claim = volumes[mounts[keys_dir]]["persistentVolumeClaim"]["claimName"]
+        claims.add(claim)
         # The read-only root filesystem: HOME/data dir and /tmp must be volumes.
         assert {str(settings.data_dir), "/tmp"} <= set(mounts), workload.name
     assert len(claims) == 1

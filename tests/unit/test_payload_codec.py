@@ -1,4 +1,5 @@
-"""Temporal payload encryption: round trip, rotation, tampering, unknown keys, plain payloads."""
+"""Temporal payload encryption: round trip, rotation, tampering, unknown keys, plain payloads,
+and per-user keys (issue 37)."""
 
 from __future__ import annotations
 
@@ -8,15 +9,21 @@ import os
 import pytest
 from temporalio.api.common.v1 import Payload
 from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.converter import ActivitySerializationContext, WorkflowSerializationContext
 
+from selfimprint.adapters.crypto import InMemoryDataKeyStore, LocalKek
 from selfimprint.adapters.payload_codec import (
     ENCODING,
+    USER_ENCODING,
+    DataKeyPayloadKeys,
     EncryptingCodec,
+    PayloadErasedError,
     PayloadKeyError,
     PayloadTamperedError,
     parse_keys,
     with_encryption,
 )
+from selfimprint.domain.workflow_owner import WorkflowOwner
 
 OLD, NEW = os.urandom(32), os.urandom(32)
 SECRET = b"I am nervous about the interview on Friday"
@@ -71,3 +78,80 @@ def test_keys_are_validated() -> None:
     for bad, message in (("", "no Temporal"), ("%%%", "base64"), ("AAAA", "3 bytes")):
         with pytest.raises(PayloadKeyError, match=message):
             parse_keys(bad)
+
+
+# --- per-user keys (issue 37) -------------------------------------------------------------
+
+
+def user_codec() -> tuple[EncryptingCodec, InMemoryDataKeyStore]:
+    store = InMemoryDataKeyStore(LocalKek(os.urandom(32)))
+    return EncryptingCodec([NEW], DataKeyPayloadKeys(store, ttl_s=0)), store
+
+
+def of(workflow_id: str) -> WorkflowSerializationContext:
+    return WorkflowSerializationContext(namespace="default", workflow_id=workflow_id)
+
+
+async def test_a_users_workflow_is_encrypted_under_that_users_key() -> None:
+    codec, store = user_codec()
+    [sealed] = await codec.with_context(of("user-t1-anna-maria")).encode([payload()])
+    assert sealed.metadata["encoding"] == USER_ENCODING
+    assert sealed.metadata["selfimprint-owner"] == b"t1/anna-maria"
+    assert SECRET not in sealed.SerializeToString()
+    store.get("t1", "anna-maria")  # made on first use
+    # Decoding needs no context (the codec server, an old history): the owner travels along.
+    assert await codec.decode([sealed]) == [payload()]
+    # The deployment's key alone cannot read it.
+    with pytest.raises(PayloadKeyError, match="no user keys"):
+        await EncryptingCodec([NEW]).decode([sealed])
+
+
+async def test_an_activity_of_a_users_workflow_uses_the_users_key_others_the_deployments() -> None:
+    codec, _ = user_codec()
+    activity = ActivitySerializationContext(
+        namespace="default",
+        activity_id="1",
+        activity_type="extract",
+        activity_task_queue="gpu",
+        workflow_id="sleep-t1-u1-20261205T030000-1",
+        workflow_type="SleepPhaseWorkflow",
+        is_local=False,
+    )
+    [sealed] = await codec.with_context(activity).encode([payload()])
+    assert sealed.metadata["selfimprint-owner"] == b"t1/u1"
+    [plain] = await codec.with_context(of("delete-t1-u1")).encode([payload()])
+    assert plain.metadata["encoding"] == ENCODING
+    [no_context] = await codec.encode([payload()])
+    assert no_context.metadata["encoding"] == ENCODING
+
+
+async def test_destroying_the_users_data_key_shreds_their_payloads_only() -> None:
+    codec, store = user_codec()
+    [annas] = await codec.with_context(of("user-t1-anna")).encode([payload()])
+    [bens] = await codec.with_context(of("user-t1-ben")).encode([payload()])
+    assert store.destroy("t1", "anna")
+    with pytest.raises(PayloadErasedError, match="t1/anna"):
+        await codec.decode([annas])
+    assert await codec.decode([bens]) == [payload()]
+
+
+async def test_a_payload_moved_to_another_owner_does_not_decrypt() -> None:
+    codec, _ = user_codec()
+    [annas] = await codec.with_context(of("user-t1-anna")).encode([payload()])
+    await codec.with_context(of("user-t1-ben")).encode([payload()])  # ben has a key too
+    annas.metadata["selfimprint-owner"] = b"t1/ben"
+    with pytest.raises(PayloadTamperedError):
+        await codec.decode([annas])
+
+
+async def test_derived_keys_are_cached_for_their_ttl_only() -> None:
+    store = InMemoryDataKeyStore(LocalKek(os.urandom(32)))
+    now = [0.0]
+    keys = DataKeyPayloadKeys(store, ttl_s=60, clock=lambda: now[0])
+    anna = WorkflowOwner("t1", "anna")
+    made = await keys.key(anna, create=True)
+    store.destroy("t1", "anna")
+    now[0] = 59.0
+    assert await keys.key(anna, create=False) == made  # within the TTL: still cached
+    now[0] = 60.0
+    assert await keys.key(anna, create=False) is None  # then gone

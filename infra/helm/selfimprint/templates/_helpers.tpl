@@ -144,7 +144,7 @@ SELFIMPRINT_NEO4J_PASSWORD: {roles: [api, cpu, gpu], required: true}
 SELFIMPRINT_S3_ACCESS_KEY_ID: {roles: [api, cpu], required: true}
 SELFIMPRINT_S3_SECRET_ACCESS_KEY: {roles: [api, cpu], required: true}
 {{- end }}
-SELFIMPRINT_KEK: {roles: [api, cpu], required: true}
+SELFIMPRINT_KEK: {roles: [{{ include "selfimprint.keyRoles" . }}], required: true}
 {{- if $payloadKeys }}
 SELFIMPRINT_TEMPORAL_PAYLOAD_KEYS: {roles: [api, cpu, gpu, codec], required: true}
 {{- end }}
@@ -152,6 +152,21 @@ SELFIMPRINT_TEMPORAL_API_KEY: {roles: [api, cpu, gpu], required: false}
 SELFIMPRINT_LLM_API_KEY: {roles: [api, gpu], required: false}
 SELFIMPRINT_CODEC_TOKEN: {roles: [codec], required: true}
 SELFIMPRINT_COLLECTIVE_PSEUDONYM_KEY: {roles: [api, cpu], required: true}
+{{- end -}}
+
+{{/* The roles that read per-user data keys (the KEK and the data-keys volume): the API and
+     the cpu workers for the graph archive; with per-user Temporal payload keys (issue 37,
+     config.temporal_user_payload_keys, on unless false, with encryption on) every process
+     that encodes or decodes a user's payloads: the gpu workers and the codec server too. */}}
+{{- define "selfimprint.keyRoles" -}}
+{{- $c := .Values.config -}}
+{{- $encrypt := not (eq (toString (index $c "temporal_encrypt_payloads")) "false") -}}
+{{- $perUser := not (eq (toString (index $c "temporal_user_payload_keys")) "false") -}}
+{{- if and $encrypt $perUser -}}
+api, cpu, gpu, codec
+{{- else -}}
+api, cpu
+{{- end -}}
 {{- end -}}
 
 {{/* Pods ---------------------------------------------------------------------------------- */}}
@@ -210,7 +225,7 @@ SELFIMPRINT_COLLECTIVE_PSEUDONYM_KEY: {roles: [api, cpu], required: true}
     sizeLimit: {{ $root.Values.tmpSizeLimit }}
 - name: home
   emptyDir: {}
-{{- if has .role (list "api" "cpu") }}
+{{- if has .role (splitList ", " (include "selfimprint.keyRoles" $root)) }}
 - name: data-keys
   persistentVolumeClaim:
     claimName: {{ include "selfimprint.keysClaim" $root }}
@@ -246,7 +261,7 @@ SELFIMPRINT_COLLECTIVE_PSEUDONYM_KEY: {roles: [api, cpu], required: true}
 # HOME and SELFIMPRINT_DATA_DIR: nothing durable lives here but the data keys below.
 - name: home
   mountPath: /var/lib/selfimprint
-{{- if has .role (list "api" "cpu") }}
+{{- if has .role (splitList ", " (include "selfimprint.keyRoles" $root)) }}
 - name: data-keys
   mountPath: /var/lib/selfimprint/keys
 {{- end }}

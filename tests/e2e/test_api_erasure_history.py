@@ -1,0 +1,136 @@
+"""Erasure reaches Temporal's histories (issue 37): every payload of a user's workflows is
+encrypted under a key derived from that user's data key, so once the erasure has destroyed the
+key, the histories Temporal keeps until its retention ends can no longer be read, while the
+rest of the namespace still can."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import uuid
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from temporalio.api.common.v1 import Payload
+from temporalio.client import Client
+
+from selfimprint.adapters.neo4j import open_driver
+from selfimprint.adapters.neo4j.message_log import MessageLogs
+from selfimprint.adapters.payload_codec import USER_ENCODING, PayloadErasedError
+from selfimprint.adapters.temporal import connect, data_converter
+from selfimprint.client import SelfImprintClient
+from selfimprint.config import Settings
+from selfimprint.domain.messages import Message, Role
+from selfimprint.domain.users import UserProfile, UserScope
+from tests.e2e.helpers import wait_extracted
+from tests.e2e.test_api_rights import finished
+from workflows.ids import lifecycle_workflow_id
+
+pytestmark = pytest.mark.e2e
+
+TOPIC = "the blue flowerpot by the door"
+
+
+@pytest.fixture
+async def client(stack_settings: Settings, tenant_key: str) -> AsyncIterator[SelfImprintClient]:
+    async with SelfImprintClient(stack_settings.api_url, tenant_key, timeout_s=180) as si:
+        yield si
+
+
+# Not codec payloads: search attributes are indexed by the server, so they stay plain (ids,
+# tier, status: docs/operations.md), headers carry trace context, and the SDK's own patch
+# markers hold a patch's name.
+_UNENCODED = frozenset({"searchAttributes", "header"})
+_PATCH_MARKER = "core_patch"
+
+
+def _payloads(node: Any) -> list[Payload]:
+    """Every codec payload in a history's JSON (metadata and data in base64)."""
+    if isinstance(node, dict):
+        if isinstance(node.get("metadata"), dict) and isinstance(node.get("data"), str):
+            metadata = {k: base64.b64decode(v) for k, v in node["metadata"].items()}
+            return [Payload(metadata=metadata, data=base64.b64decode(node["data"]))]
+        if node.get("markerName") == _PATCH_MARKER:
+            return []
+        return [p for k, value in node.items() if k not in _UNENCODED for p in _payloads(value)]
+    if isinstance(node, list):
+        return [p for value in node for p in _payloads(value)]
+    return []
+
+
+async def _user_histories(temporal: Client, scope: UserScope) -> dict[str, list[Payload]]:
+    """The payloads of the user's lifecycle and forget workflows, by workflow id."""
+    forget_prefix = f"forget-{scope.tenant_id}-{scope.user_id}-"
+    ids = [lifecycle_workflow_id(scope.tenant_id, scope.user_id)]
+    for _ in range(20):  # visibility is eventually consistent
+        found = [
+            w.id
+            async for w in temporal.list_workflows('WorkflowType = "ForgetTopicWorkflow"')
+            if w.id.startswith(forget_prefix)
+        ]
+        if found:
+            ids += found
+            break
+        await asyncio.sleep(0.5)
+    histories = {}
+    for workflow_id in ids:
+        history = await temporal.get_workflow_handle(workflow_id).fetch_history()
+        histories[workflow_id] = _payloads(json.loads(history.to_json()))
+    return histories
+
+
+async def test_an_erased_users_histories_can_no_longer_be_read(
+    stack_settings: Settings, client: SelfImprintClient, tenant_key: str
+) -> None:
+    user = f"shred-{uuid.uuid4().hex[:6]}"
+    scope = UserScope(tenant_key.split("_")[1], user)
+    await client.put_user(user, UserProfile())
+    sent = datetime.now(UTC) - timedelta(minutes=1)
+    await client.post_messages(
+        user,
+        [Message(id="s1", role=Role.USER, text=f"My spare key is under {TOPIC}.", sent_at=sent)],
+    )
+    driver = open_driver(stack_settings)
+    try:
+        await wait_extracted(MessageLogs(driver, stack_settings.neo4j_database), scope, 300)
+    finally:
+        await driver.close()
+    await client.forget(user, TOPIC, dry_run=False)  # the topic is in the forget's input
+
+    temporal = await connect(stack_settings)
+    histories = await _user_histories(temporal, scope)
+    assert len(histories) == 2, list(histories)
+    owner = f"{scope.tenant_id}/{scope.user_id}".encode()
+    codec = data_converter(stack_settings).payload_codec
+    assert codec is not None  # encryption is on in the stack
+    readable = []
+    for workflow_id, payloads in histories.items():
+        assert payloads, workflow_id
+        for payload in payloads:
+            # Under the user's own key, named by owner; the words never in the clear.
+            assert payload.metadata["encoding"] == USER_ENCODING, (workflow_id, payload)
+            assert payload.metadata["selfimprint-owner"] == owner, workflow_id
+            assert b"flowerpot" not in payload.data
+        readable += [p.data for p in await codec.decode(payloads)]
+    assert any(b"flowerpot" in data for data in readable)
+
+    operation = await client.delete_user(user)
+    report = (await finished(client, operation["operation_id"]))["result"]
+    assert report["key_destroyed"]
+
+    # A fresh codec (nothing cached), as any process or the codec server would read them now.
+    after = data_converter(stack_settings).payload_codec
+    assert after is not None
+    for workflow_id, payloads in (await _user_histories(temporal, scope)).items():
+        for payload in payloads:
+            with pytest.raises(PayloadErasedError):
+                await after.decode([payload])
+        assert payloads, workflow_id
+    # The erasure's own history is under the deployment's key (no single user's): still read.
+    deletion = await temporal.get_workflow_handle(operation["operation_id"]).fetch_history()
+    own = _payloads(json.loads(deletion.to_json()))
+    assert own and all(p.metadata["encoding"] != USER_ENCODING for p in own)
+    assert await after.decode(own)
