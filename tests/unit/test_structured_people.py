@@ -123,6 +123,17 @@ def test_russian_words_are_not_people(text: str) -> None:
         ("went for a drink with jake 2 days ago", "en", {"Jake": None}),
         ("Серега звонил вчера", "ru", {"Серега": None}),  # as written, not "Серёга"
         ("Серёга звонил вчера", "ru", {"Серёга": None}),
+        # A friend-word qualified by where they met is that group; unqualified, a friend.
+        ("drinks at my work mate Priya's leaving do", "en", {"Priya": "colleague"}),
+        ("my uni mate Tom is getting married", "en", {"Tom": "classmate"}),
+        ("my running buddy Tom is getting married", "en", {"Tom": "friend"}),
+        ("my mate Tom is getting married", "en", {"Tom": "friend"}),
+        # A neighbour "по комнате" shares the room; "по даче", the garden plot.
+        ("поссорилась с Викой, моей соседкой по комнате", "ru", {"Вика": "roommate"}),
+        ("встретила Вику, мою соседку по даче", "ru", {"Вика": "neighbour"}),
+        # After a name and patronymic, the apposition still says who they are.
+        ("Анна Сергеевна, наша начальница, ушла в отпуск", "ru", {"Анна Сергеевна": "boss"}),
+        ("Анна Сергеевна ушла в отпуск", "ru", {"Анна Сергеевна": None}),
     ],
 )
 def test_relations_in_everyday_words(

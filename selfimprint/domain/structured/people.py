@@ -119,6 +119,37 @@ _POSSESSIVES = frozenset(
 )
 
 
+# A friend-word qualified by where the user knows them from is that group ("my work mate
+# Keisha", "my uni mate Sophie"): issue 34's everyday phrasings of colleague and classmate, as
+# `_GROUP_AFTER` reads them after the name ("Keisha from work").
+_FRIEND_FROM = {
+    "work": "colleague",
+    "office": "colleague",
+    "job": "colleague",
+    "uni": "classmate",
+    "university": "classmate",
+    "college": "classmate",
+    "class": "classmate",
+    "course": "classmate",
+}
+# A neighbour "по комнате / по общаге / по блоку" shares the room: a roommate.
+_SHARED_ROOM = re.compile(r"^(?:комнат|общаг|блок|квартир)", re.IGNORECASE)
+
+
+def _qualified(relation: str, tokens: list[_Token], at: int) -> str:
+    """The relation word at tokens[at], read with the word before or the two after it."""
+    if relation == "friend" and at > 0:
+        return _FRIEND_FROM.get(tokens[at - 1].text.casefold(), relation)
+    if (
+        relation == "neighbour"
+        and at + 2 < len(tokens)
+        and tokens[at + 1].text.casefold() == "по"
+        and _SHARED_ROOM.match(tokens[at + 2].text)
+    ):
+        return "roommate"
+    return relation
+
+
 def _relation_near(
     tokens: list[_Token], index: int, relation_of: Any
 ) -> tuple[str | None, int, int]:
@@ -138,7 +169,7 @@ def _relation_near(
     if before >= 0:
         relation = relation_of(tokens[before].text)
         if relation:
-            return relation, tokens[before].start, name.end
+            return _qualified(relation, tokens, before), tokens[before].start, name.end
     j = index + 1
     while j < len(tokens) and j <= index + 3 and tokens[j].text.casefold() in _COPULAS:
         j += 1
@@ -149,7 +180,7 @@ def _relation_near(
             relation = relation_of(tokens[k].text) if k < len(tokens) else None
             named_next = k + 1 < len(tokens) and bool(_CAPITALISED.match(tokens[k + 1].text))
             if relation and not named_next:  # "Tom and my sister Anna": Anna's sister-ness
-                return relation, name.start, tokens[k].end
+                return _qualified(relation, tokens, k), name.start, tokens[k].end
     return None, name.start, name.end
 
 
@@ -395,6 +426,9 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
             patronymic = _patronymic(tokens[i + 1].text, morph)
             if patronymic:
                 full, end, after = f"{full} {patronymic}", max(end, tokens[i + 1].end), i + 2
+                if relation is None:  # "Ирина Михайловна, наша начальница": after the full name
+                    relation, _, said_end = _relation_near(tokens, i + 1, relation_of)
+                    end = max(end, said_end)
         if relation is None and owner is None:
             # "Катя сеструха младшая", "Гена начальник гаража", "Оля, жена моя", "Рустам с работы"
             said = relation_of(tokens[after].text) if after < len(tokens) else None
