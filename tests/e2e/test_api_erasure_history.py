@@ -11,12 +11,15 @@ import json
 import uuid
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
 from temporalio.api.common.v1 import Payload
 from temporalio.client import Client
+from temporalio.common import WorkflowIDReusePolicy
 
+from activities.tiers import TierMoveInput
 from selfimprint.adapters.neo4j import open_driver
 from selfimprint.adapters.neo4j.message_log import MessageLogs
 from selfimprint.adapters.payload_codec import USER_ENCODING, PayloadErasedError
@@ -24,10 +27,11 @@ from selfimprint.adapters.temporal import connect, data_converter
 from selfimprint.client import SelfImprintClient
 from selfimprint.config import Settings
 from selfimprint.domain.messages import Message, Role
-from selfimprint.domain.users import UserProfile, UserScope
+from selfimprint.domain.users import Tier, UserProfile, UserScope
 from tests.e2e.helpers import wait_extracted
 from tests.e2e.test_api_rights import finished
 from workflows.ids import lifecycle_workflow_id
+from workflows.tiers import TierMoveWorkflow, tier_workflow_id
 
 pytestmark = pytest.mark.e2e
 
@@ -134,3 +138,55 @@ async def test_an_erased_users_histories_can_no_longer_be_read(
     own = _payloads(json.loads(deletion.to_json()))
     assert own and all(p.metadata["encoding"] != USER_ENCODING for p in own)
     assert await after.decode(own)
+
+
+def _hits(root: Path, marker: bytes) -> list[str]:
+    """Files under `root` whose bytes hold `marker`."""
+    return sorted(
+        str(path.relative_to(root))
+        for path in root.rglob("*")
+        if path.is_file() and marker in path.read_bytes()
+    )
+
+
+async def test_a_users_words_are_in_no_file_of_temporal_or_the_object_store(
+    stack_settings: Settings, client: SelfImprintClient, tenant_key: str
+) -> None:
+    """Bytes on disk (issue 37): Temporal's database and the object store's data directory
+    hold only ciphertext of a user's words, with the graph archived and after the erasure. The
+    same search finds them in Neo4j's transaction logs (the control: the words were written,
+    and the search reads plaintext where there is some); those logs keep them until Neo4j
+    prunes them (docs/tiers.md)."""
+    tenant, user = tenant_key.split("_")[1], f"disk-{uuid.uuid4().hex[:6]}"
+    marker = f"quokka{uuid.uuid4().hex[:10]}".encode()
+    scope = UserScope(tenant, user)
+    await client.put_user(user, UserProfile())
+    sent = datetime.now(UTC) - timedelta(minutes=1)
+    text = f"My locker code at the climbing gym is {marker.decode()}."
+    await client.post_messages(user, [Message(id="d1", role=Role.USER, text=text, sent_at=sent)])
+    driver = open_driver(stack_settings)
+    try:
+        await wait_extracted(MessageLogs(driver, stack_settings.neo4j_database), scope, 300)
+    finally:
+        await driver.close()
+    assert any(marker.decode() in m["content"] for m in await client.memories(user))
+    temporal = await connect(stack_settings)
+    moved = await temporal.execute_workflow(
+        TierMoveWorkflow.run,
+        TierMoveInput(tenant_id=tenant, user_id=user, target=Tier.WARM),
+        id=tier_workflow_id(tenant, user),
+        task_queue=stack_settings.task_queue_cpu,
+        id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE,
+    )
+    assert moved.tier is Tier.WARM and moved.moved  # the graph is now an object in S3
+
+    data = stack_settings.data_dir
+    assert (data / "temporal" / "temporal.sqlite").stat().st_size > 0
+    assert any(p.is_file() for p in (data / "seaweedfs" / "data").rglob("*"))
+    assert _hits(data / "neo4j", marker)  # the control: Neo4j's logs hold the plaintext
+    assert _hits(data / "temporal", marker) == []
+    assert _hits(data / "seaweedfs", marker) == []
+    operation = await client.delete_user(user)
+    await finished(client, operation["operation_id"])
+    assert _hits(data / "temporal", marker) == []
+    assert _hits(data / "seaweedfs", marker) == []
