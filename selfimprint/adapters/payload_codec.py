@@ -170,39 +170,22 @@ class EncryptingCodec(PayloadCodec, WithSerializationContext):
         return bound
 
     async def encode(self, payloads: Sequence[Payload]) -> list[Payload]:
-        if self._owner is not None:
-            return await self._encode_for(self._owner, payloads)
-        cipher = self._ciphers[self._encrypt_id]
-        out = []
-        for payload in payloads:
-            nonce = os.urandom(_NONCE_BYTES)
+        if self._owner is None:
             # The key id is associated data: swapping it for another key's id fails to decrypt.
-            sealed = cipher.encrypt(nonce, payload.SerializeToString(), self._encrypt_id.encode())
-            out.append(
-                Payload(
-                    metadata={"encoding": ENCODING, _KEY_ID: self._encrypt_id.encode()},
-                    data=nonce + sealed,
-                )
+            key_id = self._encrypt_id.encode()
+            cipher, metadata = (
+                self._ciphers[self._encrypt_id],
+                {"encoding": ENCODING, _KEY_ID: key_id},
             )
-        return out
-
-    async def _encode_for(self, owner: WorkflowOwner, payloads: Sequence[Payload]) -> list[Payload]:
+            return [_seal(cipher, p, key_id, metadata) for p in payloads]
         assert self._user_keys is not None  # an owner is bound only with user keys
-        key = await self._user_keys.key(owner, create=True)
+        key = await self._user_keys.key(self._owner, create=True)
         if key is None:  # a store that cannot create: refuse rather than fall back
-            raise PayloadKeyError(f"no payload key for {owner.tenant_id}/{owner.user_id}")
-        cipher, aad = AESGCM(key), _owner_text(owner)
-        out = []
-        for payload in payloads:
-            nonce = os.urandom(_NONCE_BYTES)
-            sealed = cipher.encrypt(nonce, payload.SerializeToString(), aad)
-            out.append(
-                Payload(
-                    metadata={"encoding": USER_ENCODING, _OWNER: aad},
-                    data=nonce + sealed,
-                )
-            )
-        return out
+            raise PayloadKeyError(f"no payload key for {_owner_text(self._owner).decode()}")
+        # The owner is associated data: relabelled to another user, a payload fails to decrypt.
+        owner = _owner_text(self._owner)
+        metadata = {"encoding": USER_ENCODING, _OWNER: owner}
+        return [_seal(AESGCM(key), p, owner, metadata) for p in payloads]
 
     async def _decode_user(self, payload: Payload) -> Payload:
         owner = _parse_owner(payload.metadata.get(_OWNER, b""))
@@ -217,36 +200,40 @@ class EncryptingCodec(PayloadCodec, WithSerializationContext):
                 f"the data key of {owner.tenant_id}/{owner.user_id} is gone (erased): "
                 "this payload can no longer be read"
             )
-        nonce, sealed = payload.data[:_NONCE_BYTES], payload.data[_NONCE_BYTES:]
-        try:
-            plain = AESGCM(key).decrypt(nonce, sealed, _owner_text(owner))
-        except InvalidTag as exc:
-            raise PayloadTamperedError("a Temporal payload failed authentication") from exc
-        return Payload.FromString(plain)
+        return _open(AESGCM(key), payload, _owner_text(owner))
 
     async def decode(self, payloads: Sequence[Payload]) -> list[Payload]:
         out = []
         for payload in payloads:
-            if payload.metadata.get("encoding") == USER_ENCODING:
+            encoding = payload.metadata.get("encoding")
+            if encoding == USER_ENCODING:
                 out.append(await self._decode_user(payload))
-                continue
-            if payload.metadata.get("encoding") != ENCODING:
+            elif encoding != ENCODING:
                 out.append(payload)  # written before encryption was turned on
-                continue
-            key_id = payload.metadata.get(_KEY_ID, b"").decode()
-            cipher = self._ciphers.get(key_id)
-            if cipher is None:
-                raise PayloadKeyError(
-                    f"payload encrypted with key {key_id!r}, which is not configured "
-                    "(SELFIMPRINT_TEMPORAL_PAYLOAD_KEYS)"
-                )
-            nonce, sealed = payload.data[:_NONCE_BYTES], payload.data[_NONCE_BYTES:]
-            try:
-                plain = cipher.decrypt(nonce, sealed, key_id.encode())
-            except InvalidTag as exc:
-                raise PayloadTamperedError("a Temporal payload failed authentication") from exc
-            out.append(Payload.FromString(plain))
+            else:
+                key_id = payload.metadata.get(_KEY_ID, b"").decode()
+                cipher = self._ciphers.get(key_id)
+                if cipher is None:
+                    raise PayloadKeyError(
+                        f"payload encrypted with key {key_id!r}, which is not configured "
+                        "(SELFIMPRINT_TEMPORAL_PAYLOAD_KEYS)"
+                    )
+                out.append(_open(cipher, payload, key_id.encode()))
         return out
+
+
+def _seal(cipher: AESGCM, payload: Payload, aad: bytes, metadata: dict[str, bytes]) -> Payload:
+    nonce = os.urandom(_NONCE_BYTES)
+    sealed = cipher.encrypt(nonce, payload.SerializeToString(), aad)
+    return Payload(metadata=metadata, data=nonce + sealed)
+
+
+def _open(cipher: AESGCM, payload: Payload, aad: bytes) -> Payload:
+    nonce, sealed = payload.data[:_NONCE_BYTES], payload.data[_NONCE_BYTES:]
+    try:
+        return Payload.FromString(cipher.decrypt(nonce, sealed, aad))
+    except InvalidTag as exc:
+        raise PayloadTamperedError("a Temporal payload failed authentication") from exc
 
 
 def with_encryption(

@@ -8,13 +8,17 @@ import time
 from pathlib import Path
 from typing import Any
 
+from temporalio.common import WorkflowIDReusePolicy
+
+from activities.tiers import TierMoveInput, TierMoveOutcome
 from selfimprint.adapters.neo4j.message_log import ExtractionState, MessageLogs
 from selfimprint.adapters.temporal import connect
 from selfimprint.config import Settings
 from selfimprint.devstack import stack
 from selfimprint.domain.messages import Message
-from selfimprint.domain.users import UserScope
+from selfimprint.domain.users import Tier, UserScope
 from workflows.ids import lifecycle_workflow_id
+from workflows.tiers import TierMoveWorkflow, tier_workflow_id
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 
@@ -78,3 +82,15 @@ async def _diagnosis(scope: UserScope) -> str:
 
 async def _count(log: Any, state: ExtractionState) -> int:
     return int(await log.count_in_state(state))
+
+
+async def move_tier(settings: Settings, scope: UserScope, target: Tier) -> TierMoveOutcome:
+    """Run the user's tier move now, as the lifecycle would after idle days."""
+    temporal = await connect(settings)
+    return await temporal.execute_workflow(
+        TierMoveWorkflow.run,
+        TierMoveInput(tenant_id=scope.tenant_id, user_id=scope.user_id, target=target),
+        id=tier_workflow_id(scope.tenant_id, scope.user_id),
+        task_queue=settings.task_queue_cpu,
+        id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE,
+    )

