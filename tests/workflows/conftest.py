@@ -8,13 +8,12 @@ import pytest
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
-from tests.temporal_server import skip_to_time_of_day, start_test_server
+from tests.temporal_server import start_test_server
 
 
 @pytest.fixture(scope="session")
 async def env() -> AsyncIterator[WorkflowEnvironment]:
     environment = await start_test_server(pydantic_data_converter)
-    await skip_to_time_of_day(environment)  # the 03:00 passes at the same hours on every run
     yield environment
     await environment.shutdown()
 
@@ -24,6 +23,5 @@ async def own_env() -> AsyncIterator[WorkflowEnvironment]:
     """A server of its own: a clock that no other test's leftover timers move, and no other
     test's outstanding activity holds (a running activity stops time skipping)."""
     environment = await start_test_server(pydantic_data_converter)
-    await skip_to_time_of_day(environment)  # the 03:00 passes at the same hours on every run
     yield environment
     await environment.shutdown()
