@@ -31,7 +31,7 @@ from activities.payload_stage import PayloadRef, PayloadStages, Staging
 from selfimprint.adapters.llm import LLMAnswerInvalidError
 from selfimprint.domain.belief import DEFAULT_BELIEF, BeliefConfig
 from selfimprint.domain.context import DEFAULT_CONTEXT, ContextConfig
-from selfimprint.domain.decay import ActivityTimeline
+from selfimprint.domain.decay import DEFAULT_DECAY, ActivityTimeline, DecayConfig
 from selfimprint.domain.hypotheses import DEFAULT_POLICY, HypothesisPolicy
 from selfimprint.domain.inference_policy import InferencePolicyConfig
 from selfimprint.domain.models import MemoryId
@@ -354,8 +354,11 @@ class SleepActivities:
         context: ContextConfig = DEFAULT_CONTEXT,
         inference: InferencePolicyConfig | None = None,
         stages: PayloadStages | None = None,
+        decay: DecayConfig = DEFAULT_DECAY,
     ) -> None:
         self._graphs = graphs
+        # A recall is reinforced as a re-mention is: ingestion's decay numbers (issue 32).
+        self._decay = decay
         # Texts and vectors for the model side, by reference (issue 35).
         self._staging = Staging(stages)
         # The deployment's inference policy (the tuning's `ingestion.inference_policy`), which
@@ -565,6 +568,7 @@ class SleepActivities:
                 scope.now,
                 timeline,
                 self._patterns,
+                self._decay,
             )
             return result.writes, (result.boosted, result.drifted, result.recalled)
 

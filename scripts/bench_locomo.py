@@ -132,6 +132,9 @@ class StackConfig:
     scoring: tuple[tuple[str, float], ...] = ()
     # Overrides of the structured extractor (DomainTuning "structured").
     structured: tuple[tuple[str, float], ...] = ()
+    # Further DomainTuning sections as JSON (issue 32's calibration of the reinforcements:
+    # `ingestion.decay` for re-mentions and recalls, `patterns` for sleep's centrality).
+    tuning: str = ""
 
 
 CONFIGS = {
@@ -159,6 +162,28 @@ CONFIGS = {
     # to measure what the looser bar costs LoCoMo's chatty turns side by side.
     "structured-small-talk-12": StackConfig(
         "structured-small-talk-12", "structured", structured=(("none_max_words", 12),)
+    ),
+    # Issue 32: the reinforcement increments, both sides of the spec's (a re-mention or a
+    # recall +0.15, sleep's centrality +0.1, a pattern's fading x0.85), side by side.
+    "structured-reinforce-low": StackConfig(
+        "structured-reinforce-low",
+        "structured",
+        tuning=json.dumps(
+            {
+                "ingestion": {"decay": {"reinforcement_step": 0.05}},
+                "patterns": {"central_boost": 0.03, "drift_multiplier": 0.95},
+            }
+        ),
+    ),
+    "structured-reinforce-high": StackConfig(
+        "structured-reinforce-high",
+        "structured",
+        tuning=json.dumps(
+            {
+                "ingestion": {"decay": {"reinforcement_step": 0.3}},
+                "patterns": {"central_boost": 0.25, "drift_multiplier": 0.7},
+            }
+        ),
     ),
     "llm": StackConfig("llm", "llm"),
 }
@@ -201,6 +226,7 @@ def describe_llm(args: argparse.Namespace, config: StackConfig) -> str:
             "contradictions from the user's words; e5 classifier head"
             + "".join(f"; scoring {k}={v}" for k, v in config.scoring)
             + "".join(f"; structured {k}={v}" for k, v in config.structured)
+            + (f"; tuning {config.tuning}" if config.tuning else "")
             + ")"
         )
     if args.llm == "local":
@@ -220,7 +246,7 @@ def stack_settings(
         fields["verbatim_long_messages"] = config.long_messages
     if not config.lexical:
         fields["retrieval_lexical_pool"] = 0
-    if config.scoring or config.structured:
+    if config.scoring or config.structured or config.tuning:
         fields["tuning_file"] = scoring_tuning_file(data_dir, config)
     if args.embedder_model_path:
         fields["embedder_model_path"] = Path(args.embedder_model_path)
@@ -243,7 +269,11 @@ def scoring_tuning_file(data_dir: Path | None, config: StackConfig) -> Path:
     folder = data_dir or Path(tempfile.mkdtemp(prefix=f"bench-locomo-{config.name}-"))
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "tuning.json"
-    sections = {"scoring": dict(config.scoring), "structured": dict(config.structured)}
+    sections: dict[str, Any] = {
+        "scoring": dict(config.scoring),
+        "structured": dict(config.structured),
+        **(json.loads(config.tuning) if config.tuning else {}),
+    }
     path.write_text(json.dumps({k: v for k, v in sections.items() if v}), "utf-8")
     return path
 

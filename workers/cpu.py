@@ -64,6 +64,7 @@ def graph_activities(
             context=tuning.context,
             inference=tuning.ingestion.inference_policy,
             stages=payload_stages,
+            decay=tuning.ingestion.decay,
         ),
         reviews=ReviewActivities(graph, tuning.beliefs, tuning.review),
         summaries=SummaryActivities(graph, accounts, tuning.summary),

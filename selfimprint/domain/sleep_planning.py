@@ -264,6 +264,7 @@ def plan_recalibration(
     now: datetime,
     timeline: ActivityTimeline,
     config: PatternConfig = DEFAULT_PATTERNS,
+    decay: DecayConfig = DEFAULT_DECAY,
 ) -> RecalibrationPlan:
     """Memories central to tonight's patterns (or joined by tonight's connections) gain
     `central_boost`; those of patterns that faded drift down by `drift_multiplier`, unless
@@ -271,8 +272,9 @@ def plan_recalibration(
 
     Recall reinforces (issue 32): a memory a context used while it was faded
     (`Node.recalled_at`), after its weight last changed, is reinforced as a re-mention is
-    (`decay.reinforce_node`: the same increment, from its weight now), which makes it live
-    again; once per recall, since the write moves `weight_at` past it."""
+    (`decay.reinforce_node`: the same increment, `decay.reinforcement_step`, as ingestion's
+    re-mentions, from its weight now), which makes it live again; once per recall, since the
+    write moves `weight_at` past it."""
     by_id = {n.id: n for n in nodes}
     plan = recalibration_targets(patterns, (), previous_pattern_nodes)
     central = set(plan.central) | set(touched)
@@ -286,7 +288,7 @@ def plan_recalibration(
     for node in sorted(nodes, key=lambda n: n.id):
         if node.id in central or not _recalled_since_weighed(node, now):
             continue
-        reinforced, result = reinforce_node(node, now, timeline=timeline)
+        reinforced, result = reinforce_node(node, now, timeline=timeline, config=decay)
         if result.applied:
             changes.append(
                 WeightChange(

@@ -192,6 +192,16 @@ def test_a_recall_since_the_last_weight_change_reinforces_once() -> None:
     assert plan_recalibration([], [], [], [again], NOW, TIMELINE).recalled == 0
 
 
+def test_a_recall_is_reinforced_by_the_configured_re_mention_step() -> None:
+    """Issue 32's calibration varies one increment for re-mentions and recalls alike: the
+    recall reads the deployment's `ingestion.decay`, not the spec's default."""
+    node = memory(1, "My bike is blue.", weight=0.04, days_ago=60, recalled_at=NOW)
+    default = plan_recalibration([], [], [], [node], NOW, TIMELINE).writes.weights[0].weight
+    steeper = DEFAULT_DECAY.model_copy(update={"reinforcement_step": 0.3})
+    tuned = plan_recalibration([], [], [], [node], NOW, TIMELINE, decay=steeper)
+    assert tuned.writes.weights[0].weight - default == pytest.approx(0.15, abs=1e-9)
+
+
 def test_the_check_confirms_on_evidence_and_deletes_the_refuted() -> None:
     confirmed_id, refuted_id = hypothesis_id("u1", CLAIM), hypothesis_id("u1", "Hiking bores.")
     hyps = [
