@@ -45,7 +45,8 @@ from locomo_metrics import AGE_BUCKETS, CONTEXT, QuestionScore, SystemScores, re
 
 from selfimprint.adapters.embedders import build_embedder
 from selfimprint.config import Settings
-from selfimprint.domain.decay import ActivityTimeline, expires_at
+from selfimprint.domain.decay import DEFAULT_DECAY, ActivityTimeline, expires_at
+from selfimprint.domain.models import NodeType
 from selfimprint.domain.tuning import DomainTuning
 from selfimprint.domain.users import UserScope
 from selfimprint.logging import configure_logging
@@ -128,6 +129,10 @@ class Variant:
     # Stored decay coefficient -> the one tried instead (the curves are chosen at ingestion and
     # stored on each memory; trying another means rereading its weight and expiry with it).
     curves: dict[float, float]
+    # The significance rule tried instead of the stored one (`significant_above`: an event
+    # whose importance at extraction is above it takes the significant-event curve; one on the
+    # plain event curve otherwise). None: as stored.
+    significant_above: float | None = None
 
 
 def parse_variants(raw: Sequence[str], base: DomainTuning) -> list[Variant]:
@@ -138,8 +143,38 @@ def parse_variants(raw: Sequence[str], base: DomainTuning) -> list[Variant]:
             raise SystemExit(f"--variant wants NAME=JSON, got {item!r}")
         overrides = json.loads(text)
         curves = {float(k): float(v) for k, v in overrides.pop("curves", {}).items()}
-        variants.append(Variant(name, variant_tuning(base, overrides), curves))
+        above = overrides.pop("significant_above", None)
+        variants.append(
+            Variant(
+                name,
+                variant_tuning(base, overrides),
+                curves,
+                None if above is None else float(above),
+            )
+        )
     return variants
+
+
+def with_significance(
+    snapshot: GraphSnapshot, timeline: ActivityTimeline, above: float | None
+) -> GraphSnapshot:
+    """The snapshot as if events had been marked significant by `importance > above` (the
+    events on a plain or significant curve; a near-type curve chosen at extraction stays)."""
+    if above is None:
+        return snapshot
+    plain, significant = DEFAULT_DECAY.event, DEFAULT_DECAY.significant_event
+    nodes = []
+    for node in snapshot.nodes:
+        stored = round(node.decay_coefficient, 4)
+        if node.type is not NodeType.EVENT or node.is_pinned or stored not in (plain, significant):
+            nodes.append(node)
+            continue
+        marked = node.importance > above
+        tried = significant if marked else plain
+        expiry = expires_at(node.weight, node.weight_at, tried, timeline=timeline)
+        update = {"decay_coefficient": tried, "expires_at": expiry, "significant": marked}
+        nodes.append(node.model_copy(update=update))
+    return snapshot.model_copy(update={"nodes": tuple(nodes)})
 
 
 def with_curves(
@@ -241,6 +276,11 @@ def main() -> None:
     parser.add_argument(
         "--dump", type=Path, help="write each row's per-question scores here (NAME.json)"
     )
+    parser.add_argument(
+        "--skip-shipped",
+        action="store_true",
+        help="leave out the shipped row (already measured on these snapshots)",
+    )
     args = parser.parse_args()
     configure_logging("warning", "console")
     folder = Path(args.snapshots)
@@ -280,7 +320,8 @@ def main() -> None:
     out.write("|" + "---|" * (len(head) + len(AGE_BUCKETS)) + "\n")
     out.write(row("flat, 400-token cut", flat, flat, ages) + "\n")
     dump(args.dump, "flat", flat)
-    for variant in parse_variants(args.variant, base):
+    variants = parse_variants(args.variant, base)
+    for variant in variants[1:] if args.skip_shipped else variants:
         scores = SystemScores()
         for conversation in conversations:
             s = saved[conversation.sample_id]
@@ -288,7 +329,13 @@ def main() -> None:
             resources = OfflineResources(settings, embedder, at, variant.tuning)
             timeline = ActivityTimeline.model_validate(s["timeline"])
             snapshot = with_curves(
-                GraphSnapshot.model_validate(s["snapshot"]), timeline, variant.curves
+                with_significance(
+                    GraphSnapshot.model_validate(s["snapshot"]),
+                    timeline,
+                    variant.significant_above,
+                ),
+                timeline,
+                variant.curves,
             )
             scores.questions.extend(
                 asyncio.run(ask_all(resources, conversation, snapshot, timeline))

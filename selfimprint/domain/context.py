@@ -463,6 +463,8 @@ def _pool(
     for memory in ranked:
         if memory.id in known:
             score = memory.score
+            if not alive(known[memory.id]):
+                score *= scoring.recognised_score_factor
             if known[memory.id].valid_until is not None:
                 score *= config.superseded_score_factor  # the current value comes first
             scores[memory.id] = max(scores.get(memory.id, 0.0), score)

@@ -121,6 +121,12 @@ class ScoringConfig(BaseModel):
     # +0.032), 0.5 / 1.0 +0.008. None: meaning alone decides (the ablation).
     recognition_min_lexical: Unit | None = 0.34
     recognition_lexical_distinctiveness: float = 0.5
+    # Issue 32: a recognised faded memory's score is multiplied by this in the context's
+    # ranking. 1.0 (project choice, measured): it competes as a live memory would. Lower
+    # costs recall on LoCoMo dev with the clock running (0.85: 0.599, 0.7: 0.497 against
+    # 0.657), and the evidence share with it: what recognition brings back is mostly what
+    # the question asks for (BENCHMARKS.md, "Calibrating the curves and the increments").
+    recognised_score_factor: Annotated[float, Field(gt=0.0, le=2.0)] = 1.0
     # The deviation used is at least this (a query equally unlike every memory has none).
     recognition_min_deviation: Annotated[float, Field(gt=0.0, le=1.0)] = 0.05
     # How many of the user's memories (smallest ids first) the spread is read from.

@@ -246,6 +246,26 @@ def test_recognition_can_ask_for_a_near_rank_too(max_rank: int | None, recognise
     assert ("g" in {m.id for m in context.memories_used}) is recognised
 
 
+@pytest.mark.parametrize(("factor", "order"), [(1.0, ["g", "a"]), (0.7, ["a", "g"])])
+def test_a_recognised_memory_ranks_by_its_score_times_the_factor(
+    factor: float, order: list[str]
+) -> None:
+    """Issue 32's knob `recognised_score_factor` (1.0 shipped): a recognised faded memory
+    scored 0.6 outranks a live one scored 0.5 as it is, and not at 0.7 of its score."""
+    faded = node("g", "Faded.", expires_at=NOW - timedelta(hours=1))
+    live = node("a", "A.")
+    bar = DEFAULT_SCORING.recognition_min_similarity
+    candidates = [
+        ScoredMemory(id="a", score=0.5, similarity=bar + 0.1, recency=1.0, effective_weight=1.0),
+        ScoredMemory(id="g", score=0.6, similarity=bar + 0.2, recency=1.0, effective_weight=0.0),
+    ]
+    scoring = DEFAULT_SCORING.model_copy(update={"recognised_score_factor": factor})
+    context = assemble_context(
+        candidates, [live, faded], [], [], language="en", now=NOW, scoring=scoring, spread=APART
+    )
+    assert [m.id for m in context.memories_used] == order
+
+
 def test_a_superseded_memory_is_shown_as_past_after_the_current_one() -> None:
     """Issue 33: "I work at Sber" ended by a later "I don't work at Sber any more" is history:
     listed under its own heading with the day it ended, ranked below the current job (at
