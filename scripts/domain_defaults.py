@@ -116,6 +116,29 @@ CALIBRATIONS: list[Calibration] = [
         "never gives an event more than 0.7, so only a model's importance reaches 0.8",
     ),
     Calibration(
+        DecayConfig,
+        "reinforcement_step",
+        "0.15",
+        "0.05 and 0.30 (a re-mention and a recall alike), with the centrality rows, through "
+        "the API in one run",
+        "0.657 and 0.658 at 400 tokens (paired +0.001, 1 question of 760), evidence share 0.130 "
+        "both; the shipped build read 0.657: only 58 of 2,871 memories were ever re-mentioned",
+    ),
+    Calibration(
+        PatternConfig,
+        "central_boost",
+        'none given ("a boost")',
+        "0.03 and 0.25, with the step rows",
+        "as for the step: 1,369 and 1,359 memories faded, recall 0.657 and 0.658",
+    ),
+    Calibration(
+        PatternConfig,
+        "drift_multiplier",
+        'none given ("a temporary decay multiplier")',
+        "0.95 and 0.7, with the step rows",
+        "as for the step",
+    ),
+    Calibration(
         ScoringConfig,
         "similarity_weight",
         "0.5 (with 0.2 recency, 0.3 weight)",
