@@ -11,10 +11,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
-from typing import Annotated
+from typing import Annotated, Self
 
 import numpy as np
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
@@ -45,7 +45,10 @@ DEFAULT_MIN_SIMILARITY = 0.84
 class ForgetInput(BaseModel):
     tenant_id: str
     user_id: str
-    topic: Annotated[str, Field(min_length=1, max_length=500)]
+    # The words to forget, or (issue 37, what the API starts) where they are staged: the
+    # history then holds a reference, never the topic. Exactly one of the two.
+    topic: Annotated[str, Field(min_length=1, max_length=500)] | None = None
+    topic_ref: PayloadRef | None = None
     dry_run: bool
     min_similarity: Annotated[float, Field(gt=0.0, le=1.0)] | None = DEFAULT_MIN_SIMILARITY
     # Queue of the embedding activity (the gpu worker's, where the embedder of the stored
@@ -54,6 +57,16 @@ class ForgetInput(BaseModel):
     # A real run tells the user's lifecycle when it is done, so that the lifecycle runs it again
     # after any graph operation that overlapped it; those replays do not tell it again.
     notify_lifecycle: bool = True
+
+    @model_validator(mode="after")
+    def _one_topic(self) -> Self:
+        if (self.topic is None) == (self.topic_ref is None):
+            raise ValueError("a forget names its topic or its topic's stage, not both or none")
+        return self
+
+    def shown(self) -> str:
+        """The topic for an operator's screen: its words, or that they are staged."""
+        return repr(self.topic) if self.topic is not None else "(topic staged)"
 
 
 class TopicForgotten(BaseModel):
@@ -71,13 +84,29 @@ class ForgetTopicReport(BaseModel):
     derived: int = 0  # sleep results (patterns, triggers, questions) removed with them
 
 
+# The topic's words, staged by the API for every activity of the forget and of its replay
+# (issue 37: no topic text in the workflow's history). Run id: `topic_run_id(workflow id)`.
+TOPIC_TEXT = "topic"
+
+
+def topic_run_id(forget_workflow_id: str) -> str:
+    """The stage run that holds a forget's topic: apart from the run's own stages (the vector),
+    which its last step drops, since a replay of the forget reads the topic again."""
+    return f"{forget_workflow_id}-topic"
+
+
+class TopicText(BaseModel):
+    text: Annotated[str, Field(min_length=1, max_length=500)]
+
+
 class ForgetDerivedInput(BaseModel):
     tenant_id: str
     user_id: str
     memory_ids: list[str]
-    text: str
+    text: str | None = None  # None: read from `topic` (issue 37)
     dry_run: bool
     staged: PayloadRef | None = None  # the run's stages, dropped when done (the last step)
+    topic: PayloadRef | None = None  # where the topic's words wait, when `text` is None
 
 
 # The topic's vector, staged by embed_topic for forget_place (issue 35).
@@ -85,8 +114,9 @@ TOPIC_VECTOR = "topic_vector"
 
 
 class EmbedTopicInput(BaseModel):
-    text: str
+    text: str | None = None  # None: read from `topic` (issue 37)
     stage: PayloadRef | None = None  # stage the vector there instead of returning it
+    topic: PayloadRef | None = None
 
 
 class TopicVector(BaseModel):
@@ -103,10 +133,11 @@ class ForgetPlaceInput(BaseModel):
     user_id: str
     tier: Tier
     archive_key: str | None = None
-    text: str
+    text: str | None = None  # None: read from `topic` (issue 37)
     vector: TopicVector | None
     min_similarity: float | None
     dry_run: bool
+    topic: PayloadRef | None = None
 
 
 class PlaceReport(BaseModel):
@@ -186,6 +217,17 @@ def forgotten(nodes: Sequence[Node]) -> list[ForgottenMemory]:
 # --- activities -----------------------------------------------------------------------------------
 
 
+async def topic_text(staging: Staging, text: str | None, topic: PayloadRef | None) -> str:
+    """The topic's words: given (histories from before issue 37), or read from its stage."""
+    if text is not None:
+        return text
+    if topic is None:
+        raise ApplicationError(
+            "a forget step got neither the topic nor its stage", non_retryable=True
+        )
+    return (await staging.read(topic, TOPIC_TEXT, TopicText)).text
+
+
 class ForgetEmbeddingActivities:
     """Embeds the topic with the embedder that made the stored vectors (gpu worker)."""
 
@@ -195,7 +237,8 @@ class ForgetEmbeddingActivities:
 
     @activity.defn(name="forget.embed_topic")
     async def embed_topic(self, data: EmbedTopicInput) -> TopicVector:
-        rows = await asyncio.to_thread(self._embedder.embed_queries, [data.text])
+        text = await topic_text(self._staging, data.text, data.topic)
+        rows = await asyncio.to_thread(self._embedder.embed_queries, [text])
         vector = TopicVector(model=self._embedder.model_id, vector=rows[0])
         if data.stage is None:
             return vector
@@ -218,6 +261,9 @@ class ForgetActivities:
         if data.vector is not None and data.vector.staged is not None:
             vector = await self._staging.read(data.vector.staged, TOPIC_VECTOR, TopicVector)
             data = data.model_copy(update={"vector": vector})
+        if data.text is None:
+            text = await topic_text(self._staging, data.text, data.topic)
+            data = data.model_copy(update={"text": text})
         if data.tier is Tier.HOT and data.archive_key is None:
             return await self._forget_hot(data)
         return await self._forget_archived(data)
@@ -225,7 +271,7 @@ class ForgetActivities:
     async def _forget_hot(self, data: ForgetPlaceInput) -> PlaceReport:
         store = self._graph.for_user(data.tenant_id, data.user_id)
         graph = await with_heartbeats(store.export_graph(datetime.now(UTC)))
-        matched = topic_matches(graph.nodes, data.text, data.vector, data.min_similarity)
+        matched = topic_matches(graph.nodes, data.text or "", data.vector, data.min_similarity)
         if not matched:
             return PlaceReport(place="neo4j", memories=[], edges=0)
         ids = sorted(n.id for n in matched)
@@ -248,7 +294,9 @@ class ForgetActivities:
             )
         except PERMANENT as exc:
             raise bad_data(exc) from exc
-        matched = topic_matches(read.snapshot.nodes, data.text, data.vector, data.min_similarity)
+        matched = topic_matches(
+            read.snapshot.nodes, data.text or "", data.vector, data.min_similarity
+        )
         pruned, edges = without_nodes(read.snapshot, {n.id for n in matched}, data.text)
         if not matched and pruned.tensions == read.snapshot.tensions:
             return PlaceReport(place=key, memories=[], edges=0)
@@ -263,11 +311,18 @@ class ForgetActivities:
         """Sleep results live in Neo4j whatever the tier: the ones citing a forgotten memory or
         naming the topic go too (the hot place removes those of hot memories already)."""
         store = self._graph.for_user(data.tenant_id, data.user_id)
-        derived = await store.forget_derived(data.memory_ids, data.text, dry_run=data.dry_run)
+        text = await topic_text(self._staging, data.text, data.topic)
+        derived = await store.forget_derived(data.memory_ids, text, dry_run=data.dry_run)
         log.info("forget.derived", user_id=data.user_id, derived=derived, dry_run=data.dry_run)
         if data.staged is not None:
             await self._staging.drop_run(data.staged)
         return derived
+
+    @activity.defn(name="forget.drop_topic")
+    async def drop_topic(self, topic: PayloadRef) -> None:
+        """The topic's words leave Neo4j once no replay of the forget can need them."""
+        await self._staging.drop_run(topic)
+        log.info("forget.topic_dropped", user_id=topic.user_id)
 
     def _rewrite(self, data: ForgetPlaceInput, key: str, pruned: GraphSnapshot) -> None:
         written = self._archive.rewrite(data.tenant_id, data.user_id, key, pruned)

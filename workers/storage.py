@@ -85,4 +85,4 @@ def forget_registrations(
     graph = Neo4jGraphStore(driver, settings.neo4j_database)
     # The topic's vector arrives staged in Neo4j (issue 35).
     acts = ForgetActivities(graph, archive, graph.payload_stages())
-    return [ForgetTopicWorkflow], [acts.forget_place, acts.forget_derived]
+    return [ForgetTopicWorkflow], [acts.forget_place, acts.forget_derived, acts.drop_topic]

@@ -48,7 +48,7 @@ class ForgetTopicWorkflow:
                 )
             vector = await workflow.execute_activity_method(
                 ForgetEmbeddingActivities.embed_topic,
-                EmbedTopicInput(text=data.topic, stage=stage),
+                EmbedTopicInput(text=data.topic, stage=stage, topic=data.topic_ref),
                 task_queue=data.embed_task_queue or workflow.info().task_queue,
                 **STORAGE_SHORT,
             )
@@ -82,6 +82,7 @@ class ForgetTopicWorkflow:
                     vector=vector,
                     min_similarity=data.min_similarity,
                     dry_run=data.dry_run,
+                    topic=data.topic_ref,
                 ),
                 **STORAGE_LONG,
             )
@@ -101,6 +102,7 @@ class ForgetTopicWorkflow:
                     text=data.topic,
                     dry_run=data.dry_run,
                     staged=vector.staged if vector is not None else None,
+                    topic=data.topic_ref,
                 ),
                 **STORAGE_SHORT,
             )
@@ -111,12 +113,20 @@ class ForgetTopicWorkflow:
             places=touched,
             derived=derived,
         )
+        told = False
         if not data.dry_run and data.notify_lifecycle and workflow.patched("forget-notifies"):
-            await _tell_lifecycle(data)
+            told = await _tell_lifecycle(data)
+        # The staged topic (issue 37) goes when no replay can need it: a lifecycle told of
+        # this forget drops it (at once, or after the replay it queued); a replay leaves it to
+        # the lifecycle that runs it.
+        if data.topic_ref is not None and data.notify_lifecycle and not told:
+            await workflow.execute_activity_method(
+                ForgetActivities.drop_topic, data.topic_ref, **STORAGE_SHORT
+            )
         return outcome
 
 
-async def _tell_lifecycle(data: ForgetInput) -> None:
+async def _tell_lifecycle(data: ForgetInput) -> bool:
     """A tier move, soft reset, sleep or extraction that ran alongside this forget may have
     copied what it removed (an export taken before, an archive written after); the lifecycle
     knows what ran when and replays the forget after it (docs/decisions.md)."""
@@ -132,3 +142,5 @@ async def _tell_lifecycle(data: ForgetInput) -> None:
         # No running lifecycle (a user who never wrote, or one being erased): nothing moves
         # the graph, so nothing can have overlapped.
         workflow.logger.info("no lifecycle to tell", extra={"error": str(err)})
+        return False
+    return True

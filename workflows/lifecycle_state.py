@@ -10,6 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, model_validator
 
 from activities.forget import ForgetInput
+from activities.payload_stage import PayloadRef
 from selfimprint.domain.lifecycle import EXTRACTION_BATCH
 from selfimprint.domain.lifecycle_timings import LifecycleTimings
 from selfimprint.domain.sleep_policy import ActivityLog, Depth, SleepKind
@@ -135,6 +136,8 @@ class ForgetRecord(BaseModel):
     replays: list[ForgetReplay] = Field(default_factory=list)
     last_operation_ended_at: datetime | None = None
     last_replay_failed: str | None = None
+    # Staged topics no replay needs any more, to drop at the loop's next turn (issue 37).
+    unstage: list[PayloadRef] = Field(default_factory=list)
 
 
 class ReviewRecord(BaseModel):

@@ -28,7 +28,7 @@ from temporalio import workflow
 from temporalio.exceptions import ChildWorkflowError
 
 with workflow.unsafe.imports_passed_through():
-    from activities.forget import ForgetInput, TopicForgotten
+    from activities.forget import ForgetActivities, ForgetInput, TopicForgotten
     from selfimprint.domain.lifecycle import (
         Extract,
         MoveTier,
@@ -67,6 +67,7 @@ with workflow.unsafe.imports_passed_through():
         SoftResetRequest,
     )
     from workflows.lifecycle_summary import SummaryScheduleSteps
+    from workflows.options import STORAGE_SHORT
     from workflows.tiers import TierMoveInput, TierMoveWorkflow, tier_workflow_id
 
 workflow_id = lifecycle_workflow_id
@@ -158,6 +159,10 @@ class UserLifecycleWorkflow(SleepSteps, IngestionSteps, ReviewSteps, SummarySche
         if overlapped and all(r.forget != signal.forget for r in forgets.replays):
             replay = ForgetReplay(forget=signal.forget, after_messages=list(pending))
             forgets.replays.append(replay)
+            self._woken = True
+        elif not overlapped and signal.forget.topic_ref is not None:
+            # Issue 37: no replay will read the staged topic; the loop drops it.
+            forgets.unstage.append(signal.forget.topic_ref)
             self._woken = True
 
     @workflow.signal
@@ -256,6 +261,7 @@ class UserLifecycleWorkflow(SleepSteps, IngestionSteps, ReviewSteps, SummarySche
                 )
             loops += 1
             self._woken = False
+            await self._drop_staged_topics()
             self._start_review()
             self._ensure_summary_schedule(loops)
             now = workflow.now()
@@ -345,6 +351,19 @@ class UserLifecycleWorkflow(SleepSteps, IngestionSteps, ReviewSteps, SummarySche
         self._operation = None
         self._state.forgets.last_operation_ended_at = workflow.now()
 
+    async def _drop_staged_topics(self) -> None:
+        """The words of forgets that no replay needs leave Neo4j (issue 37). Only forgets
+        started with a staged topic put anything here, so older histories replay unchanged."""
+        unstage = self._state.forgets.unstage
+        while unstage:
+            await workflow.execute_activity_method(
+                ForgetActivities.drop_topic,
+                unstage[0],
+                task_queue=self._state.queues.cpu,
+                **STORAGE_SHORT,
+            )
+            unstage.pop(0)
+
     async def _replay_forget(self, forget: ForgetInput) -> None:
         """Run a forget again, alone: nothing else touches the graph while the loop waits."""
         state = self._state
@@ -362,6 +381,10 @@ class UserLifecycleWorkflow(SleepSteps, IngestionSteps, ReviewSteps, SummarySche
             # lifecycle for nothing. Operators see it in the state.
             workflow.logger.warning("forget replay failed", extra={"error": str(err.cause)})
             state.forgets.last_replay_failed = f"{now:%Y-%m-%d %H:%M}: {err.cause}"[:300]
+        if forget.topic_ref is not None and all(
+            r.forget.topic_ref != forget.topic_ref for r in state.forgets.replays
+        ):
+            state.forgets.unstage.append(forget.topic_ref)
 
     def _should_continue_as_new(self, loops: int) -> bool:
         if self._sleeping or self._state.ingestion.pending_message_ids or self._review_running():

@@ -16,6 +16,8 @@ from temporalio.client import WorkflowExecutionStatus
 from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.service import RPCError, RPCStatusCode
 
+from activities.forget import TOPIC_TEXT, TopicText, topic_run_id
+from activities.payload_stage import PayloadRef
 from api.auth import Caller
 from api.errors import EVERY_ROUTE, UNKNOWN_USER, WITH_BODY, ApiError, documented
 from api.lifecycle import retell_pending
@@ -78,17 +80,26 @@ async def forget(
     await retell_pending(resources, scope)
     client = await resources.temporal()
     request_id = uuid.uuid4().hex[:12]
+    workflow_id = f"forget-{scope.tenant_id}-{scope.user_id}-{request_id}"
+    # The topic waits in Neo4j for the workflow's steps (and a replay's); its history holds
+    # the reference only (issue 37). The workflow or the user's lifecycle drops it when done.
+    topic = PayloadRef(
+        tenant_id=scope.tenant_id, user_id=scope.user_id, run_id=topic_run_id(workflow_id)
+    )
+    staged = TopicText(text=body.topic).model_dump_json()
+    if not await resources.graph.payload_stages().put(scope, topic.run_id, TOPIC_TEXT, staged):
+        raise unknown_user(scope)
     return await client.execute_workflow(
         ForgetTopicWorkflow.run,
         ForgetInput(
             tenant_id=scope.tenant_id,
             user_id=scope.user_id,
-            topic=body.topic,
+            topic_ref=topic,
             dry_run=body.dry_run,
             min_similarity=min_similarity,
             embed_task_queue=resources.settings.task_queue_gpu,
         ),
-        id=f"forget-{scope.tenant_id}-{scope.user_id}-{request_id}",
+        id=workflow_id,
         task_queue=resources.settings.task_queue_cpu,
         execution_timeout=FORGET_TIMEOUT,
     )

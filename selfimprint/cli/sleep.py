@@ -83,7 +83,7 @@ def _describe(state: LifecycleState) -> str:
             f"{compaction.feedback_signals} 'not understood' feedback since the last compaction"
         )
     if forgets.replays or forgets.last_replay_failed:
-        topics = ", ".join(repr(r.forget.topic) for r in forgets.replays) or "none"
+        topics = ", ".join(r.forget.shown() for r in forgets.replays) or "none"
         failed = forgets.last_replay_failed or "none"
         lines.append(f"forget:      second passes queued: {topics}; last failed: {failed}")
     return "\n".join(lines)

@@ -99,7 +99,7 @@ async def test_an_erased_users_histories_can_no_longer_be_read(
         await wait_extracted(MessageLogs(driver, stack_settings.neo4j_database), scope, 300)
     finally:
         await driver.close()
-    await client.forget(user, TOPIC, dry_run=False)  # the topic is in the forget's input
+    await client.forget(user, TOPIC, dry_run=False)  # its report names the forgotten memory
 
     temporal = await connect(stack_settings)
     histories = await _user_histories(temporal, scope)
@@ -117,6 +117,7 @@ async def test_an_erased_users_histories_can_no_longer_be_read(
             assert b"flowerpot" not in payload.data
         readable += [p.data for p in await codec.decode(payloads)]
     assert any(b"flowerpot" in data for data in readable)
+    await _the_topic_stays_out_of_the_forgets_input(temporal, stack_settings, scope, histories)
 
     operation = await client.delete_user(user)
     report = (await finished(client, operation["operation_id"]))["result"]
@@ -135,6 +136,36 @@ async def test_an_erased_users_histories_can_no_longer_be_read(
     own = _payloads(json.loads(deletion.to_json()))
     assert own and all(p.metadata["encoding"] != USER_ENCODING for p in own)
     assert await after.decode(own)
+
+
+async def _the_topic_stays_out_of_the_forgets_input(
+    temporal: Client, settings: Settings, scope: UserScope, histories: dict[str, list[Payload]]
+) -> None:
+    """Issue 37: the forget's input names its topic by a staged reference, and the stage
+    leaves Neo4j once the user's lifecycle knows no replay needs it."""
+    (forget_id,) = [w for w in histories if w.startswith("forget-")]
+    history = await temporal.get_workflow_handle(forget_id).fetch_history()
+    started = history.events[0].workflow_execution_started_event_attributes
+    codec = data_converter(settings).payload_codec
+    assert codec is not None
+    (given,) = await codec.decode(list(started.input.payloads))
+    assert b"flowerpot" not in given.data
+    assert json.loads(given.data)["topic_ref"]["run_id"] == f"{forget_id}-topic"
+    driver = open_driver(settings)
+    try:
+        for _ in range(60):
+            records, _, _ = await driver.execute_query(
+                "MATCH (s:PayloadStage {scope: $scope}) WHERE s.run_id ENDS WITH '-topic' "
+                "RETURN count(s) AS n",
+                scope=scope.key,
+                database_=settings.neo4j_database,
+            )
+            if records[0]["n"] == 0:
+                break
+            await asyncio.sleep(1.0)
+        assert records[0]["n"] == 0, "the staged topic was not dropped"
+    finally:
+        await driver.close()
 
 
 def _hits(root: Path, marker: bytes) -> list[str]:

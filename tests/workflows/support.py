@@ -32,6 +32,7 @@ from activities.ingestion import (
     StagedBatch,
     StageRef,
 )
+from activities.payload_stage import PayloadRef
 from activities.reviews import ReviewInput, ReviewOutput
 from activities.sleep import SleepActivities, SleepModelActivities
 from activities.summaries import ScheduleInput
@@ -358,8 +359,20 @@ class ForgetStub:
     @workflow.run
     async def run(self, data: ForgetInput) -> ForgetTopicReport:
         ForgetStub.runs[workflow.info().workflow_id] = data
-        ForgetStub.loaded_before[data.topic] = [i for b in LOADED_BATCHES for i in b]
+        ForgetStub.loaded_before[str(data.topic)] = [i for b in LOADED_BATCHES for i in b]
         return ForgetTopicReport(dry_run=data.dry_run, memories=[], edges=0, places=[])
+
+
+@dataclass
+class TopicDropRecorder:
+    """Stands in for `forget.drop_topic` (Neo4j's side is integration-tested): records which
+    staged topics the lifecycle dropped, in order."""
+
+    dropped: list[PayloadRef] = field(default_factory=list)
+
+    @activity.defn(name="forget.drop_topic")
+    async def drop_topic(self, topic: PayloadRef) -> None:
+        self.dropped.append(topic)
 
 
 @dataclass
@@ -429,6 +442,7 @@ class Harness:
     reviews: ReviewRecorder = field(default_factory=ReviewRecorder)
     schedules: ScheduleRecorder = field(default_factory=ScheduleRecorder)
     payload_stages: MemoryPayloadStages = field(default_factory=MemoryPayloadStages)
+    topics: TopicDropRecorder = field(default_factory=TopicDropRecorder)
 
 
 def workers(
@@ -478,6 +492,7 @@ def workers(
             h.resets.apply,
             h.reviews.open_session_review,
             h.schedules.ensure_schedule,
+            h.topics.drop_topic,
         ],
         max_cached_workflows=max_cached_workflows,
     )

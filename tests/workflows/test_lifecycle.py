@@ -9,6 +9,7 @@ import os
 import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -17,6 +18,7 @@ from temporalio.client import WorkflowExecutionStatus, WorkflowHandle
 from temporalio.testing import WorkflowEnvironment
 
 from activities.forget import ForgetInput, TopicForgotten
+from activities.payload_stage import PayloadRef
 from activities.sleep import OperationInput, PatternsOutput
 from selfimprint.adapters.neo4j.accounts import TenantPause
 from selfimprint.domain.lifecycle_timings import LifecycleTimings
@@ -479,7 +481,7 @@ async def test_a_forget_that_overlapped_a_graph_operation_runs_again_after_it(
         )
 
     def replayed() -> list[str]:
-        return sorted(f.topic for f in ForgetStub.runs.values() if f.user_id == user)
+        return sorted(str(f.topic) for f in ForgetStub.runs.values() if f.user_id == user)
 
     long_ago, far_ahead = datetime(2000, 1, 1, tzinfo=UTC), datetime(2100, 1, 1, tzinfo=UTC)
     async with cpu, gpu:
@@ -527,6 +529,65 @@ async def test_a_forget_that_overlapped_a_graph_operation_runs_again_after_it(
         await handle.terminate("test over")
 
 
+async def test_a_staged_topic_is_dropped_once_no_replay_needs_it(
+    own_env: WorkflowEnvironment,
+) -> None:
+    """Issue 37: a forget started by the API names its topic by a staged reference. Told of a
+    forget that overlapped nothing, the lifecycle drops the stage at once; told of one that
+    overlapped an operation, it drops it only after the replay has read it."""
+    env = own_env
+    h = _harness()
+    h.resets.gate = asyncio.Event()
+    cpu, gpu = workers(env.client, h, extra_workflows=[ForgetStub])
+    user = f"staged-{uuid.uuid4().hex[:6]}"
+
+    def staged(run: str) -> ForgetInput:
+        ref = PayloadRef(tenant_id="t1", user_id=user, run_id=f"{run}-topic")
+        return ForgetInput(
+            tenant_id="t1", user_id=user, topic_ref=ref, dry_run=False, notify_lifecycle=False
+        )
+
+    def replays() -> list[str]:
+        return sorted(
+            f.topic_ref.run_id
+            for f in ForgetStub.runs.values()
+            if f.user_id == user and f.topic_ref is not None
+        )
+
+    def dropped() -> list[str]:
+        return [r.run_id for r in h.topics.dropped if r.user_id == user]
+
+    long_ago, far_ahead = datetime(2000, 1, 1, tzinfo=UTC), datetime(2100, 1, 1, tzinfo=UTC)
+    async with cpu, gpu:
+        handle = await _started(env, h, user)
+        await handle.signal(
+            UserLifecycleWorkflow.topic_forgotten,
+            TopicForgotten(forget=staged("quiet"), started_at=long_ago),
+        )
+        await until(lambda: _is(dropped, ["quiet-topic"]))
+        assert replays() == []
+        await handle.execute_update(
+            UserLifecycleWorkflow.request_soft_reset, SoftResetRequest(reason="forget test")
+        )
+        await until(lambda: _is(lambda: len(h.resets.calls), 1))
+        await handle.signal(
+            UserLifecycleWorkflow.topic_forgotten,
+            TopicForgotten(forget=staged("busy"), started_at=far_ahead),
+        )
+        await asyncio.sleep(0.5)
+        assert dropped() == ["quiet-topic"]  # the replay still needs it
+        h.resets.gate.set()
+        await until(lambda: _is(dropped, ["quiet-topic", "busy-topic"]))
+        assert replays() == ["busy-topic"]
+        state = await handle.query(UserLifecycleWorkflow.state)
+        assert state.forgets.unstage == [] and state.forgets.replays == []
+        await handle.terminate("test over")
+
+
+async def _is(read: Any, expected: object) -> bool:
+    return bool(read() == expected)
+
+
 async def test_a_forget_replay_waits_for_the_messages_queued_before_it(
     own_env: WorkflowEnvironment,
 ) -> None:
@@ -560,7 +621,7 @@ async def test_a_forget_replay_waits_for_the_messages_queued_before_it(
             return forget.topic in ForgetStub.loaded_before
 
         await until(replayed)
-        assert set(ids) <= set(ForgetStub.loaded_before[forget.topic])
+        assert set(ids) <= set(ForgetStub.loaded_before[str(forget.topic)])
         await handle.terminate("test over")
 
 
