@@ -125,7 +125,8 @@ class ScoringConfig(BaseModel):
     # ranking. 1.0 (project choice, measured): it competes as a live memory would. Lower
     # costs recall on LoCoMo dev with the clock running (0.85: 0.599, 0.7: 0.497 against
     # 0.657), and the evidence share with it: what recognition brings back is mostly what
-    # the question asks for (BENCHMARKS.md, "Calibrating the curves and the increments").
+    # the question asks for; higher crowds out live evidence (1.2: 0.627, 1.5: 0.531)
+    # (BENCHMARKS.md, "Calibrating the curves and the increments").
     recognised_score_factor: Annotated[float, Field(gt=0.0, le=2.0)] = 1.0
     # The deviation used is at least this (a query equally unlike every memory has none).
     recognition_min_deviation: Annotated[float, Field(gt=0.0, le=1.0)] = 0.05
