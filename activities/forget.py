@@ -22,7 +22,7 @@ from activities.payload_stage import PayloadRef, PayloadStages, Staging
 from activities.tiers import PERMANENT, bad_data, with_heartbeats
 from selfimprint.adapters.graph_archive import GraphArchive
 from selfimprint.adapters.neo4j import Neo4jGraphStore
-from selfimprint.domain.forget_topic import about_topic
+from selfimprint.domain.forget_topic import about_topic, replied_about_topic
 from selfimprint.domain.models import Node
 from selfimprint.domain.users import Tier
 from selfimprint.logging import get_logger
@@ -103,6 +103,9 @@ class ForgetDerivedInput(BaseModel):
     tenant_id: str
     user_id: str
     memory_ids: list[str]
+    # The messages that memories forgotten outside Neo4j (warm, cold, soft-reset archives)
+    # came from: the message log is in Neo4j whatever the tier, and they lose their text.
+    message_ids: list[str] = Field(default_factory=list)
     text: str | None = None  # None: read from `topic` (issue 37)
     dry_run: bool
     staged: PayloadRef | None = None  # the run's stages, dropped when done (the last step)
@@ -145,6 +148,8 @@ class PlaceReport(BaseModel):
     memories: list[ForgottenMemory]
     edges: int
     derived: int = 0  # sleep results removed with the memories (the hot place only)
+    # Archived places: the messages the forgotten memories came from (`ForgetDerivedInput`).
+    sources: list[str] = Field(default_factory=list)
 
 
 # --- pure -----------------------------------------------------------------------------------------
@@ -205,6 +210,21 @@ def without_nodes(
         }
     )
     return pruned, len(snapshot.edges) - len(edges)
+
+
+def without_reply_contexts(snapshot: GraphSnapshot, text: str) -> tuple[GraphSnapshot, int]:
+    """The snapshot with the reply contexts about the topic dropped from the memories that
+    stay (`forget_topic.replied_about_topic`), as the Neo4j store drops them; and how many."""
+    dropped = 0
+    nodes = []
+    for node in snapshot.nodes:
+        if node.context_terms and replied_about_topic(node.context_terms, text):
+            node = node.model_copy(update={"context_terms": (), "context_embedding": None})
+            dropped += 1
+        nodes.append(node)
+    if not dropped:
+        return snapshot, 0
+    return snapshot.model_copy(update={"nodes": tuple(nodes)}), dropped
 
 
 def forgotten(nodes: Sequence[Node]) -> list[ForgottenMemory]:
@@ -298,13 +318,21 @@ class ForgetActivities:
             read.snapshot.nodes, data.text or "", data.vector, data.min_similarity
         )
         pruned, edges = without_nodes(read.snapshot, {n.id for n in matched}, data.text)
-        if not matched and pruned.tensions == read.snapshot.tensions:
+        pruned, replies = without_reply_contexts(pruned, data.text or "")
+        if not matched and not replies and pruned.tensions == read.snapshot.tensions:
             return PlaceReport(place=key, memories=[], edges=0)
         if not data.dry_run:
             # One PUT replaces the object atomically: a crash leaves the old or the new file.
             await with_heartbeats(asyncio.to_thread(self._rewrite, data, key, pruned))
-        log.info("forget.archived", key=key, memories=len(matched), dry_run=data.dry_run)
-        return PlaceReport(place=key, memories=forgotten(matched), edges=edges)
+        log.info(
+            "forget.archived",
+            key=key,
+            memories=len(matched),
+            reply_contexts=replies,
+            dry_run=data.dry_run,
+        )
+        sources = sorted({s for n in matched for s in n.sources})
+        return PlaceReport(place=key, memories=forgotten(matched), edges=edges, sources=sources)
 
     @activity.defn(name="forget.forget_derived")
     async def forget_derived(self, data: ForgetDerivedInput) -> int:
@@ -312,7 +340,9 @@ class ForgetActivities:
         naming the topic go too (the hot place removes those of hot memories already)."""
         store = self._graph.for_user(data.tenant_id, data.user_id)
         text = await topic_text(self._staging, data.text, data.topic)
-        derived = await store.forget_derived(data.memory_ids, text, dry_run=data.dry_run)
+        derived = await store.forget_derived(
+            data.memory_ids, text, dry_run=data.dry_run, message_ids=data.message_ids
+        )
         log.info("forget.derived", user_id=data.user_id, derived=derived, dry_run=data.dry_run)
         if data.staged is not None:
             await self._staging.drop_run(data.staged)

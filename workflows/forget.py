@@ -69,7 +69,7 @@ class ForgetTopicWorkflow:
         # What a soft reset archived is the user's memory too (kept in the cold storage class).
         places += [(Tier.COLD, key) for key in where.resets]
         memories: dict[str, ForgottenMemory] = {}
-        edges, derived, touched = 0, 0, []
+        edges, derived, touched, sources = 0, 0, [], set()
         for tier, key in places:
             report = await workflow.execute_activity_method(
                 ForgetActivities.forget_place,
@@ -87,6 +87,7 @@ class ForgetTopicWorkflow:
                 **STORAGE_LONG,
             )
             derived += report.derived
+            sources.update(report.sources)
             if report.memories:
                 touched.append(report.place)
                 edges += report.edges
@@ -103,6 +104,7 @@ class ForgetTopicWorkflow:
                     dry_run=data.dry_run,
                     staged=vector.staged if vector is not None else None,
                     topic=data.topic_ref,
+                    message_ids=sorted(sources),
                 ),
                 **STORAGE_SHORT,
             )

@@ -11,7 +11,17 @@ about the topic loses that reply context (`_DROP_REPLY_CONTEXT`).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from selfimprint.domain.terms import search_terms
+
+
+def replied_about_topic(context_terms: Iterable[str], topic: str) -> bool:
+    """A memory replied to a message about the topic: its reply context's terms
+    (`Node.context_terms`) hold every search term of the topic. It keeps its own words and
+    loses that reply context (the Neo4j store: `_DROP_REPLY_CONTEXT`)."""
+    wanted = set(search_terms(topic))
+    return bool(wanted) and wanted <= set(context_terms)
 
 
 def about_topic(content: str, topic: str) -> bool:

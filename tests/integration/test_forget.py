@@ -12,10 +12,12 @@ import pytest
 from activities.forget import ForgetInput, ForgetTopicReport
 from activities.tiers import TierMoveInput
 from selfimprint.adapters.neo4j import Neo4jUserGraph
+from selfimprint.domain.messages import Message, Role
 from selfimprint.domain.models import Edge, EdgeType, Tension
 from selfimprint.domain.patterns import Pattern, PatternKind
 from selfimprint.domain.sleep_writes import SleepWrites
-from selfimprint.domain.users import Tier
+from selfimprint.domain.terms import search_terms
+from selfimprint.domain.users import Tier, UserScope
 from tests.integration.tiers_support import NOW, Harness, fresh_queue, harness, memory
 from workflows.forget import ForgetTopicWorkflow
 from workflows.ids import lifecycle_workflow_id
@@ -36,6 +38,11 @@ SIMILAR_ONLY = "s1"
 SIMILAR_TEXT = "Гугл пригласил меня на собеседование"  # Cyrillic spelling: no text match
 
 
+# c2 answered a message about Google: it stays (its words do not name the topic) but loses
+# that reply context, in Neo4j and inside an archived graph alike (issue 37).
+REPLIED = "c2"
+
+
 async def seed(h: Harness, store: Neo4jUserGraph) -> None:
     texts = {**CONTENTS, SIMILAR_ONLY: SIMILAR_TEXT}
     vectors = h.embedder.embed_passages(list(texts.values()))
@@ -43,6 +50,11 @@ async def seed(h: Harness, store: Neo4jUserGraph) -> None:
         memory(i, store.user_id, text, embedding=v, model=h.embedder.model_id)
         for (i, text), v in zip(texts.items(), vectors, strict=True)
     ]
+    replied = {
+        "context_terms": tuple(search_terms("Any news from Google?")),
+        "context_embedding": vectors[list(texts).index(REPLIED)],
+    }
+    nodes = [n.model_copy(update=replied) if n.id == REPLIED else n for n in nodes]
     edges = [
         Edge(source_id=a, target_id=b, type=EdgeType.ASSOCIATED_WITH, created_at=NOW)
         for a, b in (("g1", "g3"), ("g3", "c1"), ("c1", "c2"), ("s1", "c3"))
@@ -112,6 +124,15 @@ async def test_forget_topic_dry_run_then_for_real(harness: Harness, tier: Tier) 
         for tid, a in (("t-google", "I left google."), ("t-cat", "Murka ran away."))
     ]  # fmt: skip
     await store.set_tensions(kept_words)
+    # The messages the memories came from (`m-<id>`): the one behind the memory matched by
+    # meaning alone does not say "Google", so only its memory's sources can reach it.
+    log = h.message_logs.for_user(UserScope(tenant, store.user_id))
+    await log.append(
+        [
+            Message(id=f"m-{i}", role=Role.USER, text=text, sent_at=NOW)
+            for i, text in ((SIMILAR_ONLY, SIMILAR_TEXT), ("c1", CONTENTS["c1"]))
+        ]
+    )
     queue = fresh_queue()
     async with h.worker(queue):
         if tier is Tier.WARM:
@@ -137,9 +158,13 @@ async def test_forget_topic_dry_run_then_for_real(harness: Harness, tier: Tier) 
         assert [p["id"] for p in await store.sleep_items("SleepPattern")] == ["p-cat"]
         assert (await forget(h, store, queue, dry_run=True)).memories == []
 
+        texts = {m.id: m.text for m in await log.logged()}
+        assert texts == {f"m-{SIMILAR_ONLY}": None, "m-c1": CONTENTS["c1"]}
         if tier is Tier.WARM:
             snapshot = h.archive.read(tenant, store.user_id, Tier.WARM).snapshot
             assert sorted(n.id for n in snapshot.nodes) == ["c1", "c2", "c3"]
+            kept = next(n for n in snapshot.nodes if n.id == REPLIED)
+            assert (kept.context_terms, kept.context_embedding) == ((), None)
             assert [(e.source_id, e.target_id) for e in snapshot.edges] == [("c1", "c2")]
             await h.client.execute_workflow(
                 TierMoveWorkflow.run,
@@ -148,6 +173,8 @@ async def test_forget_topic_dry_run_then_for_real(harness: Harness, tier: Tier) 
                 task_queue=queue,
             )
     remaining = await store.export_graph(NOW)
+    kept = next(n for n in remaining.nodes if n.id == REPLIED)
+    assert (kept.context_terms, kept.context_embedding) == ((), None)
     assert [t.id for t in remaining.tensions] == ["t-cat"]
     assert sorted(n.id for n in remaining.nodes) == ["c1", "c2", "c3"]
     assert [(e.source_id, e.target_id) for e in remaining.edges] == [("c1", "c2")]

@@ -170,7 +170,7 @@ _CITED = """
 CALL () {
   MATCH (n:Memory {scope: $scope}) WHERE n.id IN $ids
   UNWIND coalesce(n.sources, []) AS source
-  RETURN collect(DISTINCT source) AS cited
+  RETURN collect(DISTINCT source) + $sources AS cited
 }
 """
 _REDACTED = """
@@ -197,13 +197,20 @@ WHERE m.text IS NOT NULL AND (m.id IN cited OR toLower(m.text) CONTAINS toLower(
 
 
 async def redact_messages(
-    tx: AsyncManagedTransaction, scope: UserScope, memory_ids: Sequence[str], text: str | None
+    tx: AsyncManagedTransaction,
+    scope: UserScope,
+    memory_ids: Sequence[str],
+    text: str | None,
+    sources: Sequence[str] = (),
 ) -> int:
     """Drop the text of the raw messages behind memories about to be removed, and with `text`
     of every message saying it (`_REDACT_CITED`, `_REDACT_TOPIC`); run before the memories are
-    deleted (their sources are read from them). Returns how many messages lost their text."""
+    deleted (their sources are read from them). `sources`: messages of memories that are not in
+    Neo4j (forgotten in an archive). Returns how many messages lost their text."""
     statement = _REDACT_CITED if text is None else _REDACT_TOPIC
-    result = await tx.run(statement, scope=scope.key, ids=list(memory_ids), text=text)
+    result = await tx.run(
+        statement, scope=scope.key, ids=list(memory_ids), text=text, sources=list(sources)
+    )
     return int((await result.single(strict=True))["redacted"])
 
 
@@ -414,6 +421,7 @@ async def forget_derived(
     text: str | None,
     *,
     dry_run: bool,
+    message_ids: Sequence[str] = (),
 ) -> int:
     """Only what was derived from these memories or names the topic (sleep results, reviews,
     monthly summaries): for memories that are not in Neo4j (a warm or cold graph, a soft-reset
@@ -423,7 +431,7 @@ async def forget_derived(
         await tx.run(_DELETE_TENSIONS_SAYING, scope=scope.key, text=text)
         # The message log is in Neo4j whatever the tier: what says the topic loses its text,
         # and a memory that replied to it its reply context (issue 37).
-        await redact_messages(tx, scope, list(ids), text)
+        await redact_messages(tx, scope, list(ids), text, message_ids)
         await tx.run(_DROP_REPLY_CONTEXT, scope=scope.key, topic_terms=list(search_terms(text)))
     return await _derived(tx, scope, set(ids), text, delete=not dry_run)
 

@@ -392,12 +392,20 @@ class Neo4jUserGraph:
         return report
 
     async def forget_derived(
-        self, memory_ids: Sequence[str], text: str | None, *, dry_run: bool
+        self,
+        memory_ids: Sequence[str],
+        text: str | None,
+        *,
+        dry_run: bool,
+        message_ids: Sequence[str] = (),
     ) -> int:
-        """Remove (or count) the sleep results that cite these memories or name `text`."""
+        """Remove (or count) the sleep results that cite these memories or name `text`;
+        `message_ids`: messages of memories forgotten outside Neo4j, redacted too."""
 
         def work(tx: AsyncManagedTransaction) -> Awaitable[int]:
-            return forgetting.forget_derived(tx, self._scope, memory_ids, text, dry_run=dry_run)
+            return forgetting.forget_derived(
+                tx, self._scope, memory_ids, text, dry_run=dry_run, message_ids=message_ids
+            )
 
         return await (self._read(work) if dry_run else self._write(work))
 
