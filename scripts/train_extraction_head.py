@@ -33,15 +33,22 @@ VALENCES = ("positive", "negative", NONE)
 
 
 def fit(
-    x: NDArray[np.float64], y: NDArray[np.int64], classes: int, *, l2: float, steps: int
+    x: NDArray[np.float64],
+    y: NDArray[np.int64],
+    classes: int,
+    *,
+    l2: float,
+    steps: int,
+    balance: float = 1.0,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Softmax regression: weights (classes x dim) and bias, class-balanced."""
+    """Softmax regression: weights (classes x dim) and bias, class-balanced (`balance`: the
+    power of the inverse class frequency in each sample's weight; 1 shipped, 0 unweighted)."""
     n, dim = x.shape
     w = np.zeros((classes, dim))
     b = np.zeros(classes)
     onehot = np.eye(classes)[y]
     counts = np.bincount(y, minlength=classes).astype(float)
-    sample_weight = (n / (classes * np.maximum(counts, 1.0)))[y]
+    sample_weight = ((n / (classes * np.maximum(counts, 1.0))) ** balance)[y]
     rate = 0.5
     for _ in range(steps):
         logits = x @ w.T + b
