@@ -227,9 +227,11 @@ def without_reply_contexts(snapshot: GraphSnapshot, text: str) -> tuple[GraphSna
     return snapshot.model_copy(update={"nodes": tuple(nodes)}), dropped
 
 
-def forgotten(nodes: Sequence[Node]) -> list[ForgottenMemory]:
+def forgotten(nodes: Sequence[Node], *, words: bool = True) -> list[ForgottenMemory]:
+    """The memories a forget takes, by id; `words`: with their content (a preview, the API's
+    answer), not in what a workflow step returns (issue 37)."""
     return [
-        ForgottenMemory(id=n.id, type=n.type, content=n.content)
+        ForgottenMemory(id=n.id, type=n.type, content=n.content if words else None)
         for n in sorted(nodes, key=lambda n: n.id)
     ]
 
@@ -304,7 +306,9 @@ class ForgetActivities:
                 report = await store.forget_topic(TopicSelector(node_ids=batch), dry_run=False)
                 derived += report.derived
         log.info("forget.hot", user_id=data.user_id, memories=len(ids), dry_run=data.dry_run)
-        return PlaceReport(place="neo4j", memories=forgotten(matched), edges=edges, derived=derived)
+        return PlaceReport(
+            place="neo4j", memories=forgotten(matched, words=False), edges=edges, derived=derived
+        )
 
     async def _forget_archived(self, data: ForgetPlaceInput) -> PlaceReport:
         key = data.archive_key or self._archive.key(data.tenant_id, data.user_id, data.tier)
@@ -332,7 +336,9 @@ class ForgetActivities:
             dry_run=data.dry_run,
         )
         sources = sorted({s for n in matched for s in n.sources})
-        return PlaceReport(place=key, memories=forgotten(matched), edges=edges, sources=sources)
+        return PlaceReport(
+            place=key, memories=forgotten(matched, words=False), edges=edges, sources=sources
+        )
 
     @activity.defn(name="forget.forget_derived")
     async def forget_derived(self, data: ForgetDerivedInput) -> int:

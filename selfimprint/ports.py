@@ -262,7 +262,11 @@ class TopicSelector(_GraphValue):
 class ForgottenMemory(_GraphValue):
     id: MemoryId
     type: NodeType
-    content: str
+    # The words, where the reader may see them: a dry run's preview and the API's answer. The
+    # forget workflow's steps report ids and types only (issue 37: what a user asked to forget
+    # stays out of Temporal's history); None for a memory the API's look before the forget
+    # did not see (one stored while it ran).
+    content: str | None = None
 
 
 class ForgetReport(_GraphValue):

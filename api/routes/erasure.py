@@ -24,7 +24,7 @@ from api.lifecycle import retell_pending
 from api.routes.common import UserId, known_user, resources_of, scope_of, unknown_user
 from selfimprint.adapters.crypto import DataKeyNotFoundError
 from selfimprint.service.export import MemoryExport, UnknownUserError, export_user_memory
-from selfimprint.service.forget_preview import preview_forget
+from selfimprint.service.forget_preview import named, preview_forget
 from workflows.deletion import (
     DeletionInput,
     DeletionReport,
@@ -62,21 +62,26 @@ async def forget(
 ) -> ForgetTopicReport:
     """Remove every memory about a topic (text match and embedding similarity), wherever the
     graph lives. `dry_run` (the default) only lists what would go: the API answers it itself,
-    starting no workflow, so a topic only looked at never enters the orchestrator's history."""
+    starting no workflow, so a topic only looked at never enters the orchestrator's history.
+    A real run answers with what it removed, each memory with its words (`content` null for one
+    stored while the forget ran); its workflow holds ids only, never the topic or those words."""
     resources = resources_of(request)
     scope = scope_of(who, user_id)
     await known_user(resources, scope)
     min_similarity = body.min_similarity or resources.settings.forget_min_similarity
-    if body.dry_run:  # answered here: a look at a topic starts no workflow (issue 37)
-        return await preview_forget(
-            scope,
-            body.topic,
-            min_similarity,
-            graph=resources.graph,
-            archive=resources.archive(),
-            embedder=resources.embedder,
-            embed_threads=resources.settings.api_embed_threads,
-        )
+    # A dry run is answered by this look alone: a look at a topic starts no workflow. A real
+    # run takes the words of what it removes from it: its workflow reports ids only (issue 37).
+    look = await preview_forget(
+        scope,
+        body.topic,
+        min_similarity,
+        graph=resources.graph,
+        archive=resources.archive(),
+        embedder=resources.embedder,
+        embed_threads=resources.settings.api_embed_threads,
+    )
+    if body.dry_run:
+        return look
     await retell_pending(resources, scope)
     client = await resources.temporal()
     request_id = uuid.uuid4().hex[:12]
@@ -89,7 +94,7 @@ async def forget(
     staged = TopicText(text=body.topic).model_dump_json()
     if not await resources.graph.payload_stages().put(scope, topic.run_id, TOPIC_TEXT, staged):
         raise unknown_user(scope)
-    return await client.execute_workflow(
+    report = await client.execute_workflow(
         ForgetTopicWorkflow.run,
         ForgetInput(
             tenant_id=scope.tenant_id,
@@ -103,6 +108,7 @@ async def forget(
         task_queue=resources.settings.task_queue_cpu,
         execution_timeout=FORGET_TIMEOUT,
     )
+    return named(report, look)
 
 
 @router.get(

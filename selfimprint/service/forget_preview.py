@@ -2,7 +2,11 @@
 from every place the user's graph is (Neo4j, the warm and cold objects, soft-reset archives),
 without starting a workflow, so a topic the user only looked at never enters Temporal's
 history. The real forget stays a workflow (durable, retried, replayed after overlapping graph
-operations); both match with the same functions (`activities.forget.topic_matches`)."""
+operations); both match with the same functions (`activities.forget.topic_matches`).
+
+The real forget's answer shows the words of what went, but its workflow reports ids only, so
+the words of a forgotten memory never enter Temporal's history either: the API looks first
+(this preview) and names what the workflow removed from that look (`named`)."""
 
 from __future__ import annotations
 
@@ -66,6 +70,20 @@ async def preview_forget(
         edges=edges,
         places=places,
         derived=derived,
+    )
+
+
+def named(report: ForgetTopicReport, look: ForgetTopicReport) -> ForgetTopicReport:
+    """The workflow's report (ids and types) with each memory's words from the API's look
+    before it; a memory stored while the forget ran, which the look did not see, keeps None."""
+    words = {m.id: m.content for m in look.memories}
+    return report.model_copy(
+        update={
+            "memories": [
+                m.model_copy(update={"content": words.get(m.id, m.content)})
+                for m in report.memories
+            ]
+        }
     )
 
 

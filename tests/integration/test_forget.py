@@ -78,6 +78,8 @@ async def forget(h: Harness, store: Neo4jUserGraph, queue: str, dry_run: bool) -
         task_queue=queue,
     )
     report = await handle.result()
+    # Its steps report ids and types, never the words of what went (issue 37).
+    assert all(m.content is None for m in report.memories), report.memories
     # A real run tells the user's lifecycle (none runs here: the failed signal is caught and
     # the forget still completes); a dry run does not.
     told = [

@@ -358,6 +358,8 @@ export interface paths {
          * @description Remove every memory about a topic (text match and embedding similarity), wherever the
          *     graph lives. `dry_run` (the default) only lists what would go: the API answers it itself,
          *     starting no workflow, so a topic only looked at never enters the orchestrator's history.
+         *     A real run answers with what it removed, each memory with its words (`content` null for one
+         *     stored while the forget ran); its workflow holds ids only, never the topic or those words.
          */
         post: operations["forget_v1_users__user_id__forget_post"];
         delete?: never;
@@ -851,7 +853,7 @@ export interface components {
             id: string;
             type: components["schemas"]["NodeType"];
             /** Content */
-            content: string;
+            content?: string | null;
         };
         /**
          * GraphSnapshot
