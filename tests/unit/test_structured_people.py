@@ -134,6 +134,13 @@ def test_russian_words_are_not_people(text: str) -> None:
         # After a name and patronymic, the apposition still says who they are.
         ("Анна Сергеевна, наша начальница, ушла в отпуск", "ru", {"Анна Сергеевна": "boss"}),
         ("Анна Сергеевна ушла в отпуск", "ru", {"Анна Сергеевна": None}),
+        # Where from, between the relation word and the name.
+        ("Соседка по даче Нина Степановна дала рассаду", "ru", {"Нина Степановна": "neighbour"}),
+        ("Сосед по комнате Вася опять храпит", "ru", {"Вася": "roommate"}),
+        # A relation word in the sentence before says nothing of the name after it.
+        ("that's my neighbour. Anna thinks so too", "en", {"Anna": None}),
+        ("my chem teacher Ms. Alvarez got me into science", "en", {"Alvarez": "teacher"}),
+        ("это мой сосед. Аня тоже так думает", "ru", {"Аня": None}),
     ],
 )
 def test_relations_in_everyday_words(
@@ -173,6 +180,38 @@ def test_a_speaker_label_is_not_a_person_the_message_names() -> None:
     ],
 )
 def test_own_names_pets_shouts_and_possessives(
+    text: str, language: str, expected: dict[str, str | None]
+) -> None:
+    assert _people(text, language) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "expected"),
+    [
+        # Said of them apart from the name: the one person the message names.
+        ("Kev got fired today. kinda sad, he was my smoke buddy", "en", {"Kev": "friend"}),
+        ("Claire runs with a club. shes my girlfriend now??", "en", {"Claire": "girlfriend"}),
+        ("Лариса тоже пенсионерка, коллега моя новая", "ru", {"Лариса": "colleague"}),
+        ("Валя звонила. она моя двоюродная сестра", "ru", {"Валя": "sister"}),
+        # ... not with two people unplaced, nor two relations said, nor an adjacent name.
+        ("Kev and Sam came over, he is my cousin", "en", {"Kev": None, "Sam": None}),
+        ("Kev came over. she's my sister and he's my cousin", "en", {"Kev": None}),
+        ("Kev came over. my sister Anna too", "en", {"Kev": None, "Anna": "sister"}),
+        ("Лариса пришла, работа моя подождёт", "ru", {"Лариса": None}),
+        # A couple told with the name: together is a partner, done is an ex.
+        ("мы с Толей теперь вместе", "ru", {"Толя": "partner"}),
+        ("me and Jake are back together!!", "en", {"Jake": "partner"}),
+        ("Sam and I are dating", "en", {"Sam": "partner"}),
+        ("me and Jake are done. properly done this time", "en", {"Jake": "ex"}),
+        ("Jake and Sam are together at the bar", "en", {"Jake": None, "Sam": None}),
+        ("me and Jake are done with the move", "en", {"Jake": None}),
+        # A break-up in the first person with no name by it: the one person named.
+        ("Оля всё сказала. разошлись мы", "ru", {"Оля": "ex"}),
+        ("Dani texted. we broke up last night", "en", {"Dani": "ex"}),
+        ("Dani texted. her and Sam broke up", "en", {"Dani": None, "Sam": None}),
+    ],
+)
+def test_relations_said_apart_from_the_name(
     text: str, language: str, expected: dict[str, str | None]
 ) -> None:
     assert _people(text, language) == expected

@@ -32,6 +32,8 @@ _SKIP = FUNCTION_WORDS | NEGATIONS
 _WORD = re.compile(r"\w+(?:-\w+)*|'s\b")
 _CAPITALISED = re.compile(r"^[A-ZА-ЯЁ][a-zа-яё]+(?:-[A-ZА-ЯЁ][a-zа-яё]+)?$")
 _SENTENCE_START = re.compile(r"(?:^|[.!?…]\s+|\n)$")
+_SENTENCE_BREAK = re.compile(r"[.!?…\n]")
+_TITLE_DOT = re.compile(r"\b(?:dr|mr|mrs|ms|prof)\.", re.IGNORECASE)  # "my teacher Ms. Alvarez"
 # How many words apart a relation word and a name may stand ("my older sister Anna").
 _RELATION_WINDOW = 3
 
@@ -151,7 +153,7 @@ def _qualified(relation: str, tokens: list[_Token], at: int) -> str:
 
 
 def _relation_near(
-    tokens: list[_Token], index: int, relation_of: Any
+    text: str, tokens: list[_Token], index: int, relation_of: Any
 ) -> tuple[str | None, int, int]:
     """Who the name at tokens[index] is to the user, from a relation word right before it ("my
     colleague Marta", "сестра Аня") or a possessive one after it ("Marta, my colleague", "Аня —
@@ -166,7 +168,12 @@ def _relation_near(
     # "Сестрёнка моя Люда", "my instructor called Pete": a possessive or "called" between.
     while before > 0 and tokens[before].text.casefold() in _BETWEEN:
         before -= 1
-    if before >= 0:
+    # "соседка по даче Нина", "коллега по работе Марта": where from, between word and name.
+    if before > 1 and tokens[before - 1].text.casefold() == "по":
+        before -= 2
+    # Within the sentence: "he is my neighbour. Anna too" says nothing of Anna.
+    gap = _TITLE_DOT.sub("", text[tokens[before].end : name.start]) if before >= 0 else ""
+    if before >= 0 and not _SENTENCE_BREAK.search(gap):
         relation = relation_of(tokens[before].text)
         if relation:
             return _qualified(relation, tokens, before), tokens[before].start, name.end
@@ -250,14 +257,147 @@ _BREAK_UP = re.compile(
 )
 
 
-def _broke_up_with(text: str, mention: PersonMention) -> bool:
+def _rest_of_sentence(text: str, mention: PersonMention) -> str:
     sentence_end = re.search(r"[.!?\n]", text[mention.end :])
-    rest = (
+    return (
         text[mention.end : mention.end + sentence_end.start()]
         if sentence_end
         else text[mention.end :]
     )
-    return bool(_BREAK_UP.search(rest)) and len(rest.split()) <= 6
+
+
+def _broke_up_with(text: str, mention: PersonMention) -> bool:
+    """The user's own break-up with them: "me and Jake broke up", "Jake dumped me", "мы с Толей
+    расстались"; not "her and Sam broke up"."""
+    rest = _rest_of_sentence(text, mention)
+    with_user = (
+        _COUPLE_BEFORE.search(text[: mention.start])
+        or _COUPLE_AFTER.match(rest)
+        or _TO_ME.search(rest)
+    )
+    return bool(with_user and _BREAK_UP.search(rest)) and len(rest.split()) <= 6
+
+
+# A break-up told in the first person with no name by it ("разошлись мы", "we broke up", "he
+# dumped me"): the ex is the one person the message names, when it names one.
+_WE_BROKE_UP = re.compile(
+    r"\b(?:we|we've|we have)\s+(?:just\s+|finally\s+|officially\s+)?(?:broke(?:n)? up|split"
+    r"(?: up)?|ended (?:it|things))\b|\b(?:dumped|left|ghosted) me\b"
+    r"|\bi (?:dumped|left) (?:him|her)\b"
+    r"|\bwe(?:'re| are) (?:done|over|finished)\b"
+    r"|\b(?:мы\s+)?(?:расстались|разошлись)(?:\s+мы)?\b|\bбросил[аи]? меня\b",
+    re.IGNORECASE,
+)
+# The couple said with the name: "me and Jake are done", "Nadia and I are through".
+_ARE_DONE = re.compile(
+    r"^\s+(?:and (?:i|me) )?(?:are|'re) (?:done|over|through)(?:\s+for good)?\s*(?:[.!?,…]|$)",
+    re.IGNORECASE,
+)
+_TO_ME = re.compile(r"\b(?:me|мной|меня)\b", re.IGNORECASE)
+# The couple said with the name: "мы с Толей теперь вместе", "me and Jake are back together",
+# "Sam and I are dating": the partner (the labelling guide's reading).
+_TOGETHER = re.compile(
+    r"\b(?:(?:are|'re)\s+(?:back\s+|now\s+|officially\s+)?(?:together|dating|a couple|an item)"
+    r"|(?:теперь|снова|опять|уже|официально)?\s*(?:вместе|встречаемся|пара)\b)",
+    re.IGNORECASE,
+)
+_COUPLE_BEFORE = re.compile(r"(?:\bмы\s+с|\bme\s+and)\s+$", re.IGNORECASE)
+_COUPLE_AFTER = re.compile(r"^\s+and\s+(?:i|me)\b", re.IGNORECASE)
+
+
+def _done_with(text: str, mention: PersonMention) -> bool:
+    after = text[mention.end :]
+    couple = _COUPLE_BEFORE.search(text[: mention.start]) or _COUPLE_AFTER.match(after)
+    return bool(couple and _ARE_DONE.match(after))
+
+
+def _together_with(text: str, mention: PersonMention) -> bool:
+    rest = _rest_of_sentence(text, mention)
+    couple = bool(_COUPLE_BEFORE.search(text[: mention.start]) or _COUPLE_AFTER.match(rest))
+    return couple and bool(_TOGETHER.search(rest)) and len(rest.split()) <= 6
+
+
+# Who someone is, said of them apart from the name: "he was my smoke buddy", "shes my
+# girlfriend now", "она моя подруга", "коллега моя новая" (a relation word with the user's
+# possessive after it, the spoken Russian order). Read for the one person the message names.
+_EN_SAID = (
+    r"\b(?:he|she|they)\s*(?:'s|’s|s|is|was|are|were|'re)\s+(?:my|our)\s+(?:\w+\s+){{0,2}}?"
+    r"({rel})\b"
+)
+_RU_SAID = (
+    r"\b(?:он|она)\s+(?:мой|моя|наш|наша)\s+(?:\w+\s+)?(\w+)"
+    r"|\b(\w+)\s+(?:мой|моя|наш|наша)\b(?-i:(?!\s+[А-ЯЁ]))"
+)
+
+
+@cache
+def _said_pattern(language: str, relation_words: tuple[str, ...]) -> re.Pattern[str]:
+    if language == "ru":
+        return re.compile(_RU_SAID, re.IGNORECASE)
+    words = "|".join(re.escape(w) for w in sorted(relation_words, key=len, reverse=True))
+    return re.compile(_EN_SAID.format(rel=words), re.IGNORECASE)
+
+
+def _said_apart(text: str, cues: LanguageCues) -> list[tuple[str, int, int]]:
+    """Relation words said of someone apart from a name, with their spans."""
+    pattern = _said_pattern(cues.language, tuple(cues.relations))
+    found = []
+    for match in pattern.finditer(text):
+        group = next(g for g in range(1, (pattern.groups or 0) + 1) if match.group(g))
+        word = match.group(group)
+        relation = _relation_word(word, cues)
+        if relation is not None:
+            found.append((relation, match.start(group), match.end(group)))
+    return found
+
+
+def _relation_word(word: str, cues: LanguageCues) -> str | None:
+    lowered = word.casefold()
+    if lowered in cues.relations:
+        return cues.relations[lowered]
+    if cues.language != "ru":
+        return None
+    _, _, morph, _ = _russian_tools()
+    for parse in morph.parse(lowered)[:2]:
+        relation = cues.relations.get(str(parse.normal_form))
+        if relation:
+            return relation
+    return None
+
+
+def _relations_apart(
+    text: str, mentions: list[PersonMention], cues: LanguageCues
+) -> list[PersonMention]:
+    """The one person a message names without a relation, given the one relation said of
+    someone apart from any name; and couples told with the name."""
+    mentions = [
+        PersonMention(m.name, "ex", m.start, m.end)
+        if m.relation in (None, "partner", "girlfriend", "boyfriend", "wife", "husband")
+        and (_broke_up_with(text, m) or _done_with(text, m))
+        else PersonMention(m.name, "partner", m.start, m.end)
+        if m.relation is None and _together_with(text, m)
+        else m
+        for m in mentions
+    ]
+    unsaid = [i for i, m in enumerate(mentions) if m.relation is None]
+    if len({mentions[i].name for i in unsaid}) != 1:
+        return mentions
+    lone = mentions[unsaid[0]]
+    if _WE_BROKE_UP.search(text) and len({m.name for m in mentions}) == 1:
+        relation: str | None = "ex"
+    else:
+        free = {
+            relation
+            for relation, start, end in _said_apart(text, cues)
+            if not any(m.start <= start < m.end for m in mentions)
+        }
+        relation = next(iter(free)) if len(free) == 1 else None
+    if relation is None:
+        return mentions
+    return [
+        PersonMention(m.name, relation, m.start, m.end) if m.name == lone.name else m
+        for m in mentions
+    ]
 
 
 def _english(text: str, cues: LanguageCues, known: frozenset[str]) -> list[PersonMention]:
@@ -293,7 +433,7 @@ def _english(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
         titled = i > 0 and tokens[i - 1].text.casefold() in _TITLES and word.isalpha()
         if not capitalised and listed is None and not titled and key not in known:
             continue
-        relation, start, end = _relation_near(tokens, i, relation_of)
+        relation, start, end = _relation_near(text, tokens, i, relation_of)
         relation = relation or _group_relation(after)
         owner = i + 1 < len(tokens) and tokens[i + 1].text == "'s"
         # "at Leah's" is hers, "at Lowe's" a shop: only a known first name owns the place.
@@ -408,7 +548,7 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
         previous = tokens[i - 1].text if i else ""
         if previous.isdigit():  # "18 Марта" is a date, not Marta
             continue
-        relation, start, end = _relation_near(tokens, i, relation_of)
+        relation, start, end = _relation_near(text, tokens, i, relation_of)
         at_start = bool(_SENTENCE_START.search(text[: token.start]))
         if at_start and _SPEAKER.match(text[token.end :]) and word.casefold() not in known:
             continue  # "Оля: привет!": who speaks, not whom the message is about
@@ -427,7 +567,7 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
             if patronymic:
                 full, end, after = f"{full} {patronymic}", max(end, tokens[i + 1].end), i + 2
                 if relation is None:  # "Ирина Михайловна, наша начальница": after the full name
-                    relation, _, said_end = _relation_near(tokens, i + 1, relation_of)
+                    relation, _, said_end = _relation_near(text, tokens, i + 1, relation_of)
                     end = max(end, said_end)
         if relation is None and owner is None:
             # "Катя сеструха младшая", "Гена начальник гаража", "Оля, жена моя", "Рустам с работы"
@@ -603,13 +743,7 @@ def find_people(
         for m in reader(clean, cues, known_names)
         if m.name not in excluded and not _own_name(clean, m) and not _pet(clean, m)
     ]
-    mentions = [
-        PersonMention(m.name, "ex", m.start, m.end)
-        if m.relation in (None, "partner", "girlfriend", "boyfriend", "wife", "husband")
-        and _broke_up_with(clean, m)
-        else m
-        for m in mentions
-    ]
+    mentions = _relations_apart(clean, mentions, cues)
     best: dict[str, PersonMention] = {}
     for mention in mentions:
         seen = best.get(mention.name)
