@@ -680,6 +680,39 @@ def test_a_name_links_only_to_a_whole_word_match() -> None:
     assert not result.edges
 
 
+@pytest.mark.parametrize(
+    ("named", "person"),
+    [
+        ("Anya", "Моя сестра Аня работает медсестрой."),  # across scripts
+        ("Аня", "My sister Anya is a nurse."),
+        ("Аня", "Вчера видела мою сестру Аню."),  # declined
+        ("Yulia", "Подруга Юлия переехала в Ереван."),  # a romanisation of Юлия
+        ("Julia", "My friend Yulia moved to Yerevan."),
+    ],
+)
+def test_a_name_links_to_its_person_however_it_is_written(named: str, person: str) -> None:
+    """Issue 34: the same person across languages and inflections is one person memory."""
+    result = plan(
+        extraction(
+            memory("n1", content="Quit because of burnout.", people=(named,)),
+            memory("n2", type="person", content=person),
+        )
+    )
+    (link,) = result.edges
+    assert link.type is EdgeType.ASSOCIATED_WITH
+
+
+@pytest.mark.parametrize(
+    ("named", "person"),
+    [("Anya", "Моя сестра Анна работает медсестрой."), ("Dima", "My friend Dina is a nurse.")],
+)
+def test_another_name_in_another_script_is_not_linked(named: str, person: str) -> None:
+    result = plan(
+        extraction(memory("n1", people=(named,)), memory("n2", type="person", content=person))
+    )
+    assert not result.edges
+
+
 def test_a_person_the_messages_never_name_is_not_mentioned() -> None:
     result = guarded(
         memory(

@@ -5,13 +5,11 @@ memory. `contradicts` links go on to `contradictions`."""
 
 from __future__ import annotations
 
-import re
-
 from selfimprint.domain.ingestion.draft import PlanDraft
 from selfimprint.domain.ingestion.extraction import ExtractedEdge
-from selfimprint.domain.ingestion.identity import normalise_content
 from selfimprint.domain.ingestion.plan import DroppedEdge, EdgeDropReason
 from selfimprint.domain.models import Edge, EdgeType, NodeType
+from selfimprint.domain.structured.name_keys import name_keys, names_in
 
 
 def _resolve(draft: PlanDraft, ref: str) -> str | None:
@@ -63,18 +61,17 @@ def _put_edge(draft: PlanDraft, source: str, target: str, edge_type: EdgeType) -
 
 def link_people(draft: PlanDraft) -> None:
     """Link each candidate to the person memories (new or recent) that name someone it
-    mentions."""
+    mentions: the same name however written (`structured.name_keys`: "Anya" and "Аня",
+    "с Аней" and "Аня"), whole words only ("Anna" is not "Joanna")."""
     people = [
-        (node_id, normalise_content(node.content))
+        (node_id, names_in(node.content))
         for node_id, node in (*draft.new_nodes.items(), *draft.recent.items())
         if node.type is NodeType.PERSON
     ]
     for ref, candidate in draft.candidates.items():
         source = draft.resolved[ref]
         for name in candidate.people:
-            folded = normalise_content(name)
-            # Whole words only: "Anna" is not "Joanna".
-            pattern = re.compile(rf"(?<!\w){re.escape(folded)}(?!\w)")
-            for person_id, person_text in people:
-                if folded and pattern.search(person_text) and person_id != source:
+            keys = {key for word in name.split() for key in name_keys(word)}
+            for person_id, named in people:
+                if keys & named and person_id != source:
                     _put_edge(draft, source, person_id, EdgeType.ASSOCIATED_WITH)

@@ -1,0 +1,67 @@
+"""One person across languages and inflections (issue 34): a person the user told of in English
+is the person a later Russian message names in another case, through the API on the default
+(structured) stack."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from selfimprint.adapters.neo4j import open_driver
+from selfimprint.adapters.neo4j.message_log import MessageLogs
+from selfimprint.client import SelfImprintClient
+from selfimprint.config import Settings
+from selfimprint.domain.messages import Message, Role
+from selfimprint.domain.users import UserProfile, UserScope
+from tests.e2e.helpers import wait_extracted
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture
+async def client(stack_settings: Settings, tenant_key: str) -> AsyncIterator[SelfImprintClient]:
+    async with SelfImprintClient(stack_settings.api_url, tenant_key, timeout_s=120) as si:
+        yield si
+
+
+async def test_anya_and_a_declined_ania_are_one_person(
+    stack_settings: Settings, client: SelfImprintClient, tenant_key: str
+) -> None:
+    """ "My sister Anya" (English), then "с Аней" (Russian, instrumental case): the Russian
+    memory links to the English person memory. Rule removed (names compared as written), the
+    Russian memory links to no person."""
+    user = f"people-{uuid.uuid4().hex[:6]}"
+    scope = UserScope(tenant_key.split("_")[1], user)
+    await client.put_user(user, UserProfile())
+    sent = datetime.now(UTC) - timedelta(hours=2)
+    driver = open_driver(stack_settings)
+    logs = MessageLogs(driver, stack_settings.neo4j_database)
+    try:
+        told = "My sister Anya is a nurse in Samara."
+        await client.post_messages(
+            user, [Message(id="p1", role=Role.USER, text=told, sent_at=sent)]
+        )
+        await wait_extracted(logs, scope, 300)
+        named = "Вчера долго созванивалась с Аней, она скоро приедет в гости."
+        await client.post_messages(
+            user,
+            [Message(id="p2", role=Role.USER, text=named, sent_at=sent + timedelta(hours=1))],
+        )
+        await wait_extracted(logs, scope, 300)
+    finally:
+        await driver.close()
+
+    memories = await client.memories(user)
+    (anya,) = [m for m in memories if m["type"] == "person" and "Anya" in m["content"]]
+    later = [m for m in memories if "p2" in m["sources"]]
+    assert later, memories
+    linked = {
+        e["other_id"]
+        for m in later
+        for e in (await client.memory(user, m["id"]))["edges"]
+        if e["type"] == "associated_with"
+    }
+    assert anya["id"] in linked, (anya, later)
