@@ -51,6 +51,12 @@ async def test_anya_and_a_declined_ania_are_one_person(
             [Message(id="p2", role=Role.USER, text=named, sent_at=sent + timedelta(hours=1))],
         )
         await wait_extracted(logs, scope, 300)
+        again = "Моя сестра Аня звонила, передавала всем привет."
+        await client.post_messages(
+            user,
+            [Message(id="p3", role=Role.USER, text=again, sent_at=sent + timedelta(hours=1.5))],
+        )
+        await wait_extracted(logs, scope, 300)
     finally:
         await driver.close()
 
@@ -65,3 +71,7 @@ async def test_anya_and_a_declined_ania_are_one_person(
         if e["type"] == "associated_with"
     }
     assert anya["id"] in linked, (anya, later)
+    # "Моя сестра Аня" told again in Russian is the same person memory, now citing both.
+    assert "p3" in anya["sources"], anya
+    people = [m["content"] for m in memories if m["type"] == "person"]
+    assert not [p for p in people if "Аня" in p], people

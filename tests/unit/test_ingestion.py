@@ -713,6 +713,34 @@ def test_another_name_in_another_script_is_not_linked(named: str, person: str) -
     assert not result.edges
 
 
+@pytest.mark.parametrize(
+    ("told", "again", "one"),
+    [
+        ("My sister Anya", "Моя сестра Аня", True),
+        ("Моя коллега Марта", "My colleague Marta", True),
+        ("My sister Anya", "Моя подруга Аня", False),  # another relation: maybe another Anya
+        ("My sister Anya", "My sister Anna", False),
+        # A person memory that says more is a statement of its own, never folded away.
+        ("My sister Anya", "Моя сестра Аня переехала в Ереван", False),
+    ],
+)
+def test_a_person_told_of_again_in_another_language_is_one_memory(
+    told: str, again: str, one: bool
+) -> None:
+    """Issue 34: the same person across languages is one person memory, reinforced."""
+    known = stored("m-anya", NodeType.PERSON, content=told)
+    result = plan(
+        extraction(memory("n1", type="person", content=again, people=(again.split()[-1],))),
+        recent=[known],
+    )
+    if one:
+        assert result.resolved_refs["n1"] == "m-anya" and not result.nodes
+        (reinforced,) = result.reinforcements
+        assert reinforced.node.id == "m-anya"
+    else:
+        assert [n.content for n in result.nodes] == [again]
+
+
 def test_a_person_the_messages_never_name_is_not_mentioned() -> None:
     result = guarded(
         memory(

@@ -21,7 +21,7 @@ from selfimprint.domain.ingestion.extraction import (
 )
 from selfimprint.domain.ingestion.identity import memory_id
 from selfimprint.domain.ingestion.plan import NodeMentions, Rejection, RejectionReason
-from selfimprint.domain.ingestion.reinforcement import find_duplicate
+from selfimprint.domain.ingestion.reinforcement import find_duplicate, same_person_memory
 from selfimprint.domain.lasting import lasting_permanence, lasting_type
 from selfimprint.domain.models import Belief, EvidenceKind, Node, NodeType
 from selfimprint.domain.reply_context import context_of, context_terms
@@ -139,7 +139,11 @@ def add_candidate(
     node, with the dates and the names its cited messages say."""
     sources = draft.sources[candidate.ref]
     draft.candidates[candidate.ref] = candidate
-    duplicate = find_duplicate(candidate, content, nearest, draft.user_id, draft.config)
+    duplicate = find_duplicate(
+        candidate, content, nearest, draft.user_id, draft.config
+    ) or same_person_memory(
+        candidate, content, [*(n for n, _ in nearest), *draft.recent.values()], draft.user_id
+    )
     if duplicate is not None:
         draft.resolved[candidate.ref] = duplicate.id
         draft.reinforced.setdefault(duplicate.id, duplicate)

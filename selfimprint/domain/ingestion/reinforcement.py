@@ -19,9 +19,10 @@ from selfimprint.domain.ingestion.config import IngestionConfig
 from selfimprint.domain.ingestion.draft import PlanDraft
 from selfimprint.domain.ingestion.extraction import ExtractedMemory
 from selfimprint.domain.ingestion.plan import MemoryReinforcement
-from selfimprint.domain.models import MAX_SOURCES, Node
+from selfimprint.domain.models import MAX_SOURCES, Node, NodeType
 from selfimprint.domain.permanence import with_evidence
 from selfimprint.domain.restatement import restates
+from selfimprint.domain.structured.people import same_person
 
 
 def _is_duplicate_of(
@@ -63,6 +64,28 @@ def find_duplicate(
     if not matches:
         return None
     return min(matches, key=lambda pair: (-pair[0], pair[1].id))[1]
+
+
+def same_person_memory(
+    candidate: ExtractedMemory,
+    content: str,
+    known: Sequence[Node],
+    user_id: str,
+) -> Node | None:
+    """The person memory among `known` that a person candidate tells of again, in whatever
+    language or case (`structured.people.same_person`: one name, one relation; issue 34):
+    "Моя сестра Аня" restates "My sister Anya" though no restatement test of the words can
+    say so. The earliest such memory (ties by id)."""
+    if candidate.type.value != NodeType.PERSON.value:
+        return None
+    matches = [
+        node
+        for node in known
+        if node.user_id == user_id
+        and node.type is NodeType.PERSON
+        and same_person(node.content, content)
+    ]
+    return min(matches, key=lambda n: (n.created_at, n.id)) if matches else None
 
 
 def _join_sources(existing: Sequence[str], added: Sequence[str]) -> tuple[str, ...]:

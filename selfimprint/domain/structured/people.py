@@ -19,11 +19,14 @@ import re
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from typing import Any
 
+from selfimprint.domain.language import detect_language
 from selfimprint.domain.structured.cues import LanguageCues, normalise
+from selfimprint.domain.structured.cues import cues as language_cues
+from selfimprint.domain.structured.name_keys import name_keys
 from selfimprint.domain.terms import FUNCTION_WORDS, NEGATIONS
 
 # Capitalised at a sentence start, never a name ("My", "The", "Not").
@@ -750,3 +753,39 @@ def find_people(
         if seen is None or (seen.relation is None and mention.relation is not None):
             best[mention.name] = mention
     return tuple(sorted(best.values(), key=lambda m: m.start))
+
+
+@lru_cache(maxsize=4096)
+def _people_of(text: str) -> tuple[PersonMention, ...]:
+    return find_people(text, language_cues(detect_language(text)))
+
+
+_ONLY_POSSESSIVE = re.compile(r"^\s*(?:\w+\s+)?$")
+
+
+def _only_the_person(text: str, mention: PersonMention) -> bool:
+    """`text` says nothing but who the person is: the mention, a possessive before it at most
+    ("Моя сестра Аня", "My colleague Marta"), as the structured reader writes a person memory."""
+    rest = text[mention.end :].strip(" .!…")
+    return not rest and bool(_ONLY_POSSESSIVE.match(text[: mention.start]))
+
+
+def same_person(a: str, b: str) -> bool:
+    """Whether person memory `b`, which says nothing but who someone is, tells of the person
+    memory `a` again: a name of each shares a key (`name_keys`: "Anya" / "Аня", "с Аней") and
+    both say the same relation to the user ("My sister Anya", "Моя сестра Аня"). A name alone
+    is not enough (two people may carry it), and a `b` that says more ("Моя сестра Аня
+    переехала") is a statement of its own."""
+    said = [m for m in _people_of(b) if m.relation is not None and _only_the_person(b, m)]
+    if not said:
+        return False
+    for one in _people_of(a):
+        if one.relation is None:
+            continue
+        keys = {key for word in one.name.split() for key in name_keys(word)}
+        for other in said:
+            if other.relation == one.relation and keys & {
+                key for word in other.name.split() for key in name_keys(word)
+            }:
+                return True
+    return False
