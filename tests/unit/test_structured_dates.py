@@ -137,3 +137,37 @@ def test_a_plan_moved_from_a_day_was_ahead_too() -> None:
     ]
     # Without the move, a past sentence's weekday is the last one.
     assert _read("в четверг был просмотр", FRIDAY) == ["2026-05-14"]
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        # A day of the month before any word that is not a thing it counts.
+        ("the party's moved to the 20th because the pub double booked", ["2026-05-20"]),
+        ("lunch got moved to the 27th cuz marisol has to work", ["2026-05-27"]),
+        ("I live on the 3rd floor", []),
+        ("my 2nd try at the driving test", []),
+        # "the whole 4th": the day, in a sentence about the past.
+        ("spent the whole 4th scraping grease off the hood", ["2026-05-04"]),
+        # What is cancelled or put off had not happened yet, whatever the tense.
+        ("концерт 24-го отменили", ["2026-05-24"]),
+        ("the gig on the 10th got cancelled", ["2026-06-10"]),
+        ("в четверг созвон отменили", ["2026-05-21"]),
+        ("в четверг был созвон", ["2026-05-14"]),
+    ],
+)
+def test_days_of_the_month_and_what_is_called_off(text: str, want: list[str]) -> None:
+    assert _read(text, FRIDAY) == want
+
+
+def test_next_door_is_no_future() -> None:
+    said = "mrs kowalski next door brought us pierogies on wednesday"
+    assert _read(said, FRIDAY) == ["2026-05-13"]
+
+
+def test_a_cyrillic_language_without_cues_is_read_with_russians() -> None:
+    """A Russian message the detector takes for Bulgarian (or a Ukrainian one) is not read
+    with English cues."""
+    said = "В среду ревизия закончилась"
+    assert cues("bg").language == cues("uk").language == "ru"
+    assert resolve_dates(said, FRIDAY, cues("bg")) == (date(2026, 5, 13),)

@@ -172,11 +172,19 @@ def _compile(
     )
 
 
+# Languages written in Cyrillic without cues of their own are read with Russian's: a
+# Ukrainian message, or a Russian one the detector took for Bulgarian, shares far more of its
+# words and endings with Russian than with English.
+_READ_AS_RUSSIAN = frozenset({"uk", "be", "bg", "sr", "mk", "kk"})
+
+
 @cache
 def cues(language: str) -> LanguageCues:
-    """The cues of a language; English for any language without its own."""
+    """The cues of a language; Russian's for the other Cyrillic ones, English's for the rest."""
     text = resources.files("selfimprint.domain.structured").joinpath("data/cues.toml").read_text()
     data = tomllib.loads(text)
+    if language in _READ_AS_RUSSIAN:
+        language = "ru"
     code = language if language in data and language not in ("relations", "words") else "en"
     return _compile(code, data[code], _relations(data["relations"][code]), data["words"][code])
 

@@ -27,7 +27,7 @@ from typing import Any
 
 from selfimprint.domain.structured.cues import LanguageCues, normalise
 from selfimprint.domain.structured.morphology import verb_tense
-from selfimprint.domain.terms import FUNCTION_WORDS, stem
+from selfimprint.domain.terms import stem
 
 _I = re.IGNORECASE
 
@@ -175,9 +175,18 @@ _WEEKDAY_PHRASE = re.compile(
 _AFTER_MODIFIER = re.compile(r"^(?:this coming|next|this|coming|следующ|ближайш|эт)", _I)
 # "on the 3rd", "by the 20th", "18-го", "на 18-е", "5 числа": a day of the month left unnamed.
 _DAY_OF_MONTH = re.compile(
-    r"\bthe\s+(?P<en>\d{1,2})(?:st|nd|rd|th)\b"
+    r"\bthe\s+(?:whole\s+|entire\s+)?(?P<en>\d{1,2})(?:st|nd|rd|th)\b"
     r"|\b(?P<ru>\d{1,2})(?:-?(?:го|е|ое|ого)\b|(?=\s+числа\b))",
     _I,
+)
+# Words an ordinal counts when it is not a day: "the 3rd floor", "my 2nd try", "18-е место".
+_ORDINAL_NOUNS = frozenset(
+    "floor floors place time times row grade year years century anniversary birthday edition "
+    "round attempt try day days week weeks month months lap seat generation season episode "
+    "chapter book level stage percentile inning hole gear tier wedding date person one kid "
+    "child baby grandchild game match class lesson session shift week's day's gen "
+    "место места месте этаж этаже этажа класс класса классе раз раза день дня неделя недели "
+    "год года году попытка попытки урок урока занятие занятия серия серии сезон сезона".split()
 )
 # "22.07" / "22.07.2026": day first, as in both languages' chat.
 _DAY_MONTH = re.compile(r"\b(\d{1,2})\.(\d{1,2})(?:\.(\d{4}|\d{2}))?\b")
@@ -315,8 +324,19 @@ def _weekday_index(word: str) -> int:
 _MOVED_FROM = re.compile(rf"\b(?:from|с|со)\s+(?:{_WEEKDAY})\s+(?:to|на)\s+", _I)
 
 
-def _future_target(text: str, start: int) -> bool:
+# What is cancelled or put off had not happened yet, whatever the tense ("the concert on the
+# 24th got cancelled", "концерт 24-го отменили", "the Friday shift was postponed").
+_CALLED_OFF = re.compile(
+    r"\b(?:cancel(?:l?ed|s|ling)?|called off|call(?:ing)? off|postponed?|rescheduled?"
+    r"|отмен\w*|перенес\w*|перенос\w*)\b",
+    _I,
+)
+
+
+def _future_target(text: str, start: int, end: int | None = None) -> bool:
     if _MOVED_FROM.match(text, max(0, text.rfind(" ", 0, max(0, start - 1)) + 1)):
+        return True
+    if end is not None and _CALLED_OFF.search(_clause(text, start, end)):
         return True
     return bool(_TARGET_BEFORE.search(text[max(0, start - 24) : start]))
 
@@ -445,7 +465,7 @@ def resolve_dates(text: str, sent_at: datetime, cues: LanguageCues) -> tuple[dat
         modifier = match.group("mod")
         if modifier:
             after = bool(_AFTER_MODIFIER.match(modifier)) and "past" not in modifier.casefold()
-        elif _future_target(clean, match.start()):
+        elif _future_target(clean, match.start(), match.end()):
             after = True
         else:
             after = not _in_past(_clause(clean, match.start(), match.end()), cues)
@@ -458,14 +478,14 @@ def resolve_dates(text: str, sent_at: datetime, cues: LanguageCues) -> tuple[dat
             pass  # "18-го" names a day whatever follows it
         elif _MONTH_WORD.match(following) or following == "of":
             continue  # a written date: dateparser's
-        elif following and not following.isdigit() and following not in FUNCTION_WORDS:
+        elif following in _ORDINAL_NOUNS:
             continue  # "the 3rd floor", "18-е место"
         if not 1 <= number <= 31 or not free(match.start(), match.end()):
             continue
         before = clean[max(0, match.start() - 12) : match.start()]
         if _MONTH_WORD.search(before):
             continue  # "June the 5th"
-        past = not _future_target(clean, match.start()) and _in_past(
+        past = not _future_target(clean, match.start(), match.end()) and _in_past(
             _clause(clean, match.start(), match.end()), cues
         )
         day = _month_day(today, number, past=past)
