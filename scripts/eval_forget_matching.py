@@ -259,8 +259,9 @@ def main(argv: list[str] | None = None) -> int:
             f"{len({p.topic for p in pairs})} topics, half Russian, split by topic 24/24; per "
             "topic 3 memories about it (one with its words, one paraphrase, one in the other "
             "language) and 3 not (a hard one in each language, an easy one)), the product's "
-            "matcher (`activities.forget.topic_matches`: the topic's words, or its query vector "
-            f"against the memory's passage vector at cosine >= {shipped}), embedder `{model}`. "
+            "matcher (`activities.forget.topic_matches`: the topic's words, its proper nouns "
+            "written in the other script, or its query vector against the memory's passage "
+            f"vector at cosine >= {shipped}), embedder `{model}`. "
             '"Absent": the memories a forget takes, on average, for a topic the graph does not '
             "hold (each topic against the split's other memories). The ablations (not shipped) "
             "add a memory whose cosine stands out among the user's memories (robust z, the "

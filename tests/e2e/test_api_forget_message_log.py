@@ -115,8 +115,9 @@ async def test_forget_reaches_word_forms_and_replies_to_the_topic(
     stem; the text does not contain the topic), and a reply that survives the forget of "chess"
     ("It was fun, I won twice.", after the assistant asked about the chess club) loses the reply
     context computed from that question: afterwards neither the full-text index nor the export
-    holds "chess". Rules removed: the stem match (the job memory stays) and the reply-context
-    drop (its context terms keep "chess")."""
+    holds "chess". A topic that is a proper noun reaches its spelling in the other script
+    ("Казань", "Kazan"). Rules removed: the stem match (the job memory stays), the reply-context
+    drop (its context terms keep "chess") and the cross-script names (Kazan stays)."""
     user = f"derived-{uuid.uuid4().hex[:6]}"
     scope = UserScope(tenant_key.split("_")[1], user)
     await client.put_user(user, UserProfile())
@@ -137,6 +138,12 @@ async def test_forget_reaches_word_forms_and_replies_to_the_topic(
         ),
         Message(
             id="r1", role=Role.USER, text="Ненавижу свою работу.", sent_at=sent + timedelta(30)
+        ),
+        Message(
+            id="k1",
+            role=Role.USER,
+            text="I spent a weekend in Kazan and loved the Kremlin there.",
+            sent_at=sent + timedelta(seconds=40),
         ),
     ]
     await client.post_messages(user, messages)
@@ -172,5 +179,11 @@ async def test_forget_reaches_word_forms_and_replies_to_the_topic(
         await client.forget(user, "работа", dry_run=False)
         assert all("r1" not in m["sources"] for m in await memories())
         assert "работ" not in json.dumps(await client.export(user), ensure_ascii=False)
+
+        # A proper noun in the other script: "Казань" reaches the Kazan weekend.
+        preview = await client.forget(user, "Казань", dry_run=True)
+        assert [m["content"] for m in preview["memories"]] == [messages[-1].text], preview
+        await client.forget(user, "Казань", dry_run=False)
+        assert all("k1" not in m["sources"] for m in await memories())
     finally:
         await driver.close()

@@ -14,6 +14,7 @@ import re
 from functools import lru_cache
 
 from selfimprint.domain.structured.morphology import russian_morphology
+from selfimprint.domain.terms import stem
 
 _CYRILLIC_TO_LATIN = {
     "а": "a", "б": "b", "в": "v", "г": "g", "д": "d", "е": "e", "ё": "e", "ж": "zh",
@@ -63,6 +64,36 @@ def name_keys(word: str) -> frozenset[str]:
                 keys.add(name_key(str(parse.normal_form)))
     keys.discard("")
     return frozenset(keys)
+
+
+@lru_cache(maxsize=8192)
+def proper_keys(word: str) -> frozenset[str]:
+    """The keys of a word that may be a proper noun in any case: its own, without an English
+    possessive ("Pelevin's"), and for Cyrillic every dictionary form ("Теслу" -> Тесла,
+    "Казани" -> Казань): what one place, brand or person is called in either script."""
+    plain = re.sub(r"['’]s$", "", word)
+    keys = {name_key(plain)}
+    if _CYRILLIC.search(plain):
+        keys |= {name_key(str(p.normal_form)) for p in russian_morphology().parse(plain.casefold())}
+    keys.discard("")
+    return frozenset(keys)
+
+
+def same_proper_noun(a: str, b: str) -> bool:
+    """Whether two words name one place, brand or person: a shared key (`proper_keys`), or a
+    Cyrillic word declined past what the dictionary knows ("Теслу": Тесла is not in it) whose
+    stem, in Latin letters and at least four long, begins the other's key, which runs at most
+    two letters past it ("tesl" / "tesla")."""
+    if proper_keys(a) & proper_keys(b):
+        return True
+    for cyrillic, latin in ((a, b), (b, a)):
+        if _CYRILLIC.search(cyrillic) and not _CYRILLIC.search(latin):
+            root = name_key(stem(cyrillic.casefold()))
+            if len(root) >= 4 and any(
+                key.startswith(root) and len(key) <= len(root) + 2 for key in proper_keys(latin)
+            ):
+                return True
+    return False
 
 
 def names_in(text: str) -> frozenset[str]:
