@@ -649,6 +649,11 @@ def test_a_lapse_after_giving_up_a_habit(
         ("en", "I'm single and not looking.", "me and Ollie are official now", True),
         ("ru", "Мы с Олей разошлись в марте.", "мы с Олей помирились!!", True),
         ("ru", "Я одна, ни с кем не встречаюсь.", "мы с Толей теперь вместе.", True),
+        # The name first, as "X is my boyfriend": "гоша теперь официально мой парень".
+        ("ru", "Я ни с кем не встречаюсь.", "гоша теперь официально мой парень", True),
+        ("ru", "Я ни с кем не встречаюсь.", "Тимур теперь мой парень.", True),
+        ("ru", "Я встречаюсь с Гошей.", "Гоша теперь официально мой парень", False),
+        ("ru", "Я встречаюсь с Машей.", "она теперь моя девушка", False),  # a pronoun
         # ... not an outing together, or another go at something else.
         ("ru", "Мы с Олей разошлись в марте.", "мы с Олей вместе ходили к юристу", False),
         ("en", "I'm single and not looking.", "giving the sourdough another go", False),
