@@ -654,6 +654,10 @@ def test_a_lapse_after_giving_up_a_habit(
         ("ru", "Я ни с кем не встречаюсь.", "Тимур теперь мой парень.", True),
         ("ru", "Я встречаюсь с Гошей.", "Гоша теперь официально мой парень", False),
         ("ru", "Я встречаюсь с Машей.", "она теперь моя девушка", False),  # a pronoun
+        # The place first, spoken order: "из Бублика я ушла"; leaving a party is no job.
+        ("ru", "Я работаю бариста в кофейне «Бублик».", "так что из Бублика я ушла", True),
+        ("ru", "Я работаю учителем в школе.", "из школы уволилась наконец", True),
+        ("ru", "Я работаю бариста в кофейне «Бублик».", "из гостей я ушла рано", False),
         # ... not an outing together, or another go at something else.
         ("ru", "Мы с Олей разошлись в марте.", "мы с Олей вместе ходили к юристу", False),
         ("en", "I'm single and not looking.", "giving the sourdough another go", False),
