@@ -9,7 +9,7 @@ from selfimprint.domain.ingestion.draft import PlanDraft
 from selfimprint.domain.ingestion.extraction import ExtractedEdge
 from selfimprint.domain.ingestion.plan import DroppedEdge, EdgeDropReason
 from selfimprint.domain.models import Edge, EdgeType, NodeType
-from selfimprint.domain.structured.name_keys import name_keys, names_in
+from selfimprint.domain.structured.name_keys import full_name_keys, names_in
 
 
 def _resolve(draft: PlanDraft, ref: str) -> str | None:
@@ -71,7 +71,7 @@ def link_people(draft: PlanDraft) -> None:
     for ref, candidate in draft.candidates.items():
         source = draft.resolved[ref]
         for name in candidate.people:
-            keys = {key for word in name.split() for key in name_keys(word)}
+            keys = full_name_keys(name)
             for person_id, named in people:
                 if keys & named and person_id != source:
                     _put_edge(draft, source, person_id, EdgeType.ASSOCIATED_WITH)

@@ -66,6 +66,11 @@ def name_keys(word: str) -> frozenset[str]:
     return frozenset(keys)
 
 
+def full_name_keys(name: str) -> frozenset[str]:
+    """The keys of every word of a name ("Нина Степановна", "Anya")."""
+    return frozenset(key for word in name.split() for key in name_keys(word))
+
+
 @lru_cache(maxsize=8192)
 def proper_keys(word: str) -> frozenset[str]:
     """The keys of a word that may be a proper noun in any case: its own, without an English

@@ -26,7 +26,7 @@ from typing import Any
 from selfimprint.domain.language import detect_language
 from selfimprint.domain.structured.cues import LanguageCues, normalise
 from selfimprint.domain.structured.cues import cues as language_cues
-from selfimprint.domain.structured.name_keys import name_keys
+from selfimprint.domain.structured.name_keys import full_name_keys
 from selfimprint.domain.terms import FUNCTION_WORDS, NEGATIONS
 
 # Capitalised at a sentence start, never a name ("My", "The", "Not").
@@ -782,10 +782,8 @@ def same_person(a: str, b: str) -> bool:
     for one in _people_of(a):
         if one.relation is None:
             continue
-        keys = {key for word in one.name.split() for key in name_keys(word)}
+        keys = full_name_keys(one.name)
         for other in said:
-            if other.relation == one.relation and keys & {
-                key for word in other.name.split() for key in name_keys(word)
-            }:
+            if other.relation == one.relation and keys & full_name_keys(other.name):
                 return True
     return False
