@@ -55,6 +55,12 @@ class DecayConfig(BaseModel):
     pinned: Coefficient = 1.0
     # Not in the spec: project choice, see the class docstring.
     hypothesis: Coefficient = 0.92
+    # Not in the spec: project choice (issue 32, domain.asides). A memory that asks the other
+    # side something and says nothing of the user ("Wow! What was it like?") decays at least
+    # this fast: the negative note's curve, out of the default context within ~4 active days.
+    # On LoCoMo dev 5 % of such memories hold an evidence turn, against 32 % of the rest
+    # (BENCHMARKS.md, "Asides fade"); 1.0 turns the rule off.
+    aside: Coefficient = 0.5
     # Spec §3.3: an event is significant when its importance at creation is above 0.8.
     significance_threshold: Unit = 0.8
     # Spec §3.3: nodes below 0.05 leave the active graph.

@@ -98,6 +98,35 @@ async def test_a_loss_told_as_a_feeling_is_recognised_months_later(
         assert grief["content"] not in unrelated, unrelated
 
 
+ASIDE = "Your sister moved to Lisbon? What neighbourhood is she in now, and does she like the job?"
+ABOUT_ME = "I loved the concert too! Have you ever been to a jazz club?"
+
+
+async def test_an_aside_fades_within_days_while_what_the_user_said_stays(
+    stack_settings: Settings, tenant_key: str
+) -> None:
+    """Issue 32 (domain.asides): a line that asks the other side something and says nothing of
+    the user (the structured reader stores this one as an open loop, 0.99 a day) is on the aside
+    curve (0.5 a day): still in the default pool after 3 active days
+    (0.125), faded after 5 (0.031), kept and not deleted. A question that also says something of
+    the user keeps its type's curve and is nowhere near fading. Rule removed (`decay.aside`
+    1.0, or the rule out of ingestion), the aside is still live on day 5."""
+    async with a_life(stack_settings, tenant_key, extraction=ExtractionMode.STRUCTURED) as life:
+        await life.say(ASIDE)
+        await life.say(ABOUT_ME)
+        await life.days_pass(3)
+        await life.say(CHATTER[0])
+        aside = _memory(await life.memories(), "What neighbourhood")
+        assert not aside["faded"] and aside["weight"] > DEFAULT_DECAY.removal_threshold, aside
+
+        await life.days_pass(2)
+        await life.say(CHATTER[1])
+        aside = _memory(await life.memories(), "What neighbourhood")
+        mine = _memory(await life.memories(), "I loved the concert")
+        assert aside["faded"] and aside["weight"] < DEFAULT_DECAY.removal_threshold, aside
+        assert not mine["faded"], mine
+
+
 JOB = "I work as a nurse at St. Mary's hospital, mostly night shifts."
 QUIT = "I quit St. Mary's, I am not working there anymore."
 

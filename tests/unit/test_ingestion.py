@@ -791,3 +791,31 @@ def test_a_name_the_user_said_before_is_not_an_invention() -> None:
     ]
     (rejection,) = result.rejected
     assert rejection.detail == "says what its messages do not: Initech"
+
+
+# --- asides (issue 32) ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "coefficient"),
+    [
+        ("Wow, sounds amazing! What was the event like?", 0.5),  # asks, nothing of the user
+        ("А как прошёл концерт?", 0.5),
+        ("I loved it! Have you been?", 0.92),  # asks, and says something of the speaker
+        ("The weather has been grey for a week.", 0.92),  # says nothing of the user, asks nothing
+    ],
+)
+def test_an_aside_fades_on_the_aside_curve_whatever_its_type(
+    content: str, coefficient: float
+) -> None:
+    (node,) = plan(extraction(memory(content=content))).nodes
+    assert node.type is NodeType.FACT and node.decay_coefficient == coefficient
+
+
+def test_an_aside_the_reader_nearly_read_as_slower_still_fades_fast() -> None:
+    """The near-type rule lifts a curve to the slower type's; an aside is not about the user
+    whatever its type, so the aside curve still applies after it."""
+    asked = memory(content="Nice! Where did you get it?", type="emotional_note", valence="positive")
+    near = (NearReading(ref="n1", types=(CandidateType.OPEN_LOOP,)),)
+    (node,) = plan(Extraction(candidates=(asked,), edges=(), near=near)).nodes
+    assert node.decay_coefficient == 0.5

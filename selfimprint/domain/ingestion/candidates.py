@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 
+from selfimprint.domain.asides import aside_coefficient
 from selfimprint.domain.decay import coefficient_for, expires_at, is_significant_event
 from selfimprint.domain.grounding import ground, support
 from selfimprint.domain.inference_policy import PolicyClass, classify
@@ -200,6 +201,8 @@ def _new_node(
             ),
         ]
     )
+    # Issue 32: an aside (asks, says nothing of the user) fades fast whatever its type.
+    coefficient = aside_coefficient(coefficient, content, draft.config.decay.aside)
     observed = candidate.evidence_kind is CandidateEvidence.OBSERVED
     vector = tuple(embedding) if embedding is not None and embedding_model else None
     said = draft.said_at(sources)
