@@ -246,7 +246,7 @@ def row(name: str, scores: SystemScores, flat: SystemScores, ages: dict[str, flo
     cells += [f"{summary[CATEGORY_NAMES[c]][f'text@{CONTEXT}']:.3f}" for c in CATEGORY_NAMES]
     cells += [f"{summary['overall']['text@10']:.3f}"]
     share = summary["overall"].get(f"evidence_share@{CONTEXT}")
-    cells += [f"{share:.3f}" if share is not None else "–"]
+    cells += [f"{share:.4f}" if share is not None else "–"]  # targets differ in the 4th place
     by_age = recall_by_age(scores.values("text", CONTEXT), flat.values("text", CONTEXT), ages)
     cells += [f"{b['memory']:.3f}" if b["memory"] is not None else "–" for b in by_age]
     return "| " + " | ".join(cells) + " |"

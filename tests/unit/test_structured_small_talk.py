@@ -9,8 +9,10 @@ from datetime import UTC, datetime
 import pytest
 
 from selfimprint.domain.messages import Message, Role
+from selfimprint.domain.structured.cues import cues
 from selfimprint.domain.structured.extractor import (
     DEFAULT_STRUCTURED,
+    read_type,
     structured_extraction,
     texts_to_embed,
 )
@@ -87,3 +89,19 @@ def test_small_talk_may_run_to_none_max_words_content_words() -> None:
     assert len(read(twelve).stems) == 12 and len(read(thirteen).stems) == 13
     assert _answer(twelve, "") == []
     assert _answer(thirteen, "") == [thirteen]
+
+
+@pytest.mark.parametrize(
+    ("text", "small_talk"),
+    [
+        ("Bye, see you later!", True),
+        ("Nate: Bye, see you later!", True),  # a transcript line: its label is not what was said
+        ("Анна: Спасибо, пока!", True),
+        ("Nate: Bye, I'll call my sister first.", False),  # says something of the speaker
+        ("Nate: I moved to Porto last week.", False),
+    ],
+)
+def test_small_talk_cues_read_past_a_speaker_label(text: str, small_talk: bool) -> None:
+    language = "ru" if "Анна" in text else "en"
+    reading = read_type(text, None, cues(language), None, dated=False)
+    assert (reading.type == "none") is small_talk, reading

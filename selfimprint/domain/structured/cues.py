@@ -59,6 +59,7 @@ class LanguageCues:
     person: re.Pattern[str]  # case-sensitive: a capitalised name
     small_talk: re.Pattern[str]
     self_reference: re.Pattern[str]
+    topic_shift: re.Pattern[str]  # "BTW", "кстати" opening a sentence: another topic starts
     cause_after: re.Pattern[str]
     cause_before: re.Pattern[str]
     after: re.Pattern[str]  # "after the interview", "после собеседования"
@@ -124,6 +125,7 @@ def _compile(
         person=_any([p.replace("{rel}", rel) for p in raw["person"]], re.UNICODE),
         small_talk=_any(raw["small_talk"]),
         self_reference=_one(raw["self_reference"]),
+        topic_shift=_one(raw["topic_shift"]),
         cause_after=_any(raw["cause_after"]),
         cause_before=_any(raw["cause_before"]),
         after=_one(raw["after"]),

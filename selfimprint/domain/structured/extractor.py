@@ -46,7 +46,8 @@ from selfimprint.domain.structured.dates import resolve_dates
 from selfimprint.domain.structured.head import NONE, ExtractionHead
 from selfimprint.domain.structured.people import PersonMention, find_people, organisations
 from selfimprint.domain.structured.slots import contradicted
-from selfimprint.domain.terms import FUNCTION_WORDS, read
+from selfimprint.domain.structured.topics import topic_runs
+from selfimprint.domain.terms import FUNCTION_WORDS, LABEL, read
 from selfimprint.domain.verbatim_extraction import pieces
 
 _TYPES = tuple(t.value for t in CandidateType)
@@ -141,8 +142,13 @@ def _pieces(messages: Sequence[Message], config: StructuredConfig) -> list[_Piec
     for index, message in enumerate(messages):
         if message.role is not Role.USER:
             continue
-        runs = [r for r in pieces(message.text, config.max_chars) if len(r) >= config.min_chars]
         language_cues = cues(detect_language(message.text))
+        runs = [
+            r
+            for topic in topic_runs(message.text, language_cues.topic_shift)
+            for r in pieces(topic, config.max_chars)
+            if len(r) >= config.min_chars
+        ]
         for part, text in enumerate(runs, 1):
             ref = f"s{index + 1}" if len(runs) == 1 else f"s{index + 1}.{part}"
             out.append(_Piece(ref, message, text, language_cues))
@@ -265,7 +271,11 @@ def read_type(
         scores[CandidateType.EVENT.value] += bonus / 2
     if language_cues.person.search(clean):
         scores[CandidateType.PERSON.value] += bonus
-    if language_cues.small_talk.search(clean) and not language_cues.self_reference.search(clean):
+    # A transcript line's label ("Nate: see ya!") is not what was said: the small-talk cues,
+    # anchored at the words' start, read what follows it.
+    labelled = LABEL.match(clean)
+    said = labelled.group(2) if labelled else clean
+    if language_cues.small_talk.search(said) and not language_cues.self_reference.search(said):
         scores[NONE] += bonus
     best_type = max(_TYPES, key=lambda t: scores[t])
     if head is None and scores[best_type] == 0.0:
