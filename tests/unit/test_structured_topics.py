@@ -10,6 +10,7 @@ import pytest
 from selfimprint.domain.messages import Message, Role
 from selfimprint.domain.structured.cues import cues
 from selfimprint.domain.structured.extractor import structured_extraction, texts_to_embed
+from selfimprint.domain.structured.head import ExtractionHead, Softmax
 from selfimprint.domain.structured.topics import topic_runs
 
 pytestmark = pytest.mark.unit
@@ -50,20 +51,35 @@ def test_russian_topic_runs() -> None:
     assert topic_runs("Я переехала. Это было непросто.", RU) == ["Я переехала. Это было непросто."]
 
 
-def test_each_topic_is_a_memory_of_the_same_message() -> None:
-    text = (
-        "Thanks, Caroline, that makes sense and I'll do that. "
-        "BTW, I hurt my ankle running on February 20."
-    )
+# [1, 0] reads as a fact, [0, 1] as small talk.
+HEAD = ExtractionHead(
+    embedding_model="test",
+    types=Softmax(
+        labels=("fact", "event", "emotional_note", "person", "open_loop", "none"),
+        weights=((4, 0), (0, 0), (0, 0), (0, 0), (0, 0), (0, 4)),
+        bias=(0,) * 6,
+    ),
+    valence=Softmax(labels=("positive", "negative", "none"), weights=((0, 0),) * 3, bias=(0,) * 3),
+)
+REPLY = "Wow, that sounds amazing, how did the show go?"
+NEWS = "BTW, I hurt my ankle running on February 20."
+
+
+def _extract(text: str, news_reads_as: list[float]) -> list[tuple[str, str]]:
     message = Message(id="m1", role=Role.USER, text=text, sent_at=datetime(2026, 3, 1, tzinfo=UTC))
-    vectors = {t: [1.0, 0.0] for t in texts_to_embed([message], [])}
-    answer = structured_extraction([message], [], vectors, None, similarity_floor=0.0)
-    contents = [c.content for c in answer.candidates]
-    assert contents == [
-        "Thanks, Caroline, that makes sense and I'll do that.",
-        "BTW, I hurt my ankle running on February 20.",
-    ]
-    assert all(c.source_message_ids == ("m1",) for c in answer.candidates)
-    ankle = answer.candidates[1]
-    assert ankle.dates_mentioned == ("2026-02-20",)  # read from its own words
-    assert answer.candidates[0].dates_mentioned == ()
+    texts = texts_to_embed([message], [])
+    vectors = {t: news_reads_as if t == NEWS else [0.0, 1.0] for t in texts}
+    answer = structured_extraction([message], [], vectors, HEAD, similarity_floor=0.0)
+    return [(c.type.value, c.content) for c in answer.candidates]
+
+
+def test_news_after_a_shift_keeps_a_message_from_being_small_talk() -> None:
+    text = f"{REPLY} {NEWS}"
+    assert NEWS in texts_to_embed(
+        [Message(id="m1", role=Role.USER, text=text, sent_at=datetime(2026, 3, 1, tzinfo=UTC))], []
+    )
+    # The whole message reads as small talk; its news does not: kept whole, typed by the news.
+    assert _extract(text, [1.0, 0.0]) == [("fact", text)]
+    # Small talk both ways, or no shift to read past: not stored.
+    assert _extract(text, [0.0, 1.0]) == []
+    assert _extract(f"{REPLY} I hurt my ankle running on February 20.", [1.0, 0.0]) == []

@@ -142,13 +142,8 @@ def _pieces(messages: Sequence[Message], config: StructuredConfig) -> list[_Piec
     for index, message in enumerate(messages):
         if message.role is not Role.USER:
             continue
+        runs = [r for r in pieces(message.text, config.max_chars) if len(r) >= config.min_chars]
         language_cues = cues(detect_language(message.text))
-        runs = [
-            r
-            for topic in topic_runs(message.text, language_cues.topic_shift)
-            for r in pieces(topic, config.max_chars)
-            if len(r) >= config.min_chars
-        ]
         for part, text in enumerate(runs, 1):
             ref = f"s{index + 1}" if len(runs) == 1 else f"s{index + 1}.{part}"
             out.append(_Piece(ref, message, text, language_cues))
@@ -200,6 +195,7 @@ def texts_to_embed(
     links = False
     for piece in _pieces(messages, config):
         texts.append(piece.text)
+        texts.extend(topic_runs(piece.text, piece.cues.topic_shift)[1:])
         causal = _causal(piece.text, piece.cues)
         if causal:
             texts.extend((causal.effect, causal.cause))
@@ -409,6 +405,16 @@ def structured_extraction(
         mentions = find_people(piece.text, piece.cues, known_names, not_people=places)
         names = [m.name for m in mentions]
         reading = typed(piece, piece.text, bool(dates))
+        if reading.type == NONE:
+            # Small talk as a whole may turn to the user's news after a topic shift ("Wow, how
+            # did the show go? By the way, I'm allergic to peanuts."): the first later run that
+            # is not small talk read alone types the piece, which keeps all its words
+            # (domain.structured.topics).
+            for run in topic_runs(piece.text, piece.cues.topic_shift)[1:]:
+                news = typed(piece, run, bool(dates))
+                if news.type != NONE:
+                    reading = news
+                    break
         said_before = [(ref, text) for message, ref, text in said if message != piece.message.id]
         contradicts = list(contradicted(piece.text, older + said_before, piece.cues))
         if reading.type == NONE and not mentions and not contradicts:
@@ -461,9 +467,12 @@ def structured_extraction(
                 ExtractedEdge(source_ref=piece.ref, target_ref=cause_ref, type=EdgeType.CAUSED_BY)
             )
         for number, mention in enumerate(mentions, 1):
-            if mention.relation is None or kind is CandidateType.PERSON:
-                continue
+            # Someone named by their relation gets a person memory of their own ("My colleague
+            # Marta"), whatever the sentence was read as: a sentence about them ("... is a vet")
+            # may read as person or as what they did, and the person should not hinge on it.
             person = _person_content(piece.text, mention)
+            if mention.relation is None or person == content:
+                continue
             add(
                 piece,
                 f"{piece.ref}.p{number}",
