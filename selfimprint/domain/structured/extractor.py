@@ -468,10 +468,15 @@ def structured_extraction(
             )
         for number, mention in enumerate(mentions, 1):
             # Someone named by their relation gets a person memory of their own ("My colleague
-            # Marta"), whatever the sentence was read as: a sentence about them ("... is a vet")
-            # may read as person or as what they did, and the person should not hinge on it.
+            # Marta"), unless the sentence says who they are ("My sister Anya is a nurse": the
+            # person cue) and was read as a person memory: a sentence of what they did ("My
+            # colleague Marta offered...") may read as person or not, and the person should
+            # not hinge on it.
             person = _person_content(piece.text, mention)
-            if mention.relation is None or person == content:
+            says_who = kind is CandidateType.PERSON and piece.cues.person.search(
+                normalise(piece.text)
+            )
+            if mention.relation is None or person == content or says_who:
                 continue
             add(
                 piece,
