@@ -84,6 +84,17 @@ class Settings(BaseSettings):
     neo4j_bolt_port: int = Field(7687, ge=1, le=65535, description="Local Bolt port.")
     neo4j_heap: str = Field("768m", description="JVM -Xmx of the local engine.")
     neo4j_pagecache: str = Field("256m", description="Page cache of the local engine.")
+    neo4j_tx_log_retention: str = Field(
+        "keep_none",
+        description="The local engine's db.tx_log.rotation.retention_policy: how long a deleted "
+        "user's words may stay in Neo4j's transaction log (docs/tiers.md, 'Bytes on disk').",
+    )
+    neo4j_flush_deleted: bool = Field(
+        True,
+        description="After an erasure or a forget, overwrite what the deletions left in "
+        "Neo4j's files (records, full-text segments, transaction log: "
+        "selfimprint.store.flushDeleted).",
+    )
 
     # --- S3 ----------------------------------------------------------------------------------
     s3_endpoint_url: str | None = Field(None, description="Unset = the local SeaweedFS S3.")

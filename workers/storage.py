@@ -11,6 +11,7 @@ from temporalio.client import Client
 
 from activities.deletion import DeletionActivities
 from activities.forget import ForgetActivities
+from activities.store_flush import StoreFlushActivities
 from activities.tiers import TierActivities
 from selfimprint.adapters.graph_archive import GraphArchive
 from selfimprint.adapters.neo4j import Neo4jGraphStore
@@ -65,7 +66,12 @@ def deletion_registrations(
         Neo4jCollective(driver, settings.neo4j_database),
         settings.collective_secret(),
     )
+    # Forget a topic runs the same flush on this worker (registered once, here).
+    flush = StoreFlushActivities(
+        Neo4jGraphStore(driver, settings.neo4j_database), settings.neo4j_flush_deleted
+    )
     return [DeletionWorkflow, ErasureSweepWorkflow], [
+        flush.flush_deleted,
         acts.stop_workflows,
         acts.destroy_key,
         acts.delete_objects,

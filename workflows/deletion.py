@@ -31,6 +31,7 @@ with workflow.unsafe.imports_passed_through():
         SweepInput,
         SweepReport,
     )
+    from activities.store_flush import FlushInput, StoreFlushActivities
     from workflows.options import STORAGE_LONG, STORAGE_SHORT
     from workflows.tiers import tier_workflow_id
     from workflows.user_lifecycle import workflow_id as lifecycle_workflow_id
@@ -67,6 +68,14 @@ async def _shred(user: DeleteUserPartInput) -> tuple[bool, int, int]:
         **STORAGE_LONG,
     )
     return key_destroyed, objects, memories
+
+
+async def _flush(user: DeleteUserPartInput) -> None:
+    await workflow.execute_activity_method(
+        StoreFlushActivities.flush_deleted,
+        FlushInput(tenant_id=user.tenant_id, user_id=user.user_id),
+        **STORAGE_LONG,
+    )
 
 
 @workflow.defn
@@ -107,6 +116,9 @@ class DeletionWorkflow:
             user,
             **STORAGE_SHORT,
         )
+        if workflow.patched("store-flush"):
+            # The words leave Neo4j's files too: freed records, index segments, log (issue 37).
+            await _flush(user)
         sweep_id = None
         if data.sweep_after_s > 0 and workflow.patched("erasure-sweep"):
             # The run id: a second erasure of the same user must not collide with this sweep.
@@ -158,6 +170,8 @@ class ErasureSweepWorkflow:
             key_destroyed=key_destroyed,
             collective_patterns_withdrawn=withdrawn,
         )
+        if workflow.patched("store-flush"):
+            await _flush(user)  # what the late writes left, and what the first flush could not
         if objects or memories or key_destroyed or withdrawn:
             workflow.logger.warning("erasure sweep found late writes: %s", report.model_dump())
         return report

@@ -22,6 +22,7 @@ with workflow.unsafe.imports_passed_through():
         TopicVector,
     )
     from activities.payload_stage import PayloadRef
+    from activities.store_flush import FlushInput, StoreFlushActivities
     from activities.tiers import LocateInput, TierActivities
     from selfimprint.domain.users import Tier
     from selfimprint.ports import ForgottenMemory
@@ -124,6 +125,14 @@ class ForgetTopicWorkflow:
         if data.topic_ref is not None and data.notify_lifecycle and not told:
             await workflow.execute_activity_method(
                 ForgetActivities.drop_topic, data.topic_ref, **STORAGE_SHORT
+            )
+        if not data.dry_run and memories and workflow.patched("forget-store-flush"):
+            # The forgotten words leave Neo4j's files too (issue 37, docs/tiers.md); a topic
+            # the lifecycle drops later leaves them at the next flush.
+            await workflow.execute_activity_method(
+                StoreFlushActivities.flush_deleted,
+                FlushInput(tenant_id=data.tenant_id, user_id=data.user_id),
+                **STORAGE_LONG,
             )
         return outcome
 

@@ -199,6 +199,7 @@ class Neo4jLocal:
                 "--bolt-port", str(s.neo4j_bolt_port),
                 "--password-file", str((s.secrets_dir / "neo4j-password").resolve()),
                 "--pagecache", s.neo4j_pagecache,
+                "--tx-log-retention", s.neo4j_tx_log_retention,
             ]
         )  # fmt: skip
 

@@ -187,9 +187,10 @@ async def test_a_users_words_are_in_no_file_of_temporal_or_the_object_store(
 ) -> None:
     """Bytes on disk (issue 37): Temporal's database and the object store's data directory
     hold only ciphertext of a user's words, with the graph archived and after the erasure. The
-    same search finds them in Neo4j's transaction logs (the control: the words were written,
-    and the search reads plaintext where there is some); those logs keep them until Neo4j
-    prunes them (docs/tiers.md)."""
+    same search finds them in Neo4j's files before the erasure (the control: the words were
+    written, and the search reads plaintext where there is some), and in none of them after:
+    the erasure overwrites the freed records, merges the full-text index and prunes the
+    transaction log (`selfimprint.store.flushDeleted`, docs/tiers.md)."""
     tenant, user = tenant_key.split("_")[1], f"disk-{uuid.uuid4().hex[:6]}"
     marker = f"quokka{uuid.uuid4().hex[:10]}".encode()
     scope = UserScope(tenant, user)
@@ -209,10 +210,53 @@ async def test_a_users_words_are_in_no_file_of_temporal_or_the_object_store(
     data = stack_settings.data_dir
     assert (data / "temporal" / "temporal.sqlite").stat().st_size > 0
     assert any(p.is_file() for p in (data / "seaweedfs" / "data").rglob("*"))
-    assert _hits(data / "neo4j", marker)  # the control: Neo4j's logs hold the plaintext
+    assert _hits(data / "neo4j", marker)  # the control: Neo4j's files hold the plaintext
     assert _hits(data / "temporal", marker) == []
     assert _hits(data / "seaweedfs", marker) == []
     operation = await client.delete_user(user)
     await finished(client, operation["operation_id"])
     assert _hits(data / "temporal", marker) == []
     assert _hits(data / "seaweedfs", marker) == []
+    assert _hits(data / "neo4j", marker) == []
+
+
+async def test_a_forgotten_memorys_words_are_in_no_file_of_neo4j(
+    stack_settings: Settings, client: SelfImprintClient, tenant_key: str
+) -> None:
+    """Bytes on disk after a forget (issue 37): the forget removes the memory and redacts its
+    message, then flushes Neo4j's files (`selfimprint.store.flushDeleted`): no store file,
+    index segment or transaction log holds the forgotten words, while the user's other words
+    are still there. Rule removed (`SELFIMPRINT_NEO4J_FLUSH_DELETED=false`), the transaction
+    log keeps them."""
+    tenant, user = tenant_key.split("_")[1], f"forget-disk-{uuid.uuid4().hex[:6]}"
+    forgotten, kept = (f"{word}{uuid.uuid4().hex[:10]}".encode() for word in ("wombat", "koala"))
+    scope = UserScope(tenant, user)
+    await client.put_user(user, UserProfile())
+    sent = datetime.now(UTC) - timedelta(minutes=1)
+    messages = [
+        Message(
+            id="g1",
+            role=Role.USER,
+            text=f"My locker code at the climbing gym is {forgotten.decode()}.",
+            sent_at=sent,
+        ),
+        Message(
+            id="k1",
+            role=Role.USER,
+            text=f"My sister's cat is called {kept.decode()} and sleeps all day.",
+            sent_at=sent,
+        ),
+    ]
+    await client.post_messages(user, messages)
+    driver = open_driver(stack_settings)
+    try:
+        await wait_extracted(MessageLogs(driver, stack_settings.neo4j_database), scope, 300)
+    finally:
+        await driver.close()
+    neo4j_dir = stack_settings.data_dir / "neo4j"
+    assert _hits(neo4j_dir, forgotten)  # the control: written in plaintext
+    report = await client.forget(user, "climbing gym", dry_run=False)
+    assert report["memories"], report
+    assert all(forgotten.decode() not in m["content"] for m in await client.memories(user))
+    assert _hits(neo4j_dir, forgotten) == []
+    assert _hits(neo4j_dir, kept)  # what the user did not forget is still stored

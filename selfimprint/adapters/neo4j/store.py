@@ -32,6 +32,7 @@ from selfimprint.adapters.neo4j import (
 )
 from selfimprint.adapters.neo4j.migrations import MigrationReport, migrate
 from selfimprint.adapters.neo4j.payload_stage import Neo4jPayloadStages
+from selfimprint.adapters.neo4j.store_flush import StoreFlush, flush_deleted
 from selfimprint.domain.belief import DEFAULT_BELIEF, BeliefConfig
 from selfimprint.domain.compaction.plan import CompactionPlan
 from selfimprint.domain.decay import ActivityTimeline, ReinforcementTally
@@ -111,6 +112,13 @@ class Neo4jGraphStore:
         """Where workflows stage their texts and vectors (issue 35): the main database,
         beside the users' profiles, whichever database holds a user's graph."""
         return Neo4jPayloadStages(self._driver, self._database)
+
+    async def flush_deleted(self, tenant_id: str, user_id: str) -> StoreFlush | None:
+        """Overwrite what deletions left in the user's database's files (`store_flush`);
+        None where Neo4j has no flush procedure."""
+        scope = UserScope(tenant_id, user_id)
+        database = user_database_name(scope) if self._per_user else self._database
+        return await flush_deleted(self._driver, database)
 
     async def prepare_user(self, tenant_id: str, user_id: str) -> None:
         """Database-per-user mode: create the user's database and its schema (idempotent)."""

@@ -13,11 +13,16 @@ import org.neo4j.configuration.helpers.SocketAddress;
 import org.neo4j.dbms.api.DatabaseManagementService;
 import org.neo4j.dbms.api.DatabaseManagementServiceBuilder;
 import org.neo4j.graphdb.GraphDatabaseService;
+import org.neo4j.kernel.api.procedure.GlobalProcedures;
+import org.neo4j.kernel.internal.GraphDatabaseAPI;
 
 /**
  * Starts the embedded Neo4j 5.26 engine with Bolt on loopback and authentication on.
  *
- * <p>Arguments: --home DIR --bolt-port N --password-file FILE [--pagecache SIZE] [--heap-hint].
+ * <p>Arguments: --home DIR --bolt-port N --password-file FILE [--pagecache SIZE] [--heap-hint]
+ * [--tx-log-retention POLICY]. The retention is Neo4j's {@code db.tx_log.rotation.retention_policy}
+ * ({@code keep_none} by default: Community has no incremental backup to keep logs for, and a
+ * deleted user's words then leave the log at the next {@link ErasureProcedures} call).
  * Prints one line "READY bolt://127.0.0.1:N" once Bolt accepts connections, then runs until
  * SIGTERM/SIGINT, when it shuts the database down cleanly (so restarts keep all data).
  */
@@ -34,6 +39,7 @@ public final class Launcher {
       throw new IllegalArgumentException("password in " + passwordFile + " must have >= 8 characters");
     }
     String pageCache = opts.getOrDefault("--pagecache", "256m");
+    String retention = opts.getOrDefault("--tx-log-retention", "keep_none");
 
     DatabaseManagementService dbms =
         new DatabaseManagementServiceBuilder(home)
@@ -43,7 +49,13 @@ public final class Launcher {
             .setConfig(BoltConnector.listen_address, new SocketAddress("127.0.0.1", boltPort))
             .setConfig(BoltConnector.advertised_address, new SocketAddress("127.0.0.1", boltPort))
             .setConfig(HttpConnector.enabled, false)
+            .setConfig(GraphDatabaseSettings.keep_logical_logs, retention)
             .build();
+    // The procedures a server would load from its plugins folder, registered in place.
+    ((GraphDatabaseAPI) dbms.database(GraphDatabaseSettings.SYSTEM_DATABASE_NAME))
+        .getDependencyResolver()
+        .resolveDependency(GlobalProcedures.class)
+        .registerProcedure(ErasureProcedures.class);
 
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
