@@ -215,3 +215,35 @@ def test_relations_said_apart_from_the_name(
     text: str, language: str, expected: dict[str, str | None]
 ) -> None:
     assert _people(text, language) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "expected"),
+    [
+        # A number in the next sentence does not make the name a place ("Ward 9" does).
+        ("a lonely league without my buddy gary. 35 years.", "en", {"Gary": "friend"}),
+        ("she moved to Ward 9 last week", "en", {}),
+        # "has been" links the name to the relation word after it, as "is" does.
+        ("jess has been my best mate since first year", "en", {"Jess": "friend"}),
+        ("jess has my charger", "en", {"Jess": None}),
+        # The Russian "у меня" between the word and the name.
+        ("Муж у меня Антон, инженер-проектировщик.", "ru", {"Антон": "husband"}),
+        ("Муж Антон, инженер-проектировщик.", "ru", {"Антон": "husband"}),
+        # A separation or a divorce with the user makes the partner an ex ...
+        ("Marcus and I are separating.", "en", {"Marcus": "ex"}),
+        ("Carol and I called it quits.", "en", {"Carol": "ex"}),
+        ("Мы с Толей развелись.", "ru", {"Толя": "ex"}),
+        # ... and doing something else together does not.
+        ("Marcus and I are painting the fence.", "en", {"Marcus": None}),
+        # Everyday words for a doctor or a client; a colleague by the department.
+        ("Appt with my heart doc Mehta tmrw at 2.", "en", {"Mehta": "doctor"}),
+        ("Педиатр наш, Анна Сергеевна, лучшая в городе.", "ru", {"Анна Сергеевна": "doctor"}),
+        ("Мой заказчик Ержан платит сразу.", "ru", {"Ержан": "client"}),
+        ("Доченька Соня родилась позавчера!", "ru", {"Соня": "daughter"}),
+        ("Азамат из соседнего отдела ворует мой йогурт.", "ru", {"Азамат": "colleague"}),
+        # A name opening the message is one when the group says who ("с работы").
+        ("Ира с работы — дизайнер от бога.", "ru", {"Ира": "colleague"}),
+    ],
+)
+def test_more_everyday_relations(text: str, language: str, expected: dict[str, str]) -> None:
+    assert _people(text, language) == expected

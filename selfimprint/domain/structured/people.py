@@ -94,10 +94,13 @@ def gazetteer() -> Gazetteer:
 
 
 _COPULAS = frozenset(
-    {"is", "was", "'s", "been", "это", "a", "an", "the", "officially", "now", "теперь",
-     "официально", "уже"}
+    {"is", "was", "'s", "been", "has", "had", "это", "a", "an", "the", "officially", "now",
+     "теперь", "официально", "уже"}
 )  # fmt: skip
-_BETWEEN = frozenset({"called", "named", "мой", "моя", "моего", "моей", "наш", "наша", "нашего"})
+# "Муж у меня Антон", "Сестра у меня Аня": the everyday Russian "my" stands after the word.
+_BETWEEN = frozenset(
+    {"called", "named", "мой", "моя", "моего", "моей", "наш", "наша", "нашего", "у", "меня"}
+)
 # After a sentence-initial word these say nothing of a person ("Work is crazy", "Life has ...").
 _WEAK_AFTER = re.compile(r"^\s+(?:is|was|has|had|just|always|never|got|keeps|kept)\b", re.I)
 # Titles stand between a relation word and a name ("my therapist Dr. Brandt").
@@ -202,7 +205,7 @@ _GROUP_AFTER = (
         "colleague",
         re.compile(
             r"^,?\s+(?:(?:from|at)\s+(?:work|the office|my (?:work|job|office|team))|on my team"
-            r"|с работы|с моей работы)\b",
+            r"|с работы|с моей работы|из (?:(?:соседнего|нашего|моего|другого) )?отдела)\b",
             re.IGNORECASE,
         ),
     ),
@@ -254,8 +257,9 @@ def _group_relation(after: str) -> str | None:
 # A break-up said with the name makes the partner an ex (the labelling guide's reading): "me and
 # Jake broke up", "nadia and i ended things", "мы с Толей расстались".
 _BREAK_UP = re.compile(
-    r"\b(?:broke up|break up|split up|splitting up|ended things|dumped"
-    r"|расстались|разошлись|расстаёмся|расстаемся)\b",
+    r"\b(?:broke up|break up|split up|splitting up|ended things|dumped|called it quits"
+    r"|separat(?:ed|ing)|divorc(?:ed|ing)"
+    r"|расстались|разошлись|расстаёмся|расстаемся|развелись|разводимся)\b",
     re.IGNORECASE,
 )
 
@@ -419,8 +423,14 @@ def _english(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
         if word in cues.not_names or key in _SKIP or key in _TITLES or key in single:
             continue
         social = bool(cues.name_after and cues.name_after.search(text[: token.start]))
-        if i + 1 < len(tokens) and tokens[i + 1].text.isdigit() and not social:
-            continue  # "Ward 9", "Year 7": a place or a time ("with jake 2 days ago": a person)
+        numbered = (
+            i + 1 < len(tokens)
+            and tokens[i + 1].text.isdigit()
+            and text[token.end : tokens[i + 1].start].isspace()
+        )
+        if numbered and not social:
+            continue  # "Ward 9", "Year 7": a place or a time ("with jake 2 days ago": a person;
+            # "my buddy gary. 35 years.": a name, the number in the next sentence)
         if i and tokens[i - 1].text.casefold() in ("st", "saint"):
             continue  # "St Mary's"
         if key in _PLACE_NOUNS and i and _CAPITALISED.match(tokens[i - 1].text):
@@ -539,8 +549,8 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
             name = owner or _lowercase_first_name(word.casefold(), morph)
             if name is None:
                 continue
-        elif not _CAPITALISED.match(word) or word in cues.not_names:
-            continue
+        elif not _CAPITALISED.match(word) or word in cues.not_names or relation_of(word):
+            continue  # "Доченька Соня": the relation word opening the sentence is not a name
         elif i and _patronymic(tokens[i - 1].text, morph) is None and _patronymic(word, morph):
             continue  # joined to the name before it
         else:
@@ -561,7 +571,8 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
             # after it ("Марта напомнила") or a relation word by it ("Марта — моя коллега").
             following = tokens[i + 1].text if i + 1 < len(tokens) else ""
             verb = any("VERB" in p.tag for p in morph.parse(following)[:1])
-            if not verb and relation is None and relation_of(following) is None:
+            grouped = _group_relation(text[token.end :])  # "Ира с работы — дизайнер"
+            if not verb and relation is None and relation_of(following) is None and not grouped:
                 continue
         full = name or word
         after = i + 1
