@@ -887,3 +887,22 @@ def test_changed_plans_and_their_other_side(
     language: str, older: str, newer: str, contradicts: bool
 ) -> None:
     assert _contradicts(language, older, newer) is contradicts
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "expected"),
+    [
+        # A plan moved, said in the present ("переносим") and named in another word form
+        # ("переезд" / "переезжаем") or with a typo ("скриниг"): the plan changed.
+        ("Мы переезжаем в Красногорск 6 июня.", "переезд переносим на 13е, грузчики слились", True),
+        ("Мой первый скрининг 20 февраля.", "скриниг перенесли на 24е, у врача больничный", True),
+        ("В субботу еду с Бекой на Шымбулак.", "бека заболел так что шымбулак переносим", True),
+        # Another thing moved: no word of the plan, even alike, is in the message.
+        ("Мы переезжаем в Красногорск 6 июня.", "отпуск перенесли на май", False),
+        ("Мой первый скрининг 20 февраля.", "стрижку переносим на вторник", False),
+        # A weak marker does not read alike forms: "теперь" with "переезд" is no change.
+        ("Мы переезжаем в Красногорск 6 июня.", "переезд теперь точно в июне", False),
+    ],
+)
+def test_a_moved_plan_in_another_word_form(older: str, newer: str, expected: bool) -> None:
+    assert _contradicts("ru", older, newer) is expected

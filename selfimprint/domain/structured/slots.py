@@ -300,6 +300,21 @@ def _of_another(
     return bool(who) and not who & older
 
 
+# Two stems share this long a beginning: one word in two forms the stemmer splits ("переезд",
+# "переезжа"; "подписан", "подписыва") or with a typo at its end ("скриниг", "скрининг").
+_ALIKE_PREFIX = 6
+
+
+def _alike(new: frozenset[str], old: frozenset[str]) -> frozenset[str]:
+    """The older stems the newer ones name: the same, or alike (`_ALIKE_PREFIX`)."""
+    return frozenset(
+        o
+        for o in old
+        if o in new
+        or (len(o) >= _ALIKE_PREFIX and any(n[:_ALIKE_PREFIX] == o[:_ALIKE_PREFIX] for n in new))
+    )
+
+
 def changes(text: str, older: str, cues: LanguageCues, min_shared: float) -> bool:
     """A state said to have changed about the older memory's subject: "I don't run anymore"
     after "I run every morning", "cancelled the Japan trip" after "flying to Japan in April".
@@ -327,7 +342,13 @@ def changes(text: str, older: str, cues: LanguageCues, min_shared: float) -> boo
         # A light word ("go") is a shared subject only beside a strong marker: "not going
         # anymore" ends "going to the concert"; "here they go again" changes nothing.
         new = read(clause)
-        shared = len(new.stems & old.stems - (frozenset() if strong else cues.light))
+        if strong:
+            # Beside a strong marker a word form the stemmer splits still names the subject:
+            # "переезд переносим" after "мы переезжаем", "скриниг перенесли" (a typo) after
+            # "скрининг 20 февраля".
+            shared = len(_alike(new.stems, old.stems))
+        else:
+            shared = len(new.stems & old.stems - cues.light)
         if not old.stems or shared < max(1.0, min_shared * len(old.stems)):
             continue
         if strong or (_negations(clause, cues) % 2) != (old_negations % 2):
