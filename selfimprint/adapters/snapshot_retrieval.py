@@ -88,10 +88,13 @@ def retrieve_from_snapshot(
     spread = SimilaritySpread.of(
         unclipped_similarity(float(cosines[i]), query.similarity_floor) for i in sample
     )
+    # A faded memory the query does not recognise is still read when it holds its room in the
+    # context (`ScoringConfig.faded_hold_room`): the context tells the two apart.
     nearest = [
         i
         for i in range(len(pool))
         if pool[i].id in live
+        or query.scoring.faded_hold_room
         or recognised(similarity[i], pool[i].type, query.scoring, pool[i].valence, spread)
     ]
     by_words = [

@@ -433,8 +433,9 @@ def _pool(
     timeline: ActivityTimeline | None,
     scoring: ScoringConfig,
     spread: SimilaritySpread | None,
-) -> list[tuple[float, Node]]:
-    """Every memory that may enter the context with its score, best first, ties by id."""
+) -> list[tuple[float, Node, bool]]:
+    """Every memory that may enter the context with its score, best first, ties by id; the
+    flag marks a faded memory that only holds its room (`ScoringConfig.faded_hold_room`)."""
 
     def alive(node: Node) -> bool:
         # Decayed below the removal threshold: faded, out of the default pool (issue 32).
@@ -459,6 +460,12 @@ def _pool(
             )
         )
     }
+    held: dict[str, tuple[float, Node]] = {}
+    if scoring.faded_hold_room:
+        for memory in ranked:
+            node = found.get(memory.id)
+            if node is not None and memory.id not in known and not alive(node):
+                held[memory.id] = (memory.score, node)
     scores: dict[str, float] = {}
     for memory in ranked:
         if memory.id in known:
@@ -475,10 +482,9 @@ def _pool(
                 inherited = scores[near] * config.neighbour_score_factor
                 scores[far] = max(scores.get(far, 0.0), inherited)
     by_id = known | extra
-    return sorted(
-        ((score, by_id[node_id]) for node_id, score in scores.items()),
-        key=lambda pair: (-pair[0], pair[1].id),
-    )
+    entries = [(score, by_id[node_id], False) for node_id, score in scores.items()]
+    entries += [(score, node, True) for score, node in held.values()]
+    return sorted(entries, key=lambda entry: (-entry[0], entry[1].id))
 
 
 def _shown(node: Node, chosen: Sequence[Node]) -> bool:
@@ -602,15 +608,21 @@ def assemble_context(
     chosen: list[tuple[float, Node]] = []
     text = f"{template.instruction}\n{closing}" if closing else ""
     open_loops: list[Node] = []
-    for entry in pool:
-        if _shown(entry[1], [node for _, node in chosen]):
+    held = 0  # tokens the rooms of faded memories take (`ScoringConfig.faded_hold_room`)
+    for score, node, holds_room in pool:
+        if _shown(node, [n for _, n in chosen]):
+            continue
+        if holds_room:
+            line = count_tokens(f"- {_one_line(node.content)}", estimate)
+            if count_tokens(text, estimate) + held + line <= budget:
+                held += line
             continue
         # A fuller memory of the same message takes the place of a span of it already chosen.
-        kept = [c for c in chosen if not _shown(c[1], [entry[1]])]
-        trial = [*kept, entry]
-        body, trial_loops = _render([node for _, node in trial], edges, template)
+        kept = [c for c in chosen if not _shown(c[1], [node])]
+        trial = [*kept, (score, node)]
+        body, trial_loops = _render([n for _, n in trial], edges, template)
         trial_text = "\n".join(p for p in (template.instruction, body, closing) if p)
-        if count_tokens(trial_text, estimate) <= budget:
+        if count_tokens(trial_text, estimate) + held <= budget:
             chosen, text, open_loops = trial, trial_text, trial_loops
     questions = tuple(_question(node, template, config.max_question_chars) for node in open_loops)
     return AssembledContext(

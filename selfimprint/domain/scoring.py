@@ -158,6 +158,14 @@ class ScoringConfig(BaseModel):
     # noise to a question that names them"). The sweeper keeps them too, unless superseded
     # (compaction.fading.noise_only_when_superseded).
     unrecognised_valences: tuple[Valence, ...] = ()
+    # Issue 32, "forgetting earns its keep": a faded memory among the nearest that the query
+    # does not recognise keeps its place in the ranking and its room in the context's budget,
+    # shown to no one. What ranks below it does not move up into the room forgetting freed:
+    # the context is as deep as it would be with nothing faded and holds fewer, likelier
+    # tokens. False: the room goes to the next candidates (the context fills). On LoCoMo dev
+    # with the clock running: evidence share @400 0.1297 -> 0.1323 (nothing aged: 0.1315),
+    # text @400 0.654 -> 0.653 (BENCHMARKS.md, "A faded memory holds its room").
+    faded_hold_room: bool = True
 
     @model_validator(mode="after")
     def _weights_sum_to_one(self) -> Self:

@@ -81,7 +81,9 @@ def recalled(var: str) -> str:
         f"$recognition_min_deviation THEN spread.deviation ELSE $recognition_min_deviation END"
         f" >= $recognition_min_distinctiveness)))"
     )
-    return f"({_alive(var)} OR {recognised}) AND {_standing(var)}"
+    # A faded memory that holds its room in the context (`$faded_hold_room`) is read too; the
+    # context tells the recognised ones apart.
+    return f"({_alive(var)} OR $faded_hold_room OR {recognised}) AND {_standing(var)}"
 
 
 # The neighbour's scope is checked after the expansion (the WITH in between): written as a
@@ -382,6 +384,7 @@ def score_params(
         "mad_to_deviation": MAD_TO_DEVIATION,
         "recognised_types": [t.value for t in scoring.recognised_types],
         "unrecognised_valences": [v.value for v in scoring.unrecognised_valences],
+        "faded_hold_room": scoring.faded_hold_room,
         "removal_threshold": decay.removal_threshold,
         "period_ms": decay.decay_period / timedelta(milliseconds=1),
     }
