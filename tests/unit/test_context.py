@@ -531,3 +531,41 @@ def test_a_span_of_a_message_already_shown_whole_is_left_out() -> None:
     assert [m.id for m in used] == ["whole", "other"]  # another message's words stay
     used = assemble([(whole, 0.9), (span, 0.8)]).memories_used
     assert [m.id for m in used] == ["whole"]
+
+
+@pytest.mark.parametrize(
+    ("holds", "similarity_gap", "shown"),
+    [
+        (True, -0.01, []),  # faded, not recognised: holds its room, the live one does not fit
+        (False, -0.01, ["k"]),  # the switch off: the live one takes the room
+        (True, 0.0, ["g"]),  # recognised: shown in its place
+    ],
+)
+def test_a_faded_memory_holds_its_room_in_the_budget(
+    holds: bool, similarity_gap: float, shown: list[str]
+) -> None:
+    """Issue 32, "forgetting earns its keep" (`ScoringConfig.faded_hold_room`): a faded memory
+    the query does not recognise, ranked above a live one, keeps its room in a budget that
+    fits one of them: what ranks below it does not move up into the room forgetting freed."""
+    live = node("k", "Kept line.")
+    faded = node("g", "Faded one.", expires_at=NOW - timedelta(hours=1))
+    alone = assemble_context([scored("k", 0.1)], [live], [], [], language="en", now=NOW)
+    bar = DEFAULT_SCORING.recognition_min_similarity
+    scoring = DEFAULT_SCORING.model_copy(update={"faded_hold_room": holds})
+    context = assemble_context(
+        [
+            ScoredMemory(
+                id="g", score=0.9, similarity=bar + similarity_gap, recency=1.0, effective_weight=0
+            ),
+            scored("k", 0.1),
+        ],
+        [faded, live],
+        [],
+        [],
+        language="en",
+        now=NOW,
+        budget_tokens=alone.tokens,  # the instruction and one line
+        spread=APART,
+        scoring=scoring,
+    )
+    assert [m.id for m in context.memories_used] == shown

@@ -77,8 +77,19 @@ def snapshot() -> GraphSnapshot:
     )
 
 
+# The pool's recognition filter, with faded memories that hold their room off (issue 32:
+# with it on, the context, not the pool, tells recognised faded memories apart).
+RECOGNISED_ONLY = ScoringConfig(faded_hold_room=False)
+
+
 def query(limit: int = 3) -> RetrievalQuery:
-    return RetrievalQuery(embedding=(1.0, 0.0, 0.0), embedding_model=MODEL, now=NOW, limit=limit)
+    return RetrievalQuery(
+        embedding=(1.0, 0.0, 0.0),
+        embedding_model=MODEL,
+        now=NOW,
+        limit=limit,
+        scoring=RECOGNISED_ONLY,
+    )
 
 
 def test_candidates_are_the_most_similar_active_memories_of_the_query_model() -> None:
@@ -101,7 +112,7 @@ def test_a_faded_memory_is_a_candidate_only_when_the_query_recognises_it() -> No
     """Issue 32, as in the Neo4j statement: an expired memory is kept out of the pool unless its
     calibrated similarity to the query reaches `scoring.recognition_min_similarity` (the floor;
     its distinctiveness, off here, is held against Neo4j's by tests/integration)."""
-    scoring = ScoringConfig(recognition_min_distinctiveness=None)
+    scoring = ScoringConfig(recognition_min_distinctiveness=None, faded_hold_room=False)
     bar = scoring.recognition_min_similarity
     faded = NOW - timedelta(hours=1)
 
@@ -117,6 +128,12 @@ def test_a_faded_memory_is_a_candidate_only_when_the_query_recognises_it() -> No
     asked = query(limit=10).model_copy(update={"nearest_limit": 10, "scoring": scoring})
     found = retrieve_from_snapshot(snap, asked)
     assert {c.node.id for c in found.candidates} == {"recognised", "live"}
+    # A faded memory holds its room in the context (the shipped default): the pool reads it.
+    holding = asked.model_copy(
+        update={"scoring": scoring.model_copy(update={"faded_hold_room": True})}
+    )
+    found = retrieve_from_snapshot(snap, holding)
+    assert {c.node.id for c in found.candidates} == {"recognised", "not-quite", "live"}
 
 
 def test_a_snapshot_without_vectors_of_the_model_gives_nothing() -> None:
