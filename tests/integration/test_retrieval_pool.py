@@ -6,6 +6,7 @@ from __future__ import annotations
 import uuid
 from collections import Counter
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import numpy as np
 import pytest
@@ -45,6 +46,14 @@ from selfimprint.domain.users import UserProfile, UserScope
 from selfimprint.ports import Downweight, GraphSnapshot, Reinforcement, RetrievalQuery
 
 pytestmark = pytest.mark.integration
+
+
+def _pool_scoring(**fields: Any) -> ScoringConfig:
+    """The pool's recognition filter as these tests read it: faded memories that only hold
+    their room in the context (issue 32, `faded_hold_room`, on by default) are left out here
+    and read in `test_a_faded_memory_joins_the_pool_only_when_the_query_recognises_it`."""
+    return ScoringConfig(faded_hold_room=False, **fields)
+
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 MODEL = "test-model"
@@ -114,6 +123,7 @@ async def test_the_best_memories_before_similarity_join_the_nearest(
             nearest_limit=1,
             prior_limit=12,
             scheduled_limit=0,
+            scoring=_pool_scoring(),
         )
     )
     assert found.timeline == timeline
@@ -125,7 +135,7 @@ async def test_the_best_memories_before_similarity_join_the_nearest(
     vector = np.asarray(query_vector)
     tops = []
     # The stored weight in the score (the default) and the literal §3.4 reading (decayed).
-    for config in (ScoringConfig(), ScoringConfig(decayed_weight_in_score=True)):
+    for config in (_pool_scoring(), _pool_scoring(decayed_weight_in_score=True)):
         everything = await store.retrieve(
             RetrievalQuery(
                 embedding=query_vector,
@@ -214,7 +224,7 @@ async def test_the_confidence_factor_in_cypher_is_the_domains(
     query_vector = nodes[0].embedding
     assert query_vector is not None
     # A support share strictly between 0 and 1: both branches of the factor, and the share.
-    strong = ScoringConfig(confidence_weight=1.0, confidence_support_share=0.5)
+    strong = _pool_scoring(confidence_weight=1.0, confidence_support_share=0.5)
 
     # The best before similarity (`scoring.prior`), the factor included.
     found = await store.retrieve(
@@ -243,7 +253,7 @@ async def test_the_confidence_factor_in_cypher_is_the_domains(
 
     assert {c.node.id for c in found.candidates} == set(by_prior(strong)) | {"n0"}
     # The test's teeth: without the factor the domain's pool would be another one.
-    assert set(by_prior(strong)) != set(by_prior(ScoringConfig(confidence_weight=0.0)))
+    assert set(by_prior(strong)) != set(by_prior(_pool_scoring(confidence_weight=0.0)))
     if beliefs != DEFAULT_BELIEF:  # ... and so it would with the default belief numbers
         assert set(by_prior(strong)) != set(by_prior(strong, DEFAULT_BELIEF))
 
@@ -282,7 +292,7 @@ async def test_the_confidence_factor_in_cypher_is_the_domains(
         return {r.id for r in ranked}
 
     assert {c.node.id for c in everything.candidates} == best(strong)
-    assert best(strong) != best(ScoringConfig(confidence_weight=0.0))
+    assert best(strong) != best(_pool_scoring(confidence_weight=0.0))
     if beliefs != DEFAULT_BELIEF:
         assert best(strong) != best(strong, DEFAULT_BELIEF)
     # Stored and read back, the beliefs are what the domain scored.
@@ -334,7 +344,7 @@ async def test_restated_and_contradicted_memories_carry_the_factor_in_cypher(
     nodes = [evidenced.get(n.id, n) for n in plain]
     alive = [n for n in nodes if not (n.expires_at and n.expires_at <= timeline.reading(NOW))]
     # Confirmations count too (support share 1): restated memories are what reinforce writes.
-    strong = ScoringConfig(confidence_weight=1.0, confidence_support_share=1.0)
+    strong = _pool_scoring(confidence_weight=1.0, confidence_support_share=1.0)
     found = await store.retrieve(
         RetrievalQuery(
             embedding=plain[0].embedding or (),
@@ -352,7 +362,7 @@ async def test_restated_and_contradicted_memories_carry_the_factor_in_cypher(
     untouched = sorted(
         alive,
         key=lambda n: (
-            -prior(n, NOW, timeline=timeline, config=ScoringConfig(confidence_weight=0.0)),
+            -prior(n, NOW, timeline=timeline, config=_pool_scoring(confidence_weight=0.0)),
             n.id,
         ),
     )
@@ -373,7 +383,7 @@ async def test_memories_evidenced_before_the_flag_get_it_from_the_migration(
     database = stack_settings.neo4j_database
     # The decayed weight spreads these random memories' scores enough for the factor to move
     # the pool's edge (the test's teeth below).
-    strong = ScoringConfig(confidence_weight=1.0, decayed_weight_in_score=True)
+    strong = _pool_scoring(confidence_weight=1.0, decayed_weight_in_score=True)
     query = RetrievalQuery(
         embedding=nodes[0].embedding or (),
         embedding_model=MODEL,
@@ -402,7 +412,7 @@ async def test_memories_evidenced_before_the_flag_get_it_from_the_migration(
     assert {r["id"] for r in records} == {n.id for n in nodes if n.belief.evidenced}
 
 
-LIVE_ONLY = ScoringConfig(recognition_min_lexical=None)
+LIVE_ONLY = _pool_scoring(recognition_min_lexical=None)
 WORDS = ("kazan", "piano", "garden", "berlin", "sunrise", "violin", "marathon", "pottery")
 
 
@@ -574,7 +584,7 @@ async def test_a_faded_memory_joins_the_pool_only_when_the_query_recognises_it(
     )
     store = graph_store.for_user(scope.tenant_id, scope.user_id)
     timeline = await store.record_activity([NOW - timedelta(days=d) for d in range(0, 90, 3)])
-    scoring = ScoringConfig(recognition_min_distinctiveness=None)
+    scoring = _pool_scoring(recognition_min_distinctiveness=None)
     floor, bar = 0.5, scoring.recognition_min_similarity
     faded_at = timeline.reading(NOW) - timedelta(days=20)
 
@@ -603,6 +613,21 @@ async def test_a_faded_memory_joins_the_pool_only_when_the_query_recognises_it(
         )
     )
     assert {c.node.id for c in found.candidates} == {"recognised", "live"}
+
+    # Held in its room (the shipped default), the faded memory the query does not recognise
+    # is read too: the context, not the pool, tells it apart (domain.context).
+    holding = await store.retrieve(
+        RetrievalQuery(
+            embedding=tuple(float(x) for x in query),
+            embedding_model=MODEL,
+            now=NOW,
+            nearest_limit=10,
+            prior_limit=10,
+            similarity_floor=floor,
+            scoring=scoring.model_copy(update={"faded_hold_room": True}),
+        )
+    )
+    assert {c.node.id for c in holding.candidates} == {"recognised", "not-quite", "live"}
 
 
 async def test_recognition_reads_the_same_spread_and_bar_as_the_domain(
@@ -656,7 +681,7 @@ async def test_recognition_reads_the_same_spread_and_bar_as_the_domain(
             scoring=scoring,
         )
 
-    sampled = ScoringConfig(recognition_min_distinctiveness=1.5, recognition_sample=6)
+    sampled = _pool_scoring(recognition_min_distinctiveness=1.5, recognition_sample=6)
     found = await store.retrieve(asked(sampled))
     # The six smallest ids: crowd-00 .. crowd-05.
     expected = SimilaritySpread.of(0.30 + 0.01 * i for i in range(6))
@@ -665,7 +690,7 @@ async def test_recognition_reads_the_same_spread_and_bar_as_the_domain(
     assert found.spread.centre == pytest.approx(expected.centre, abs=1e-6)
     assert found.spread.deviation == pytest.approx(expected.deviation, abs=1e-6)
 
-    whole = ScoringConfig(recognition_min_distinctiveness=1.5)
+    whole = _pool_scoring(recognition_min_distinctiveness=1.5)
     spread = (await store.retrieve(asked(whole))).spread
     assert spread is not None and spread.size == 12
     standout = distinctiveness(0.9, spread, whole)
@@ -680,7 +705,7 @@ async def test_recognition_reads_the_same_spread_and_bar_as_the_domain(
         assert "faded-crowd" not in by_neo4j
         assert set(similarities) <= by_neo4j
     # The floor alone (the ablation: distinctiveness off) lets the crowd's faded memory in too.
-    floor_only = ScoringConfig(recognition_min_distinctiveness=None)
+    floor_only = _pool_scoring(recognition_min_distinctiveness=None)
     absolute = {c.node.id for c in (await store.retrieve(asked(floor_only))).candidates}
     assert {"faded-crowd", "faded-standout"} <= absolute
 
@@ -734,22 +759,22 @@ async def test_recognition_by_words_and_meaning_matches_the_domain(
             scoring=scoring,
         )
 
-    spread = (await store.retrieve(asked(ScoringConfig()))).spread
+    spread = (await store.retrieve(asked(_pool_scoring()))).spread
     assert spread is not None
-    standing_out = distinctiveness(0.37, spread, ScoringConfig())
+    standing_out = distinctiveness(0.37, spread, _pool_scoring())
     # Not recognised by meaning alone (1.5 deviations), and not for nothing either.
     assert 0.0 < standing_out < 1.5
     cases = (
-        (ScoringConfig(recognition_min_lexical=None), False),
-        (ScoringConfig(recognition_min_lexical=1.0, recognition_lexical_distinctiveness=0.0), True),
+        (_pool_scoring(recognition_min_lexical=None), False),
+        (_pool_scoring(recognition_min_lexical=1.0, recognition_lexical_distinctiveness=0.0), True),
         (
-            ScoringConfig(
+            _pool_scoring(
                 recognition_min_lexical=1.0, recognition_lexical_distinctiveness=standing_out - 0.01
             ),
             True,
         ),
         (
-            ScoringConfig(
+            _pool_scoring(
                 recognition_min_lexical=1.0, recognition_lexical_distinctiveness=standing_out + 0.01
             ),
             False,
