@@ -249,3 +249,34 @@ async def test_a_faded_memory_a_context_recalls_is_reinforced_at_the_next_sleep(
         assert not after[bike["id"]]["faded"], after[bike["id"]]
         assert after[bike["id"]]["weight"] > DEFAULT_DECAY.removal_threshold
         assert after[passport["id"]]["faded"], after[passport["id"]]
+
+
+PINNED = "My locker at the gym is number 214."
+UNPINNED = "I keep the spare keys in the blue drawer in the kitchen."
+
+
+async def test_a_pinned_memory_never_fades_over_six_months(
+    stack_settings: Settings, tenant_key: str
+) -> None:
+    """Spec §3.3 and issue 32 (pinned never decays): two facts said together; the user pins
+    one through the API. Six months of chatter every two weeks (~90 active days: a fact's
+    weight under 0.92**90, far below the removal threshold). The unpinned fact has faded; the
+    pinned one is not faded. Rule removed (pinning ignored by the decay: the pinned
+    coefficient, the weight's reading and the expiry check), the pinned fact fades like the
+    other (seen)."""
+    async with a_life(stack_settings, tenant_key, extraction=ExtractionMode.STRUCTURED) as life:
+        await life.say(PINNED, UNPINNED)
+        pinned = _memory(await life.memories(), "locker at the gym")
+        answer = await life.http.patch(
+            f"/v1/users/{life.user_id}/memories/{pinned['id']}", json={"pinned": True}
+        )
+        assert answer.status_code == 200, answer.text
+        for week in range(13):
+            await life.days_pass(14)
+            await life.say(CHATTER[week % len(CHATTER)])
+            await life.until_hot()
+        pinned = _memory(await life.memories(), "locker at the gym")
+        other = _memory(await life.memories(), "spare keys")
+        assert other["faded"] and other["weight"] < DEFAULT_DECAY.removal_threshold, other
+        assert pinned["is_pinned"] and not pinned["faded"], pinned
+        assert pinned["weight"] >= DEFAULT_DECAY.removal_threshold, pinned
