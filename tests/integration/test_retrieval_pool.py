@@ -601,33 +601,23 @@ async def test_a_faded_memory_joins_the_pool_only_when_the_query_recognises_it(
     )
     query = np.zeros(384)
     query[0] = 1.0
-    found = await store.retrieve(
-        RetrievalQuery(
+
+    async def pool(holds_room: bool) -> set[str]:
+        asked = RetrievalQuery(
             embedding=tuple(float(x) for x in query),
             embedding_model=MODEL,
             now=NOW,
             nearest_limit=10,
             prior_limit=10,
             similarity_floor=floor,
-            scoring=scoring,
+            scoring=scoring.model_copy(update={"faded_hold_room": holds_room}),
         )
-    )
-    assert {c.node.id for c in found.candidates} == {"recognised", "live"}
+        return {c.node.id for c in (await store.retrieve(asked)).candidates}
 
+    assert await pool(holds_room=False) == {"recognised", "live"}
     # Held in its room (the shipped default), the faded memory the query does not recognise
     # is read too: the context, not the pool, tells it apart (domain.context).
-    holding = await store.retrieve(
-        RetrievalQuery(
-            embedding=tuple(float(x) for x in query),
-            embedding_model=MODEL,
-            now=NOW,
-            nearest_limit=10,
-            prior_limit=10,
-            similarity_floor=floor,
-            scoring=scoring.model_copy(update={"faded_hold_room": True}),
-        )
-    )
-    assert {c.node.id for c in holding.candidates} == {"recognised", "not-quite", "live"}
+    assert await pool(holds_room=True) == {"recognised", "not-quite", "live"}
 
 
 async def test_recognition_reads_the_same_spread_and_bar_as_the_domain(
