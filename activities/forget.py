@@ -9,7 +9,7 @@ previews exactly what a real run removes.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Annotated, Self
 
@@ -22,6 +22,14 @@ from activities.payload_stage import PayloadRef, PayloadStages, Staging
 from activities.tiers import PERMANENT, bad_data, with_heartbeats
 from selfimprint.adapters.graph_archive import GraphArchive
 from selfimprint.adapters.neo4j import Neo4jGraphStore
+from selfimprint.adapters.word_meaning import WordMeaning
+from selfimprint.domain.forget_meaning import (
+    DEFAULT_FORGET_MEANING,
+    ForgetMeaningConfig,
+    WordVector,
+    about_by_meaning,
+    meaning_words,
+)
 from selfimprint.domain.forget_topic import about_topic, replied_about_topic
 from selfimprint.domain.models import Node
 from selfimprint.domain.users import Tier
@@ -156,11 +164,17 @@ class PlaceReport(BaseModel):
 
 
 def topic_matches(
-    nodes: Iterable[Node], text: str, vector: TopicVector | None, min_similarity: float | None
+    nodes: Iterable[Node],
+    text: str,
+    vector: TopicVector | None,
+    min_similarity: float | None,
+    words: Mapping[str, WordVector] | None = None,
+    meaning: ForgetMeaningConfig = DEFAULT_FORGET_MEANING,
 ) -> list[Node]:
     """Nodes about the topic by their words (`forget_topic.about_topic`: the text, or every
     stem of it; as the Neo4j store matches), or whose embedding (of the same model only) has
-    cosine >= min_similarity to the topic."""
+    cosine >= min_similarity to the topic, or (with `words`, the vectors of `meaning_words`
+    of the topic and the nodes) about it by meaning (`forget_meaning.about_by_meaning`)."""
     query, model, threshold = None, "", 1.0
     if vector is not None and min_similarity is not None:
         query = np.asarray(vector.vector, dtype=np.float64)
@@ -172,9 +186,38 @@ def topic_matches(
             found.append(node)
         elif query is not None and node.embedding and node.embedding_model == model:
             emb = np.asarray(node.embedding, dtype=np.float64)
-            if float(emb @ query) / (float(np.linalg.norm(emb)) or 1.0) >= threshold:
+            cosine = float(emb @ query) / (float(np.linalg.norm(emb)) or 1.0)
+            if cosine >= threshold or (
+                words is not None and about_by_meaning(text, node.content, cosine, words, meaning)
+            ):
                 found.append(node)
     return found
+
+
+def words_to_embed(nodes: Iterable[Node], text: str) -> list[str]:
+    """The words forget-by-meaning compares: the topic's and every node's (`meaning_words`)."""
+    out = dict.fromkeys(meaning_words(text))
+    for node in nodes:
+        out.update(dict.fromkeys(meaning_words(node.content)))
+    return list(out)
+
+
+async def matching(
+    nodes: Sequence[Node],
+    text: str,
+    vector: TopicVector | None,
+    min_similarity: float | None,
+    meaning: WordMeaning | None,
+) -> list[Node]:
+    """`topic_matches`, by meaning too where `meaning` has the vectors' model (the forget's
+    places and the API's dry run both call this). The words are embedded off the loop."""
+    words = None
+    if meaning is not None and vector is not None and vector.model == meaning.model_id:
+        words = await asyncio.to_thread(meaning.vectors, words_to_embed(nodes, text))
+        config = meaning.config
+    else:
+        config = DEFAULT_FORGET_MEANING
+    return topic_matches(nodes, text, vector, min_similarity, words, config)
 
 
 def without_nodes(
@@ -272,11 +315,16 @@ class ForgetActivities:
     """cpu queue."""
 
     def __init__(
-        self, graph: Neo4jGraphStore, archive: GraphArchive, stages: PayloadStages | None = None
+        self,
+        graph: Neo4jGraphStore,
+        archive: GraphArchive,
+        stages: PayloadStages | None = None,
+        meaning: WordMeaning | None = None,
     ) -> None:
         self._graph = graph
         self._archive = archive
         self._staging = Staging(stages)
+        self._meaning = meaning  # forget by meaning, word by word; None: words and vectors only
 
     @activity.defn(name="forget.forget_place")
     async def forget_place(self, data: ForgetPlaceInput) -> PlaceReport:
@@ -293,7 +341,9 @@ class ForgetActivities:
     async def _forget_hot(self, data: ForgetPlaceInput) -> PlaceReport:
         store = self._graph.for_user(data.tenant_id, data.user_id)
         graph = await with_heartbeats(store.export_graph(datetime.now(UTC)))
-        matched = topic_matches(graph.nodes, data.text or "", data.vector, data.min_similarity)
+        matched = await with_heartbeats(
+            matching(graph.nodes, data.text or "", data.vector, data.min_similarity, self._meaning)
+        )
         if not matched:
             return PlaceReport(place="neo4j", memories=[], edges=0)
         ids = sorted(n.id for n in matched)
@@ -318,8 +368,14 @@ class ForgetActivities:
             )
         except PERMANENT as exc:
             raise bad_data(exc) from exc
-        matched = topic_matches(
-            read.snapshot.nodes, data.text or "", data.vector, data.min_similarity
+        matched = await with_heartbeats(
+            matching(
+                read.snapshot.nodes,
+                data.text or "",
+                data.vector,
+                data.min_similarity,
+                self._meaning,
+            )
         )
         pruned, edges = without_nodes(read.snapshot, {n.id for n in matched}, data.text)
         pruned, replies = without_reply_contexts(pruned, data.text or "")

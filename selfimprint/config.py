@@ -216,6 +216,15 @@ class Settings(BaseSettings):
         ),
     )
 
+    forget_word_meaning: bool = Field(
+        True,
+        description=(
+            "Forget-a-topic also matches word by word, by meaning, across languages ("
+            "'диета' reaches 'a low-carb diet'; docs/decisions.md). Calibrated for "
+            "multilingual-e5-small only: off with bge-m3."
+        ),
+    )
+
     # --- API ---------------------------------------------------------------------------------
     api_port: int = Field(8000, ge=1, le=65535, description="Local API port.")
     run_api: bool = Field(True, description="Whether `dev up` starts the API.")

@@ -18,6 +18,7 @@ from selfimprint.adapters.neo4j import Neo4jGraphStore
 from selfimprint.adapters.neo4j.accounts import Neo4jAccounts
 from selfimprint.adapters.neo4j.collective import Neo4jCollective
 from selfimprint.adapters.neo4j.message_log import MessageLogs
+from selfimprint.adapters.word_meaning import word_meaning
 from selfimprint.config import Settings
 from selfimprint.ports import DataKeyStore
 from workflows.deletion import DeletionWorkflow, ErasureSweepWorkflow
@@ -90,5 +91,5 @@ def forget_registrations(
     `ForgetEmbeddingActivities(embedder, stages).embed_topic`."""
     graph = Neo4jGraphStore(driver, settings.neo4j_database)
     # The topic's vector arrives staged in Neo4j (issue 35).
-    acts = ForgetActivities(graph, archive, graph.payload_stages())
+    acts = ForgetActivities(graph, archive, graph.payload_stages(), word_meaning(settings))
     return [ForgetTopicWorkflow], [acts.forget_place, acts.forget_derived, acts.drop_topic]

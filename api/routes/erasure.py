@@ -23,6 +23,7 @@ from api.errors import EVERY_ROUTE, UNKNOWN_USER, WITH_BODY, ApiError, documente
 from api.lifecycle import retell_pending
 from api.routes.common import UserId, known_user, resources_of, scope_of, unknown_user
 from selfimprint.adapters.crypto import DataKeyNotFoundError
+from selfimprint.adapters.word_meaning import word_meaning
 from selfimprint.service.export import MemoryExport, UnknownUserError, export_user_memory
 from selfimprint.service.forget_preview import named, preview_forget
 from workflows.deletion import (
@@ -80,6 +81,7 @@ async def forget(
         archive=resources.archive(),
         embedder=resources.embedder,
         embed_threads=resources.settings.api_embed_threads,
+        meaning=word_meaning(resources.settings),
     )
     if body.dry_run:
         return look

@@ -17,11 +17,12 @@ from activities.forget import (
     ForgetTopicReport,
     TopicVector,
     forgotten,
-    topic_matches,
+    matching,
     without_nodes,
 )
 from selfimprint.adapters.graph_archive import GraphArchive
 from selfimprint.adapters.neo4j import Neo4jGraphStore
+from selfimprint.adapters.word_meaning import WordMeaning
 from selfimprint.domain.models import Node
 from selfimprint.domain.users import Tier, UserScope
 from selfimprint.ports import Embedder, ForgottenMemory, GraphSnapshot
@@ -37,10 +38,11 @@ async def preview_forget(
     archive: GraphArchive,
     embedder: Embedder,
     embed_threads: int,
+    meaning: WordMeaning | None = None,
 ) -> ForgetTopicReport:
-    """The memories a forget of `topic` would remove (by words, and by meaning at
-    `min_similarity` when given), the edges that would go with them, where they are, and the
-    sleep results citing them or naming the topic. Changes nothing."""
+    """The memories a forget of `topic` would remove (by words, by meaning at `min_similarity`
+    when given, and word by word with `meaning`), the edges that would go with them, where they
+    are, and the sleep results citing them or naming the topic. Changes nothing."""
     vector = None
     if min_similarity is not None:
         (embedded,) = await embed_off_loop(embedder.embed_queries, [topic], embed_threads)
@@ -50,19 +52,19 @@ async def preview_forget(
     places: list[str] = []
     edges = 0
 
-    def look(place: str, snapshot: GraphSnapshot) -> None:
+    async def look(place: str, snapshot: GraphSnapshot) -> None:
         nonlocal edges
-        matched: list[Node] = topic_matches(snapshot.nodes, topic, vector, min_similarity)
+        matched: list[Node] = await matching(snapshot.nodes, topic, vector, min_similarity, meaning)
         if matched:
             places.append(place)
             edges += without_nodes(snapshot, {n.id for n in matched})[1]
             found.update((m.id, m) for m in forgotten(matched))
 
     if (await store.counts()).nodes:
-        look("neo4j", await store.export_graph(datetime.now(UTC)))
+        await look("neo4j", await store.export_graph(datetime.now(UTC)))
     for key in await asyncio.to_thread(_archived_keys, archive, scope):
         read = await asyncio.to_thread(archive.read_key, scope.tenant_id, scope.user_id, key)
-        look(key, read.snapshot)
+        await look(key, read.snapshot)
     derived = await store.forget_derived(sorted(found), topic, dry_run=True)
     return ForgetTopicReport(
         dry_run=True,

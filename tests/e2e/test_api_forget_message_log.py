@@ -187,3 +187,39 @@ async def test_forget_reaches_word_forms_and_replies_to_the_topic(
         assert all("k1" not in m["sources"] for m in await memories())
     finally:
         await driver.close()
+
+
+async def test_forget_reaches_a_topic_said_in_the_other_language(
+    client: SelfImprintClient, tenant_key: str, stack_settings: Settings
+) -> None:
+    """Issue 37, across languages by meaning: "диета" reaches "I'm on a low-carb diet ..."
+    (no shared word, stem or script; its sentence vector is under the 0.84 rule), in the dry
+    run and the real run, while the cheesecake and the chess stay. Rule removed
+    (SELFIMPRINT_FORGET_WORD_MEANING=false for the stack), the diet memory stays (seen)."""
+    user = f"meaning-{uuid.uuid4().hex[:6]}"
+    scope = UserScope(tenant_key.split("_")[1], user)
+    await client.put_user(user, UserProfile())
+    sent = datetime.now(UTC) - timedelta(minutes=5)
+    texts = {
+        "d1": "I'm on a low-carb diet and have lost four kilos so far.",
+        "k1": "I had an amazing cheesecake at the new bakery downtown.",
+        "c1": "I play chess at the Lisbon club every Thursday.",
+    }
+    await client.post_messages(
+        user,
+        [
+            Message(id=i, role=Role.USER, text=t, sent_at=sent + timedelta(seconds=n))
+            for n, (i, t) in enumerate(texts.items())
+        ],
+    )
+    driver = open_driver(stack_settings)
+    try:
+        await wait_extracted(MessageLogs(driver, stack_settings.neo4j_database), scope, 300)
+    finally:
+        await driver.close()
+    preview = await client.forget(user, "диета", dry_run=True)
+    assert [m["content"] for m in preview["memories"]] == [texts["d1"]], preview
+    await client.forget(user, "диета", dry_run=False)
+    left = await client.memories(user)
+    assert all("d1" not in m["sources"] for m in left), left
+    assert {s for m in left for s in m["sources"]} >= {"k1", "c1"}, left
