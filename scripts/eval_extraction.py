@@ -291,19 +291,23 @@ def personas(args: argparse.Namespace) -> int:
     may be read for misses and fitted on; dev personas guide choices; test personas are
     scored once, at the end."""
     rows = [r for r in load_personas() if args.split == "all" or r.split == args.split]
+    if args.writers:
+        rows = [r for r in rows if r.persona in args.writers.split(",")]
     tallies, timing, misses = score(rows)
     writers = sorted({r.persona for r in rows})
     text = report(tallies, f"personas {args.split}", timing)
     text = text.replace(
         "Command: `.venv/bin/python scripts/eval_extraction.py` (tests/data/extraction/, ",
         f"Command: `.venv/bin/python scripts/eval_extraction.py --personas --split "
-        f"{args.split}` (tests/data/extraction/personas/: {', '.join(writers)}; ",
+        f"{args.split}"
+        + (f" --writers {args.writers}" if args.writers else "")
+        + f"` (tests/data/extraction/personas/: {', '.join(writers)}; ",
     )
     print(text)  # noqa: T201 - a script's report
     if args.misses:
         for m in misses:
             print(f"\n{m.id} {m.field}: {m.text}\n  want {m.want}\n  got  {m.got}")  # noqa: T201
-    if args.split in PERSONA_SECTIONS and not args.no_write:
+    if args.split in PERSONA_SECTIONS and not args.no_write and not args.writers:
         replace_section(PERSONA_SECTIONS[args.split] + "\n\n" + text + "\n")
     return 0
 
@@ -315,6 +319,9 @@ def main(argv: list[str] | None = None) -> int:
         "--personas", action="store_true", help="the persona corpus (splits: train, dev, test)"
     )
     parser.add_argument("--no-write", action="store_true")
+    parser.add_argument(
+        "--writers", default="", help="only these personas (comma-separated); writes no section"
+    )
     parser.add_argument(
         "--misses", action="store_true", help="list each wrong reading (train split only)"
     )
