@@ -110,10 +110,33 @@ def test_one_day(text: str, sent: datetime, want: str) -> None:
         "we went to Sun Valley",
         "на завтрак ела кашу",
         "мне 34 года",
+        # Issue 34, from the later train writers: repeating days, a measure, all the time.
+        "book club is every second thursday at the library",
+        "she's with me every other Saturday",
+        "men's fellowship on the first Saturday of the month",
+        "swimming on Monday and Wednesday mornings now",
+        "каждую вторую субботу езжу к маме",
+        "my A1c was 6.1 at the last check",
+        "он в телефоне 24/7",
     ],
 )
 def test_no_day(text: str) -> None:
     assert _read(text, FRIDAY) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        # The other side of the rules above: one named day stays a day.
+        ("book club is on thursday at the library", "2026-05-21"),
+        ("she's with me on Saturday", "2026-05-16"),
+        ("swimming on Monday morning", "2026-05-18"),
+        ("в субботу езжу к маме", "2026-05-16"),
+        ("the results came on 22.07", "2026-07-22"),
+    ],
+)
+def test_the_one_day_beside_a_repeating_one(text: str, want: str) -> None:
+    assert _read(text, FRIDAY) == [want]
 
 
 def test_days_come_in_the_order_they_are_mentioned() -> None:

@@ -116,20 +116,29 @@ _REWRITES = (
         rf"(?!\s*(?:[./]\d|\w*\s*(?:{_MONTH})))",
         "",
     ),
+    # "24/7" is all the time, and a number with one decimal ("A1c 6.4") is a measure: neither
+    # names a day (a day-first date writes its month in two digits, "22.07").
+    (r"\b24\s*/\s*7\b", " "),
+    (r"(?<![\d./])\d{1,3}\.\d(?![\d./])", " "),
 )
 _REWRITE_PATTERNS = tuple((re.compile(p, _I), r) for p, r in _REWRITES)
 # Not one day: a repeated weekday, one used as a name ("the Tuesday yoga class"), a range.
 _NOT_A_DAY = re.compile(
     # "every Tuesday and Thursday": both repeat (first: the next alternative takes one only).
     rf"\b(?:every|each)\s+(?:{_WEEKDAY})\s+(?:and|&|or)\s+(?:{_WEEKDAY})\b|"
-    rf"\b(?:every|each|most|all|some)\s+(?:other\s+|single\s+)?(?:{_WEEKDAY})\b"
+    rf"\b(?:every|each|most|all|some)\s+(?:other\s+|second\s+|third\s+|alternate\s+|single\s+)?"
+    rf"(?:{_WEEKDAY})\b"
+    # "the first Saturday of the month": a repeating day.
+    rf"|\b(?:first|second|third|fourth|last)\s+(?:{_WEEKDAY})\s+of\s+(?:the|every|each)\s+month\b"
     rf"|\b(?:{_WEEKDAY})s\b"
     rf"|\b(?:the|my|our|your|his|her|their|a|an)\s+(?:{_WEEKDAY})\s+"
     r"(?!(?:morning|afternoon|evening|night|after|before|at|and|or|is|was|will)\b)(?=[a-z])"
     rf"|\b(?:from\s+)?(?:{_WEEKDAY})\s*(?:-|–|to|till|until|through|thru)\s*(?:{_WEEKDAY})\b"
-    rf"|\bкажд\w+\s+(?:{_WEEKDAY})\b|\b(?:с|со)\s+(?:{_WEEKDAY})\s+(?:по|до)\s+(?:{_WEEKDAY})\b"
+    rf"|\bкажд\w+\s+(?:втор\w+\s+|треть\w+\s+)?(?:{_WEEKDAY})\b"
+    rf"|\b(?:с|со)\s+(?:{_WEEKDAY})\s+(?:по|до)\s+(?:{_WEEKDAY})\b"
     # "monday nights", "sunday mornings": a habit.
-    rf"|\b(?:{_WEEKDAY})\s+(?:nights|mornings|evenings|afternoons)\b",
+    rf"|\b(?:{_WEEKDAY})(?:\s+(?:and|&)\s+(?:{_WEEKDAY}))?"
+    r"\s+(?:nights|mornings|evenings|afternoons)\b",
     _I,
 )
 
