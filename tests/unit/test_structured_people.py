@@ -247,3 +247,30 @@ def test_relations_said_apart_from_the_name(
 )
 def test_more_everyday_relations(text: str, language: str, expected: dict[str, str]) -> None:
     assert _people(text, language) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "expected"),
+    [
+        # Issue 34: a relation the user owns anywhere in the message, for the one person named.
+        ("TASHA just got sponsored lmao my climbing buddy is FAMOUS", "en", {"Tasha": "friend"}),
+        ("Bec said I'd regret it. annoyingly wise, my sister", "en", {"Bec": "sister"}),
+        # ... never for one of two: whose it is is not said.
+        ("Tom and Anna came over, my buddy is great", "en", {"Tom": None, "Anna": None}),
+        ("Лёша прилетает в пятницу! мой друг детства", "ru", {"Лёша": "friend"}),
+        ("Лёша и Катя прилетают! мой друг детства", "ru", {"Лёша": None, "Катя": None}),
+        # A relation word in brackets after the name; other words in brackets say nothing.
+        ("jess (roomie) told me she is moving out", "en", {"Jess": "roommate"}),
+        ("jess (again!) told me she is moving out", "en", {"Jess": None}),
+        # Three words between the possessive and the relation word.
+        (
+            "Donna, my aqua aerobics instructor, can still do a handstand",
+            "en",
+            {"Donna": "teacher"},
+        ),
+    ],
+)
+def test_a_relation_said_apart_or_in_brackets(
+    text: str, language: str, expected: dict[str, str | None]
+) -> None:
+    assert _people(text, language) == expected

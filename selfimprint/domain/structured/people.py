@@ -189,12 +189,23 @@ def _relation_near(
     after_article = tokens[j - 1].text.casefold() in ("a", "an", "the")
     possessive = j < len(tokens) and tokens[j].text.casefold() in _POSSESSIVES
     if possessive or after_article:
-        for k in (j + 1, j + 2) if possessive else (j, j + 1):
+        # "Donna, my aqua aerobics instructor": up to three words after the possessive.
+        for k in (j + 1, j + 2, j + 3) if possessive else (j, j + 1):
             relation = relation_of(tokens[k].text) if k < len(tokens) else None
             named_next = k + 1 < len(tokens) and bool(_CAPITALISED.match(tokens[k + 1].text))
             if relation and not named_next:  # "Tom and my sister Anna": Anna's sister-ness
                 return _qualified(relation, tokens, k), name.start, tokens[k].end
+    # "jess (roomie)", "eli (baby brother, 21)": a relation word said in brackets after it.
+    bracket = _BRACKET.match(text, name.end)
+    if bracket:
+        for word in _WORD.findall(bracket.group(1)):
+            relation = relation_of(word)
+            if relation:
+                return relation, name.start, bracket.end()
     return None, name.start, name.end
+
+
+_BRACKET = re.compile(r"\s*\(((?:[^()\s,]+\s*){1,3})[^()]*\)")
 
 
 # Who a name is by the group the user knows them from ("Keisha from work", "Hannah from uni",
@@ -327,13 +338,16 @@ def _together_with(text: str, mention: PersonMention) -> bool:
 # Who someone is, said of them apart from the name: "he was my smoke buddy", "shes my
 # girlfriend now", "она моя подруга", "коллега моя новая" (a relation word with the user's
 # possessive after it, the spoken Russian order). Read for the one person the message names.
+# Issue 34: any relation word the user owns ("my climbing buddy is FAMOUS", "annoyingly wise,
+# my sister"), not only after "he is": still only for the one person the message names.
 _EN_SAID = (
-    r"\b(?:he|she|they)\s*(?:'s|’s|s|is|was|are|were|'re)\s+(?:my|our)\s+(?:\w+\s+){{0,2}}?"
-    r"({rel})\b"
+    r"\b(?:(?:he|she|they)\s*(?:'s|’s|s|is|was|are|were|'re)\s+)?(?:my|our)\s+"
+    r"(?:\w+\s+){{0,2}}?({rel})\b"
 )
 _RU_SAID = (
     r"\b(?:он|она)\s+(?:мой|моя|наш|наша)\s+(?:\w+\s+)?(\w+)"
     r"|\b(\w+)\s+(?:мой|моя|наш|наша)\b(?-i:(?!\s+[А-ЯЁ]))"
+    r"|\b(?:мой|моя|наш|наша|мои|наши)\s+(\w+)(?:\s+(\w+))?"
 )
 
 
@@ -345,16 +359,22 @@ def _said_pattern(language: str, relation_words: tuple[str, ...]) -> re.Pattern[
     return re.compile(_EN_SAID.format(rel=words), re.IGNORECASE)
 
 
+_OF_A_THING = re.compile(r"\b(?:that|this|it|there)\s*(?:'s|’s|s|\s+is|\s+was)\s*$", re.I)
+
+
 def _said_apart(text: str, cues: LanguageCues) -> list[tuple[str, int, int]]:
     """Relation words said of someone apart from a name, with their spans."""
     pattern = _said_pattern(cues.language, tuple(cues.relations))
     found = []
     for match in pattern.finditer(text):
-        group = next(g for g in range(1, (pattern.groups or 0) + 1) if match.group(g))
-        word = match.group(group)
-        relation = _relation_word(word, cues)
-        if relation is not None:
-            found.append((relation, match.start(group), match.end(group)))
+        if _OF_A_THING.search(text[: match.start()]):
+            continue  # "that's my neighbour. Anna thinks so too": said of someone unnamed
+        # The first group that holds a relation word ("мой друг детства", "мой лучший друг").
+        for group in range(1, (pattern.groups or 0) + 1):
+            relation = _relation_word(match.group(group), cues) if match.group(group) else None
+            if relation is not None:
+                found.append((relation, match.start(group), match.end(group)))
+                break
     return found
 
 
