@@ -906,3 +906,83 @@ def test_changed_plans_and_their_other_side(
 )
 def test_a_moved_plan_in_another_word_form(older: str, newer: str, expected: bool) -> None:
     assert _contradicts("ru", older, newer) is expected
+
+
+@pytest.mark.parametrize(
+    ("language", "older", "newer", "expected"),
+    [
+        # Issue 34, phrasings of the later train writers. A plan moved to another day ...
+        (
+            "en",
+            "I'm flying to Chicago on February 13.",
+            "im moving my chicago trip to the 20th",
+            True,
+        ),
+        ("en", "I'm flying to Chicago on February 13.", "we're moving to Denver in May", False),
+        (
+            "en",
+            "I have mediation with Shannon on February 3.",
+            "mediation's been shifted to the 17th",
+            True,
+        ),
+        (
+            "en",
+            "I have mediation with Shannon on February 3.",
+            "the party's been shifted to the 17th",
+            False,
+        ),
+        # ... a doubt the user quotes from someone else is not the user's hedge ...
+        (
+            "en",
+            "I'm flying to Chicago on September 4.",
+            "not going to chicago tmrw anymore. marcus said 'maybe we need a weekend apart'",
+            True,
+        ),
+        (
+            "en",
+            "I'm flying to Chicago on September 4.",
+            "maybe not going to chicago tmrw anymore",
+            False,
+        ),
+        # ... a home rented with its size said, a partner made official with an adverb.
+        (
+            "en",
+            "I rent a 3 bedroom apartment in Alief, Houston.",
+            "First night in the new house in Pearland!!!",
+            True,
+        ),
+        ("en", "I work at Initech.", "First night in the new house in Pearland!!!", False),
+        ("en", "I'm single since my divorce.", "Grace is officially my girlfriend now", True),
+        ("en", "I'm single since my divorce.", "Grace is officially my colleague now", False),
+        ("ru", "7 августа еду в Казань к Насте.", "в Казань еду не 7-го а 14-го", True),
+        ("ru", "7 августа еду в Казань к Насте.", "в Казань еду 7-го, как и планировали", False),
+        (
+            "ru",
+            "В конце апреля еду в Питер на концерт.",
+            "в Питер на концерт не еду, билеты подорожали",
+            True,
+        ),
+        ("ru", "В конце апреля еду в Питер на концерт.", "в Питер на концерт еду с Машей", False),
+        (
+            "ru",
+            "С 24 августа мы с Витей едем в санаторий в Кисловодск.",
+            "отказались мы от Кисловодска",
+            True,
+        ),
+        (
+            "ru",
+            "Мы с Витей живём на пятом этаже на улице Стара-Загора.",
+            "Переехали!!! живём на Московском шоссе",
+            True,
+        ),
+        ("ru", "Я работаю медсестрой.", "Переехали!!! живём на Московском шоссе", False),
+        (
+            "ru",
+            "После расставания с Кириллом я одна и не хочу отношений.",
+            "официально: встречаюсь с Гошей",
+            True,
+        ),
+    ],
+)
+def test_later_writers_changes(language: str, older: str, newer: str, expected: bool) -> None:
+    assert _contradicts(language, older, newer) is expected

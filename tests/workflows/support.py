@@ -56,6 +56,7 @@ from selfimprint.ports import (
     TopicSelector,
 )
 from selfimprint.prompts.hypotheses import HypothesesAnswer, PrecheckAnswer, StanceAnswer
+from tests.deadlines import READY_S
 from workflows.compaction import CompactionWorkflow
 from workflows.lifecycle_state import LifecycleInput, LifecycleState, MessagesReceived, TaskQueues
 from workflows.sleep_phase import SleepInput, SleepOutcome, SleepPhaseWorkflow
@@ -511,8 +512,11 @@ def workers(
     return cpu, gpu
 
 
-async def until(predicate: Any, timeout: timedelta = timedelta(seconds=20)) -> None:
-    """Poll (in real time) until `predicate()` (an async callable) is true."""
+async def until(predicate: Any, timeout: timedelta | None = None) -> None:
+    """Poll (in real time) until `predicate()` (an async callable) is true, for at most the
+    suite's readiness deadline (tests/deadlines.py) unless told otherwise: a CI box under load
+    once took over 20 s, the old default, for a continue-as-new to go idle."""
+    timeout = timeout or timedelta(seconds=READY_S)
     deadline = asyncio.get_running_loop().time() + timeout.total_seconds()
     while not await predicate():
         if asyncio.get_running_loop().time() > deadline:

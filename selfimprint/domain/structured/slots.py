@@ -420,6 +420,11 @@ def _plan_negated(text: str, older: str, plans: list[Claim], cues: LanguageCues)
     return False
 
 
+# Someone else's words the user quotes ("marcus said 'maybe we need a weekend apart'"): their
+# doubt is not the user's hedge.
+_QUOTED = re.compile(r"'[^']{3,}'|\"[^\"]{3,}\"|«[^»]{3,}»|“[^”]{3,}”|‘[^’]{3,}’")
+
+
 def contradicted(
     text: str,
     older: Iterable[tuple[str, str]],
@@ -429,7 +434,7 @@ def contradicted(
 ) -> tuple[str, ...]:
     """Ids of the older (id, content) memories `text` contradicts: by a slot claim, by a plan it
     negates, or by a change of the state they describe (`changes`)."""
-    if cues.hedge.search(normalise(text)):
+    if cues.hedge.search(_QUOTED.sub(" ", normalise(text))):
         return ()
     mine = claims(text, cues)
     hits: list[str] = []
