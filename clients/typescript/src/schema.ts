@@ -357,8 +357,9 @@ export interface paths {
          * Forget
          * @description Remove every memory about a topic (its words in any form, its proper nouns spelled in
          *     the other script: "Казань" and "Kazan", embedding similarity, and a word of the same
-         *     meaning in another language: "диета" and "diet"), wherever the graph lives. `dry_run` (the default) only lists what would go: the API answers it itself,
-         *     starting no workflow, so a topic only looked at never enters the orchestrator's history.
+         *     meaning in another language: "диета" and "diet"), wherever the graph lives. `dry_run` (the
+         *     default) only lists what would go: the API answers it itself, starting no workflow, so a
+         *     topic only looked at never enters the orchestrator's history.
          *     A real run answers with what it removed, each memory with its words (`content` null for one
          *     stored while the forget ran); its workflow holds ids only, never the topic or those words.
          */
