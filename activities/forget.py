@@ -211,13 +211,15 @@ async def matching(
 ) -> list[Node]:
     """`topic_matches`, by meaning too where `meaning` has the vectors' model (the forget's
     places and the API's dry run both call this). The words are embedded off the loop."""
-    words = None
-    if meaning is not None and vector is not None and vector.model == meaning.model_id:
-        words = await asyncio.to_thread(meaning.vectors, words_to_embed(nodes, text))
-        config = meaning.config
-    else:
-        config = DEFAULT_FORGET_MEANING
-    return topic_matches(nodes, text, vector, min_similarity, words, config)
+    if (
+        meaning is None
+        or vector is None
+        or min_similarity is None  # text match only: the word rule rides on the vector one
+        or vector.model != meaning.model_id
+    ):
+        return topic_matches(nodes, text, vector, min_similarity)
+    words = await asyncio.to_thread(meaning.vectors, words_to_embed(nodes, text))
+    return topic_matches(nodes, text, vector, min_similarity, words, meaning.config)
 
 
 def without_nodes(
