@@ -198,10 +198,17 @@ def test_own_names_pets_shouts_and_possessives(
         ("Kev came over. she's my sister and he's my cousin", "en", {"Kev": None}),
         ("Kev came over. my sister Anna too", "en", {"Kev": None, "Anna": "sister"}),
         ("Лариса пришла, работа моя подождёт", "ru", {"Лариса": None}),
-        # A couple told with the name: together is a partner, done is an ex.
-        ("мы с Толей теперь вместе", "ru", {"Толя": "partner"}),
+        # A couple told with the name: together is a boyfriend or a girlfriend by the name's
+        # gender or the message's pronouns, a partner when neither says; done is an ex.
+        ("мы с Толей теперь вместе", "ru", {"Толя": "boyfriend"}),
+        ("мы с Машей теперь вместе", "ru", {"Маша": "girlfriend"}),
+        ("официально: встречаюсь с Гошей", "ru", {"Гоша": "boyfriend"}),
         ("me and Jake are back together!!", "en", {"Jake": "partner"}),
+        ("me and Jake are back together, he said sorry", "en", {"Jake": "boyfriend"}),
         ("Sam and I are dating", "en", {"Sam": "partner"}),
+        ("I've started dating Ana, she is lovely", "en", {"Ana": "girlfriend"}),
+        ("the girl I'm seeing, Kirra, reckons I talk too much", "en", {"Kirra": "girlfriend"}),
+        ("I'm seeing Tom tomorrow for lunch", "en", {"Tom": None}),
         ("me and Jake are done. properly done this time", "en", {"Jake": "ex"}),
         ("Jake and Sam are together at the bar", "en", {"Jake": None, "Sam": None}),
         ("me and Jake are done with the move", "en", {"Jake": None}),
@@ -271,6 +278,39 @@ def test_more_everyday_relations(text: str, language: str, expected: dict[str, s
     ],
 )
 def test_a_relation_said_apart_or_in_brackets(
+    text: str, language: str, expected: dict[str, str | None]
+) -> None:
+    assert _people(text, language) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "expected"),
+    [
+        # Issue 34: who someone is, by the group or the place the user knows them from ...
+        ("the guy Shorty from the day crew is quitting", "en", {"Shorty": "colleague"}),
+        ("Ruth who used to work with me came to book club", "en", {"Ruth": "colleague"}),
+        ("Никита из моей команды сам закрыл задачу", "ru", {"Никита": "colleague"}),
+        ("Bumi from pharmacy school is in town", "en", {"Bumi": "classmate"}),
+        ("Mrs Dalgleish downstairs is selling up", "en", {"Dalgleish": "neighbour"}),
+        ("Вадим тренирует меня уже четыре года", "ru", {"Вадим": "teacher"}),
+        # ... not a bare team (a sports team as much as a job), nor a place word that names
+        # no one.
+        ("Marcus from the team is a firefighter", "en", {"Marcus": None}),
+        ("Lady across the hall just nods", "en", {}),
+        # Everyday words for relations.
+        ("Тёма мой напарник по смене", "ru", {"Тёма": "colleague"}),
+        ("Оксана это наша управляющая", "ru", {"Оксана": "manager"}),
+        ("Элеонора Сергеевна, мой педагог по вокалу", "ru", {"Элеонора Сергеевна": "teacher"}),
+        ("к бабе Нине поеду через неделю", "ru", {"Нина": "grandmother"}),
+        ("полина моя одногрупница", "ru", {"Полина": "classmate"}),
+        # A name no dictionary holds is one when a relation word stands by it; a Latin word
+        # there is a company's.
+        ("Драган, мой руководитель, сказал", "ru", {"Драган": "manager"}),
+        ("Драган, мой кот, опять орёт", "ru", {}),
+        ("она маркетолог из Sary Bank, мой заказчик", "ru", {}),
+    ],
+)
+def test_relations_by_group_place_and_new_words(
     text: str, language: str, expected: dict[str, str | None]
 ) -> None:
     assert _people(text, language) == expected

@@ -33,6 +33,7 @@ from selfimprint.domain.terms import FUNCTION_WORDS, NEGATIONS
 _SKIP = FUNCTION_WORDS | NEGATIONS
 
 _WORD = re.compile(r"\w+(?:-\w+)*|'s\b")
+_CYRILLIC_CAPITALISED = re.compile(r"^[А-ЯЁ][а-яё]+$")
 _CAPITALISED = re.compile(r"^[A-ZА-ЯЁ][a-zа-яё]+(?:-[A-ZА-ЯЁ][a-zа-яё]+)?$")
 _SENTENCE_START = re.compile(r"(?:^|[.!?…]\s+|\n)$")
 _SENTENCE_BREAK = re.compile(r"[.!?…\n]")
@@ -216,7 +217,13 @@ _GROUP_AFTER = (
         "colleague",
         re.compile(
             r"^,?\s+(?:(?:from|at)\s+(?:work|the office|my (?:work|job|office|team))|on my team"
-            r"|с работы|с моей работы|из (?:(?:соседнего|нашего|моего|другого) )?отдела)\b",
+            # "from the day crew", "from the QA pod", "who used to work with me"
+            r"|from (?:(?:my|our) (?:[\w-]+ ){0,2}|the (?:[\w-]+ ){1,2})"
+            r"(?:team|crew|shift|department|dept|pod|squad)"
+            r"|who (?:used to )?(?:works?|worked) with me"
+            r"|с работы|с моей работы|из (?:(?:соседнего|нашего|моего|другого) )?отдела"
+            r"|из (?:моей|нашей) (?:команды|смены|бригады)"
+            r"|(?:который|которая) работа\w+ со мной)\b",
             re.IGNORECASE,
         ),
     ),
@@ -224,7 +231,8 @@ _GROUP_AFTER = (
         "classmate",
         re.compile(
             r"^,?\s+(?:from\s+(?:uni|university|college|class|my (?:course|class|program"
-            r"|programme))|из (?:универа|института|университета|группы|класса))\b",
+            r"|programme)|(?:high |primary |secondary |grad |med |law |nursing |pharmacy |art )?"
+            r"school)|из (?:универа|института|университета|группы|класса))\b",
             re.IGNORECASE,
         ),
     ),
@@ -234,6 +242,14 @@ _GROUP_AFTER = (
             r"^,?\s+(?:(?:from )?next door|from (?:upstairs|downstairs|across the (?:hall|road|"
             r"street))|(?:с|из) (?:соседней квартиры|соседнего подъезда)|по (?:даче|площадке)"
             r"|сосед\w*)\b",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "teacher",
+        re.compile(
+            r"^,?\s+(?:who\s+)?(?:coaches|trains|teaches|tutors) me\b"
+            r"|^,?\s+(?:тренирует|учит|тренировал\w*|учил\w*) меня\b",
             re.IGNORECASE,
         ),
     ),
@@ -259,6 +275,13 @@ _PLACE_NOUNS = frozenset(
         "square", "station", "street", "tower", "university", "valley", "way",
     }
 )  # fmt: skip
+
+
+# Where a neighbour lives, said right after their name with no "from" ("Mrs Dalgleish
+# downstairs"): read only for a listed or titled name, since "Lady across the hall" is no name.
+_WHERE_THEY_LIVE = re.compile(
+    r"^,?\s+(?:upstairs|downstairs|across the (?:hall|road|street|landing))\b", re.IGNORECASE
+)
 
 
 def _group_relation(after: str) -> str | None:
@@ -323,13 +346,49 @@ _COUPLE_BEFORE = re.compile(r"(?:\bмы\s+с|\bme\s+and)\s+$", re.IGNORECASE)
 _COUPLE_AFTER = re.compile(r"^\s+and\s+(?:i|me)\b", re.IGNORECASE)
 
 
+_HE = re.compile(r"\b(?:he|him|his|he's|он|его|ему)\b", re.IGNORECASE)
+_SHE = re.compile(r"\b(?:she|her|hers|she's|она|её|ее|ей)\b", re.IGNORECASE)
+
+
+def _dating(text: str, mention: PersonMention, cues: LanguageCues) -> str:
+    """Who a person the user is together with is: boyfriend or girlfriend by the word before
+    the name ("the guy I'm seeing"), the name's gender (Russian names, by the dictionary) or
+    the pronouns of the message ("Ana and I are dating, she ..."); partner when none says."""
+    gender = None
+    said = _DATING_BEFORE.search(text[: mention.start])
+    if said and said.group(0).casefold().startswith("the "):
+        gender = "masc" if said.group("he") else "femn"
+    elif cues.language == "ru":
+        morph = _russian_tools()[2]
+        names = [p for p in morph.parse(mention.name) if "Name" in p.tag]
+        tag = names[0].tag if names else None
+        if tag is not None:
+            gender = "masc" if "masc" in tag else "femn" if "femn" in tag else None
+    if gender is None:
+        he, she = bool(_HE.search(text)), bool(_SHE.search(text))
+        gender = "masc" if he and not she else "femn" if she and not he else None
+    return {"masc": "boyfriend", "femn": "girlfriend"}.get(gender or "", "partner")
+
+
 def _done_with(text: str, mention: PersonMention) -> bool:
     after = text[mention.end :]
     couple = _COUPLE_BEFORE.search(text[: mention.start]) or _COUPLE_AFTER.match(after)
     return bool(couple and _ARE_DONE.match(after))
 
 
+# Dating said before the name: "встречаюсь с Гошей", "I've started dating Ana", "the guy I'm
+# seeing, Theo" ("I'm seeing Tom tomorrow" is a meeting: "seeing" only after "the guy").
+_DATING_BEFORE = re.compile(
+    r"(?:\bвстречаюсь\s+с|\b(?:i'?m|i am|started|been|am)\s+dating"
+    r"|\bthe (?:(?P<he>guy|boy|man)|girl|woman|lady) (?:i'?m|i am|i've been) (?:seeing|dating),?)"
+    r"\s+$",
+    re.IGNORECASE,
+)
+
+
 def _together_with(text: str, mention: PersonMention) -> bool:
+    if _DATING_BEFORE.search(text[: mention.start]):
+        return True
     rest = _rest_of_sentence(text, mention)
     couple = bool(_COUPLE_BEFORE.search(text[: mention.start]) or _COUPLE_AFTER.match(rest))
     return couple and bool(_TOGETHER.search(rest)) and len(rest.split()) <= 6
@@ -401,7 +460,7 @@ def _relations_apart(
         PersonMention(m.name, "ex", m.start, m.end)
         if m.relation in (None, "partner", "girlfriend", "boyfriend", "wife", "husband")
         and (_broke_up_with(text, m) or _done_with(text, m))
-        else PersonMention(m.name, "partner", m.start, m.end)
+        else PersonMention(m.name, _dating(text, m, cues), m.start, m.end)
         if m.relation is None and _together_with(text, m)
         else m
         for m in mentions
@@ -468,6 +527,8 @@ def _english(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
             continue
         relation, start, end = _relation_near(text, tokens, i, relation_of)
         relation = relation or _group_relation(after)
+        if relation is None and (listed or titled) and _WHERE_THEY_LIVE.match(after):
+            relation = "neighbour"  # "Mrs Dalgleish downstairs" (not "Lady across the hall")
         owner = i + 1 < len(tokens) and tokens[i + 1].text == "'s"
         # "at Leah's" is hers, "at Lowe's" a shop: only a known first name owns the place.
         place_like = bool(_PLACE_BEFORE.search(before)) and not (owner and listed)
@@ -481,6 +542,7 @@ def _english(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
             key in known
             or titled
             or relation is not None
+            or (capitalised and bool(_DATING_BEFORE.search(before)))
             or (listed is not None and not place_like)
             or (capitalised and not place_like and verb_after is not None)
             or (
@@ -576,6 +638,8 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
         else:
             name = owner or _first_name(word, morph)
         in_ner = any(start <= token.start < stop for start, stop in tagged)
+        if not (name or in_ner) and _unknown_with_relation(text, tokens, i, morph, relation_of):
+            name = word  # "Драган, мой руководитель": a name no dictionary holds, said to be one
         if name is None and (not in_ner or _not_a_noun(word, morph)):
             continue
         previous = tokens[i - 1].text if i else ""
@@ -696,6 +760,17 @@ def _patronymic(word: str, morph: Any) -> str | None:
             nominative = parse.inflect({"Nom"})  # natasha takes UD feature names
             return str((nominative or parse).word).capitalize()
     return None
+
+
+def _unknown_with_relation(
+    text: str, tokens: list[_Token], i: int, morph: Any, relation_of: Any
+) -> bool:
+    """A capitalised word the dictionary does not know, with a relation word by it ("Драган,
+    мой руководитель", "Вукашин — мой сосед"): a foreign name, not a common noun."""
+    word = tokens[i].text
+    if not _CYRILLIC_CAPITALISED.match(word) or morph.word_is_known(word.casefold()):
+        return False  # a Latin word there is a company's or a place's ("Sary Bank, мой ...")
+    return _relation_near(text, tokens, i, relation_of)[0] is not None
 
 
 def _not_a_noun(word: str, morph: Any) -> bool:
