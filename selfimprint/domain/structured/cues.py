@@ -91,6 +91,8 @@ class LanguageCues:
     habit_change: re.Pattern[str]  # "again", "anymore", "бросил": the habit changed
     habit_lapse: re.Pattern[str]  # "had a vape", "выпила": done once after giving it up
     habit_lapse_not: re.Pattern[str]  # "wanted", "чуть не": only wanted or nearly done
+    # "caved", "сорвалась": the message owns up to a relapse, whichever clause names the habit
+    habit_relapse: re.Pattern[str]
 
 
 def _relations(raw: dict[str, list[str]]) -> dict[str, str]:
@@ -171,6 +173,7 @@ def _compile(
         habit_change=_one(habits["change"]),
         habit_lapse=_one(habits["lapse"]),
         habit_lapse_not=_one(habits["lapse_not"]),
+        habit_relapse=_one(habits["relapse"]),
     )
 
 

@@ -96,6 +96,7 @@ def _habits(clean: str, cues: LanguageCues) -> list[Claim]:
     """Habit claims, clause by clause: done unless negated, ended or said without ("not vegan
     anymore" negates a "without": done); a lapse ("had a vape", "закурил") says it changed."""
     found: list[Claim] = []
+    relapsed = bool(cues.habit_relapse.search(clean))
     for clause in _CLAUSES.split(clean):
         for habit in cues.habits:
             without = bool(habit.without.search(clause))
@@ -108,8 +109,9 @@ def _habits(clean: str, cues: LanguageCues) -> list[Claim]:
             done = negative % 2 == 0
             # Done once after giving it up ("had a vape", "выпила кофе"): a change of the habit,
             # unless only wanted or nearly done.
-            lapse = done and bool(
-                cues.habit_lapse.search(clause) and not cues.habit_lapse_not.search(clause)
+            lapse = done and (
+                relapsed
+                or bool(cues.habit_lapse.search(clause) and not cues.habit_lapse_not.search(clause))
             )
             found.append(
                 Claim(
@@ -329,6 +331,10 @@ def changes(text: str, older: str, cues: LanguageCues, min_shared: float) -> boo
     old = read(older)
     old_negations = _negations(normalise(older), cues)
     scoped_before = bool(cues.scope.search(normalise(older)))
+    # A memory that names its day is one occasion ("the concert is on March 20, I sing solo"):
+    # a strong change that names it by one content word moves or ends it, however long the
+    # memory ("концерт перенесли на 3 апреля").
+    old_days = day_names(older)
     for clause in _CLAUSES.split(clean):
         said = cues.change_strong.search(clause)
         strong = bool(said)
@@ -346,10 +352,13 @@ def changes(text: str, older: str, cues: LanguageCues, min_shared: float) -> boo
             # Beside a strong marker a word form the stemmer splits still names the subject:
             # "переезд переносим" after "мы переезжаем", "скриниг перенесли" (a typo) after
             # "скрининг 20 февраля".
-            shared = len(_alike(new.stems, old.stems))
+            alike = _alike(new.stems, old.stems)
+            shared = len(alike)
+            occasion = bool(old_days and alike - old_days - cues.light)
         else:
             shared = len(new.stems & old.stems - cues.light)
-        if not old.stems or shared < max(1.0, min_shared * len(old.stems)):
+            occasion = False
+        if not old.stems or (shared < max(1.0, min_shared * len(old.stems)) and not occasion):
             continue
         if strong or (_negations(clause, cues) % 2) != (old_negations % 2):
             return True
@@ -442,6 +451,11 @@ def contradicted(
         theirs = claims(content, cues)
         stems = read(content).stems
         plans = [c for c in theirs if c.slot is Slot.PLAN and c.holds and c.value]
+        days = day_names(content)
+        if not plans and days and not any(c.slot is not Slot.PLAN for c in theirs):
+            # A memory that names its day and claims nothing else is an occasion, a plan in
+            # all but words ("I'm entering my leeks in the allotment show on August 29").
+            plans = [Claim(Slot.PLAN, True, stems - days, False)]
         if (
             any(contradicts(new, old, stems, cues.light) for new in mine for old in theirs)
             or (plans and _plan_negated(text, content, plans, cues))
