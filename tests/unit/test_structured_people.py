@@ -307,6 +307,26 @@ def test_a_relation_said_apart_or_in_brackets(
         # there is a company's.
         ("Драган, мой руководитель, сказал", "ru", {"Драган": "manager"}),
         ("Драган, мой кот, опять орёт", "ru", {}),
+        # Words read with the word before them: a cousin, a work partner, an elder's title
+        # after the word that says who she is ...
+        ("двоюродный брат Вовка зовёт на свадьбу", "ru", {"Вовка": "cousin"}),
+        ("брат Вовка зовёт на свадьбу", "ru", {"Вовка": "brother"}),
+        ("gonna ask my work partner Nikki", "en", {"Nikki": "colleague"}),
+        ("my partner Nikki and I bought a house", "en", {"Nikki": "partner"}),
+        ("соседка тётя Галя знает всё про всех", "ru", {"Галя": "neighbour"}),
+        ("тётя Галя приехала", "ru", {"Галя": "aunt"}),
+        # ... "снова" between the name and the relation, a couple done in Russian ...
+        ("короче Настя снова моя девушка", "ru", {"Настя": "girlfriend"}),
+        ("мы с Игорем всё. насовсем.", "ru", {"Игорь": "ex"}),
+        ("мы с Игорем всё обсудили", "ru", {"Игорь": None}),
+        # ... dialect and Spanish kin words, and an accented name.
+        ("me mam Pat rang", "en", {"Pat": "mother"}),
+        ("me and my other half martin have been looking at houses", "en", {"Martin": "partner"}),
+        ("my prima Jackie is a nurse", "en", {"Jackie": "cousin"}),
+        ("I've been seeing this guy Tomás for three weeks", "en", {"Tomás": "boyfriend"}),
+        ("I've been seeing this guy at work for three weeks", "en", {}),
+        # A name written without its ё is the name, not another's oblique case.
+        ("репетитор Алена, по понедельникам", "ru", {"Алена": "teacher"}),
         ("она маркетолог из Sary Bank, мой заказчик", "ru", {}),
     ],
 )

@@ -34,7 +34,9 @@ _SKIP = FUNCTION_WORDS | NEGATIONS
 
 _WORD = re.compile(r"\w+(?:-\w+)*|'s\b")
 _CYRILLIC_CAPITALISED = re.compile(r"^[А-ЯЁ][а-яё]+$")
-_CAPITALISED = re.compile(r"^[A-ZА-ЯЁ][a-zа-яё]+(?:-[A-ZА-ЯЁ][a-zа-яё]+)?$")
+# Latin letters with accents too: José, Zoë, Tomás.
+_UPPER, _LOWER = "A-ZÀ-ÖØ-ÞА-ЯЁ", "a-zß-öø-ÿа-яё"
+_CAPITALISED = re.compile(rf"^[{_UPPER}][{_LOWER}]+(?:-[{_UPPER}][{_LOWER}]+)?$")
 _SENTENCE_START = re.compile(r"(?:^|[.!?…]\s+|\n)$")
 _SENTENCE_BREAK = re.compile(r"[.!?…\n]")
 _TITLE_DOT = re.compile(r"\b(?:dr|mr|mrs|ms|prof)\.", re.IGNORECASE)  # "my teacher Ms. Alvarez"
@@ -96,7 +98,7 @@ def gazetteer() -> Gazetteer:
 
 _COPULAS = frozenset(
     {"is", "was", "'s", "been", "has", "had", "это", "a", "an", "the", "officially", "now",
-     "теперь", "официально", "уже"}
+     "теперь", "официально", "уже", "снова", "опять"}
 )  # fmt: skip
 # "Муж у меня Антон", "Сестра у меня Аня": the everyday Russian "my" stands after the word.
 _BETWEEN = frozenset(
@@ -104,6 +106,9 @@ _BETWEEN = frozenset(
 )
 # After a sentence-initial word these say nothing of a person ("Work is crazy", "Life has ...").
 _WEAK_AFTER = re.compile(r"^\s+(?:is|was|has|had|just|always|never|got|keeps|kept)\b", re.I)
+# Kin words Russian speakers put before an elder's name whoever they are ("тётя Люба", "дядя
+# Коля", "баба Валя"): the kin word unless another relation word stands before it.
+_KIN_TITLES = frozenset({"тётя", "тетя", "дядя", "баба", "дед"})
 # Titles stand between a relation word and a name ("my therapist Dr. Brandt").
 _TITLES = frozenset({"dr", "mr", "mrs", "ms", "prof", "доктор"})
 # A capitalised word after these is a place or a company, unless a relation word says otherwise.
@@ -147,8 +152,13 @@ _SHARED_ROOM = re.compile(r"^(?:комнат|общаг|блок|квартир)
 
 def _qualified(relation: str, tokens: list[_Token], at: int) -> str:
     """The relation word at tokens[at], read with the word before or the two after it."""
-    if relation == "friend" and at > 0:
-        return _FRIEND_FROM.get(tokens[at - 1].text.casefold(), relation)
+    before = tokens[at - 1].text.casefold() if at > 0 else ""
+    if relation == "friend":
+        return _FRIEND_FROM.get(before, relation)
+    if relation == "partner" and before == "work":
+        return "colleague"  # "my work partner Nikki"
+    if relation in ("brother", "sister") and before.startswith("двоюродн"):
+        return "cousin"  # "двоюродный брат Вовка" (the labelling guide's reading)
     if (
         relation == "neighbour"
         and at + 2 < len(tokens)
@@ -182,6 +192,11 @@ def _relation_near(
     gap = _TITLE_DOT.sub("", text[tokens[before].end : name.start]) if before >= 0 else ""
     if before >= 0 and not _SENTENCE_BREAK.search(gap):
         relation = relation_of(tokens[before].text)
+        if relation and before > 0 and tokens[before].text.casefold() in _KIN_TITLES:
+            # "соседка тётя Галя": an elder's title after the word that says who she is.
+            earlier = relation_of(tokens[before - 1].text)
+            if earlier and text[tokens[before - 1].end : tokens[before].start].isspace():
+                return earlier, tokens[before - 1].start, name.end
         if relation:
             return _qualified(relation, tokens, before), tokens[before].start, name.end
     j = index + 1
@@ -331,7 +346,8 @@ _WE_BROKE_UP = re.compile(
 )
 # The couple said with the name: "me and Jake are done", "Nadia and I are through".
 _ARE_DONE = re.compile(
-    r"^\s+(?:and (?:i|me) )?(?:are|'re) (?:done|over|through)(?:\s+for good)?\s*(?:[.!?,…]|$)",
+    r"^\s+(?:(?:and (?:i|me) )?(?:are|'re) (?:done|over|through)(?:\s+for good)?"
+    r"|вс[её](?:\s+(?:насовсем|окончательно))?)\s*(?:[.!?,…]|$)",
     re.IGNORECASE,
 )
 _TO_ME = re.compile(r"\b(?:me|мной|меня)\b", re.IGNORECASE)
@@ -346,6 +362,7 @@ _COUPLE_BEFORE = re.compile(r"(?:\bмы\s+с|\bme\s+and)\s+$", re.IGNORECASE)
 _COUPLE_AFTER = re.compile(r"^\s+and\s+(?:i|me)\b", re.IGNORECASE)
 
 
+_A_WOMAN = re.compile(r"\b(?:girl|woman|lady)\b", re.IGNORECASE)
 _HE = re.compile(r"\b(?:he|him|his|he's|он|его|ему)\b", re.IGNORECASE)
 _SHE = re.compile(r"\b(?:she|her|hers|she's|она|её|ее|ей)\b", re.IGNORECASE)
 
@@ -356,8 +373,8 @@ def _dating(text: str, mention: PersonMention, cues: LanguageCues) -> str:
     the pronouns of the message ("Ana and I are dating, she ..."); partner when none says."""
     gender = None
     said = _DATING_BEFORE.search(text[: mention.start])
-    if said and said.group(0).casefold().startswith("the "):
-        gender = "masc" if said.group("he") else "femn"
+    if said and (said.group("he") or said.group("him") or _A_WOMAN.search(said.group(0))):
+        gender = "masc" if said.group("he") or said.group("him") else "femn"
     elif cues.language == "ru":
         morph = _russian_tools()[2]
         names = [p for p in morph.parse(mention.name) if "Name" in p.tag]
@@ -380,7 +397,8 @@ def _done_with(text: str, mention: PersonMention) -> bool:
 # seeing, Theo" ("I'm seeing Tom tomorrow" is a meeting: "seeing" only after "the guy").
 _DATING_BEFORE = re.compile(
     r"(?:\bвстречаюсь\s+с|\b(?:i'?m|i am|started|been|am)\s+dating"
-    r"|\bthe (?:(?P<he>guy|boy|man)|girl|woman|lady) (?:i'?m|i am|i've been) (?:seeing|dating),?)"
+    r"|\bthe (?:(?P<he>guy|boy|man)|girl|woman|lady) (?:i'?m|i am|i've been) (?:seeing|dating),?"
+    r"|\b(?:seeing|dating) (?:this|a) (?:(?P<him>guy|boy|man)|girl|woman|lady))"
     r"\s+$",
     re.IGNORECASE,
 )
@@ -595,7 +613,15 @@ def _first_name(word: str, morph: Any) -> str | None:
     parses = [p for p in morph.parse(word) if "Name" in p.tag or "Surn" in p.tag]
     if not parses:
         return None
-    best = max(parses, key=lambda p: p.score)
+    # The text reaches here with ё written as е: "Алена" is Алёна as written, not Ален's
+    # genitive (the dictionary's likelier reading), when a name with ё spells it so.
+    as_written = [
+        p
+        for p in parses
+        if "ё" in str(p.normal_form)
+        and str(p.normal_form).replace("ё", "е") == word.casefold().replace("ё", "е")
+    ]
+    best = max(as_written or parses, key=lambda p: p.score)
     return str(best.normal_form).capitalize()
 
 
