@@ -1066,3 +1066,63 @@ def test_relapses_occasions_and_named_homes(
     language: str, older: str, newer: str, expected: bool
 ) -> None:
     assert _contradicts(language, older, newer) is expected
+
+
+@pytest.mark.parametrize(
+    ("language", "older", "newer", "expected"),
+    [
+        # Issue 34, phrasings of the four writers p25-p28. Energy drinks are a habit of their
+        # own, not alcohol ...
+        ("en", "I've quit energy drinks.", "two Monsters last night. I folded", True),
+        ("en", "I've quit energy drinks.", "two Monsters in the film last night", False),
+        ("en", "I don't drink alcohol.", "I've been drinking energy drinks all week", False),
+        ("ru", "Я не пью энергетики с января.", "сорвалась, выпила два энергетика", True),
+        # ... a single cig, an opened bottle, getting drunk are lapses ...
+        ("en", "I've quit smoking.", "had a cig yesterday. well two.", True),
+        ("en", "I've quit smoking.", "had a chat yesterday. well two.", False),
+        ("en", "I'm doing Dry January, no alcohol.", "so i opened the pinot tonight", True),
+        ("en", "I'm doing Dry January, no alcohol.", "so i opened the post tonight", False),
+        ("ru", "Не пью алкоголь с марта.", "вчера на юбилее напилась", True),
+        ("ru", "Не пью алкоголь с марта.", "вчера на юбилее наелась", False),
+        # ... a plan moved in the base form, knocked on the head, a set moved in Russian ...
+        (
+            "en",
+            "My NREMT exam is on June 10 at 8am in Oak Brook.",
+            "had to move the NREMT to June 17",
+            True,
+        ),
+        ("en", "My NREMT exam is on June 10 in Oak Brook.", "had to move to Oak Park", False),
+        (
+            "en",
+            "Martin and I are going to the Lake District on 18 July.",
+            "we've knocked the Lakes on the head",
+            True,
+        ),
+        (
+            "ru",
+            "20 июня мы играем на фестивале Томский Звук.",
+            "наш сет на Томском Звуке переставили на 21-е",
+            True,
+        ),
+        (
+            "ru",
+            "20 июня мы играем на фестивале Томский Звук.",
+            "на Томском Звуке переставили сцену",
+            False,
+        ),
+        # ... a last shift opening the message, the first weekend somewhere after a move.
+        ("en", "I work nights at Northgate.", "last shift at Northgate ever. 3 years.", True),
+        ("en", "I work nights at Northgate.", "Tom's last shift at Northgate was sad", False),
+        (
+            "en",
+            "I live with my grandma in Pilsen.",
+            "we moved yesterday!! first weekend in Little Village",
+            True,
+        ),
+        ("en", "I live with my grandma in Pilsen.", "first weekend in Little Village!!", False),
+    ],
+)
+def test_the_four_later_writers_changes(
+    language: str, older: str, newer: str, expected: bool
+) -> None:
+    assert _contradicts(language, older, newer) is expected

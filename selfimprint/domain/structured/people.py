@@ -404,9 +404,18 @@ _DATING_BEFORE = re.compile(
 )
 
 
+# "завтра встречаюсь с Машей в кафе" is a meeting: a time before it or a place after it.
+_A_MEETING = re.compile(
+    r"(?:завтра|сегодня|вечером|утром|потом)\s+встречаюсь\s+с\s+$"
+    r"|^\s+(?:в|во|на|у|после|завтра|сегодня|вечером|утром|днем|днём)\b",
+    re.IGNORECASE,
+)
+
+
 def _together_with(text: str, mention: PersonMention) -> bool:
-    if _DATING_BEFORE.search(text[: mention.start]):
-        return True
+    before, after = text[: mention.start], text[mention.end :]
+    if _DATING_BEFORE.search(before):
+        return not (_A_MEETING.search(before) or _A_MEETING.match(after))
     rest = _rest_of_sentence(text, mention)
     couple = bool(_COUPLE_BEFORE.search(text[: mention.start]) or _COUPLE_AFTER.match(rest))
     return couple and bool(_TOGETHER.search(rest)) and len(rest.split()) <= 6
