@@ -1032,6 +1032,26 @@ def test_later_writers_changes(language: str, older: str, newer: str, expected: 
             "концерт перенесли, трубы прорвало",
             False,
         ),
+        # ... but not one told as over (LoCoMo: "the tournament got pushed back" after "I was
+        # in the final last Saturday, and I won") ...
+        (
+            "en",
+            "I was in the final of a big tournament last Saturday, and I won!",
+            "My game tournament got pushed back, so I tried out some cooking.",
+            False,
+        ),
+        (
+            "en",
+            "I was in the final of a big tournament last Saturday, and I won!",
+            "Tough tournament, didn't make it to the finals.",
+            False,
+        ),
+        (
+            "ru",
+            "Вчера был отчётный концерт ансамбля 20 марта, я пела соло.",
+            "концерт перенесли на 3 апреля",
+            False,
+        ),
         # ... an occasion with its day and no other claim is a plan a negation ends ...
         (
             "en",

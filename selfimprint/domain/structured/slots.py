@@ -317,6 +317,23 @@ def _alike(new: frozenset[str], old: frozenset[str]) -> frozenset[str]:
     )
 
 
+_RU_PAST_ENDING = re.compile(r"(?:л|ла|ли|ло|лся|лась|лись|лось)$")
+
+
+def _ahead(memory: str, cues: LanguageCues) -> bool:
+    """Whether a memory tells of something still ahead, not over: "I was in the final last
+    Saturday, and I won" names a day no later message can move or call off."""
+    clean = normalise(memory)
+    if cues.future.search(clean):
+        return True
+    # Russian past tense is read by its ending, which nouns share ("соло", "ансамбля" does
+    # not, "стол" does): a word so ended counts only when it is a verb.
+    return not any(
+        cues.language != "ru" or not _RU_PAST_ENDING.search(m.group(0)) or is_verb(m.group(0))
+        for m in cues.past.finditer(clean)
+    )
+
+
 def changes(text: str, older: str, cues: LanguageCues, min_shared: float) -> bool:
     """A state said to have changed about the older memory's subject: "I don't run anymore"
     after "I run every morning", "cancelled the Japan trip" after "flying to Japan in April".
@@ -331,10 +348,10 @@ def changes(text: str, older: str, cues: LanguageCues, min_shared: float) -> boo
     old = read(older)
     old_negations = _negations(normalise(older), cues)
     scoped_before = bool(cues.scope.search(normalise(older)))
-    # A memory that names its day is one occasion ("the concert is on March 20, I sing solo"):
-    # a strong change that names it by one content word moves or ends it, however long the
-    # memory ("концерт перенесли на 3 апреля").
-    old_days = day_names(older)
+    # A memory that names its day, told of what is still ahead, is one occasion ("the concert
+    # is on March 20, I sing solo"): a strong change that names it by one content word moves or
+    # ends it, however long the memory ("концерт перенесли на 3 апреля").
+    old_days = day_names(older) if _ahead(older, cues) else frozenset()
     for clause in _CLAUSES.split(clean):
         said = cues.change_strong.search(clause)
         strong = bool(said)
@@ -452,7 +469,12 @@ def contradicted(
         stems = read(content).stems
         plans = [c for c in theirs if c.slot is Slot.PLAN and c.holds and c.value]
         days = day_names(content)
-        if not plans and days and not any(c.slot is not Slot.PLAN for c in theirs):
+        if (
+            not plans
+            and days
+            and _ahead(content, cues)
+            and not any(c.slot is not Slot.PLAN for c in theirs)
+        ):
             # A memory that names its day and claims nothing else is an occasion, a plan in
             # all but words ("I'm entering my leeks in the allotment show on August 29").
             plans = [Claim(Slot.PLAN, True, stems - days, False)]
