@@ -1130,6 +1130,19 @@ def test_relapses_occasions_and_named_homes(
             "на Томском Звуке переставили сцену",
             False,
         ),
+        # ... a change said with no object is of what the clause before names ...
+        (
+            "ru",
+            "17 декабря иду на встречу выпускников, 30 лет выпуска.",
+            "встреча выпускников через неделю, а я не иду, передумала.",
+            True,
+        ),
+        (
+            "ru",
+            "17 декабря иду на встречу выпускников, 30 лет выпуска.",
+            "погода через неделю ужасная, а я передумала",
+            False,
+        ),
         # ... a last shift opening the message, the first weekend somewhere after a move.
         ("en", "I work nights at Northgate.", "last shift at Northgate ever. 3 years.", True),
         ("en", "I work nights at Northgate.", "Tom's last shift at Northgate was sad", False),

@@ -352,7 +352,8 @@ def changes(text: str, older: str, cues: LanguageCues, min_shared: float) -> boo
     # is on March 20, I sing solo"): a strong change that names it by one content word moves or
     # ends it, however long the memory ("концерт перенесли на 3 апреля").
     old_days = day_names(older) if _ahead(older, cues) else frozenset()
-    for clause in _CLAUSES.split(clean):
+    clauses = _CLAUSES.split(clean)
+    for index, clause in enumerate(clauses):
         said = cues.change_strong.search(clause)
         strong = bool(said)
         said = said or cues.change_weak.search(clause)
@@ -365,6 +366,10 @@ def changes(text: str, older: str, cues: LanguageCues, min_shared: float) -> boo
         # A light word ("go") is a shared subject only beside a strong marker: "not going
         # anymore" ends "going to the concert"; "here they go again" changes nothing.
         new = read(clause)
+        if strong and index and not (new.stems - read(said.group(0)).stems - cues.light):
+            # The change said with no object ("встреча выпускников через неделю, а я не иду,
+            # передумала"): it is of what the clause before names.
+            new = read(f"{clauses[index - 1]} {clause}")
         if strong:
             # Beside a strong marker a word form the stemmer splits still names the subject:
             # "переезд переносим" after "мы переезжаем", "скриниг перенесли" (a typo) after
