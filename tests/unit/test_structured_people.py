@@ -334,3 +334,29 @@ def test_relations_by_group_place_and_new_words(
     text: str, language: str, expected: dict[str, str | None]
 ) -> None:
     assert _people(text, language) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "expected"),
+    [
+        # The relation vocabulary covers everyday, regional and family words ...
+        ("Greg my oga at work never says no to corporate", "en", {"Greg": "boss"}),
+        ("Emeka my padi from church is an accountant", "en", {"Emeka": "friend"}),
+        ("Macca's my offsider this swing", "en", {"Macca": "colleague"}),
+        ("my fiancée Abby starts at the bank on Monday", "en", {"Abby": "partner"}),
+        ("my stepdaughter Lily turns nine", "en", {"Lily": "daughter"}),
+        ("батя мой Серёга опять на рыбалке", "ru", {"Серёга": "father"}),
+        ("бригадир Саня орёт с утра", "ru", {"Саня": "manager"}),
+        ("научрук Ирина Павловна вернула главу", "ru", {"Ирина Павловна": "teacher"}),
+        # ... without a multi-word entry lending its last word a second meaning ("my buddy" is
+        # a friend), a title reading as a relation (a "Dr" may be anyone's), or "cuz" (because).
+        ("4 beers at my buddy Omar's bbq", "en", {"Omar": "friend"}),
+        ("Dr Mehta put me on a low salt diet", "en", {"Mehta": None}),
+        ("lunch got moved cuz marisol has to work", "en", {"Marisol": None}),
+        # A contraction typed without its apostrophe is no name.
+        ("Shes my supervisor now", "en", {}),
+        ("Hes a foreman now at Miami Valley Electric", "en", {}),
+    ],
+)
+def test_the_relation_vocabulary(text: str, language: str, expected: dict[str, str | None]) -> None:
+    assert _people(text, language) == expected
