@@ -1159,3 +1159,100 @@ def test_the_four_later_writers_changes(
     language: str, older: str, newer: str, expected: bool
 ) -> None:
     assert _contradicts(language, older, newer) is expected
+
+
+@pytest.mark.parametrize(
+    ("language", "older", "newer", "expected"),
+    [
+        # A job taken up ends being out of work, whatever the employer; a job only told of
+        # does not.
+        (
+            "en",
+            "I got laid off from Northbeam and I'm looking for work.",
+            "so i work at Crestmark now, new boss seems great",
+            True,
+        ),
+        (
+            "en",
+            "I'm unemployed and job hunting since Brightloop laid me off.",
+            "first day at Quillbyte done, the team is so nice",
+            True,
+        ),
+        (
+            "en",
+            "I'm unemployed and job hunting since Brightloop laid me off.",
+            "I worked at Quillbyte for two years before Brightloop",
+            False,
+        ),
+        (
+            "ru",
+            "Я на пенсии и нигде не работаю.",
+            "Я теперь работаю бухгалтером в ТСЖ на полставки.",
+            True,
+        ),
+        ("ru", "Я на пенсии и нигде не работаю.", "Я работала бухгалтером тридцать лет.", False),
+        # Staying at someone's place is a home that moving out of their place ends.
+        ("ru", "Живу пока у Серёги на диване.", "съехал от Серёги, снял комнату", True),
+        ("en", "I'm staying at Tom's for now.", "moved out of Tom's place last week", True),
+        ("en", "I'm staying at Tom's for now.", "Tom's moving to Leeds next month", False),
+        # A day or a month shared names no subject; a person shared names an occasion only.
+        (
+            "en",
+            "I'm flying to Lagos on June 12 to surprise my mother.",
+            "I resigned from MedPoint today. Last day is June 19",
+            False,
+        ),
+        (
+            "en",
+            "I'm flying to Lagos on June 12 to surprise my mother.",
+            "the Lagos trip is cancelled, mama has covid",
+            True,
+        ),
+        (
+            "ru",
+            "Я временно живу у друга Кости.",
+            "шерегеш отменяется, Костя сломал руку на работе",
+            False,
+        ),
+        (
+            "ru",
+            "В субботу ко мне приезжает сын Андрей.",
+            "андрей перенёс приезд на 31 октября, у него аврал",
+            True,
+        ),
+        # "now" shared is no subject; a bare number is no day.
+        (
+            "en",
+            "I'm single and not looking to date right now.",
+            "I'm running tamale day because abuela's hands shake too much now",
+            False,
+        ),
+        (
+            "en",
+            "I'm a staff nurse on Ward 9 at Ashgrove.",
+            "we're official now, he asked me outside Ashgrove like a 12 year old",
+            False,
+        ),
+        # Snow dumped on a pass, a user who folded, a half of a team cut: no ends of theirs.
+        (
+            "en",
+            "I'm in a relationship with Marcus.",
+            "leavenworth is off, the pass is getting dumped on",
+            False,
+        ),
+        ("en", "I'm in a relationship with Marcus.", "Marcus dumped me last night", True),
+        ("en", "I work nights at Northgate.", "two Monsters on shift and I folded", False),
+        ("en", "I work nights at Northgate.", "Northgate folded, 200 of us out", True),
+        (
+            "ru",
+            "Я работаю тимлидом в Сибтехе.",
+            "Никита пишет что в Сибтехе сократили половину команды",
+            False,
+        ),
+        ("ru", "Я работаю тимлидом в Сибтехе.", "всё, сократили. ищу работу", True),
+    ],
+)
+def test_changes_that_hold_beside_other_memories(
+    language: str, older: str, newer: str, expected: bool
+) -> None:
+    assert _contradicts(language, older, newer) is expected

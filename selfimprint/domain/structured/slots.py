@@ -24,6 +24,7 @@ from selfimprint.domain.structured.cues import HabitCues, LanguageCues, normalis
 from selfimprint.domain.structured.cues import cues as language_cues
 from selfimprint.domain.structured.dates import day_names
 from selfimprint.domain.structured.morphology import is_first_name, is_place_name, is_verb
+from selfimprint.domain.structured.people import find_people
 from selfimprint.domain.structured.slots_model import Slot
 from selfimprint.domain.terms import FUNCTION_WORDS, NEGATIONS, read, stem
 
@@ -285,6 +286,10 @@ def contradicts(
         # at Initech"): only the same value.
         if new.slot is Slot.RELATIONSHIP and not old.value:
             return True
+        if new.slot is Slot.JOB and new.change and not old.value:
+            # A job taken up after "I'm unemployed", "нигде не работаю", "retired": whatever
+            # the employer, the user is out of work no longer.
+            return True
         return shared and new.change
     return False
 
@@ -352,6 +357,10 @@ def changes(text: str, older: str, cues: LanguageCues, min_shared: float) -> boo
     # is on March 20, I sing solo"): a strong change that names it by one content word moves or
     # ends it, however long the memory ("концерт перенесли на 3 апреля").
     old_days = day_names(older) if _ahead(older, cues) else frozenset()
+    # Words that name no subject of their own: a day or a month ("resigned today, last day is
+    # June 19" moves no trip on June 12), and the people the older memory names unless it is
+    # an occasion ("Костя сломал руку, шерегеш отменяется" leaves "живу у друга Кости").
+    people = _people_stems(older, cues.language)
     clauses = _CLAUSES.split(clean)
     for index, clause in enumerate(clauses):
         said = cues.change_strong.search(clause)
@@ -370,27 +379,47 @@ def changes(text: str, older: str, cues: LanguageCues, min_shared: float) -> boo
             # The change said with no object ("встреча выпускников через неделю, а я не иду,
             # передумала"): it is of what the clause before names.
             new = read(f"{clauses[index - 1]} {clause}")
+        when = day_names(clause) | day_names(older)
         if strong:
             # Beside a strong marker a word form the stemmer splits still names the subject:
             # "переезд переносим" after "мы переезжаем", "скриниг перенесли" (a typo) after
             # "скрининг 20 февраля".
-            alike = _alike(new.stems, old.stems)
+            alike = _alike(new.stems, old.stems) - when
             shared = len(alike)
             occasion = bool(old_days and alike - old_days - cues.light)
         else:
-            shared = len(new.stems & old.stems - cues.light)
+            # The weak marker itself is no shared subject ("now" in "right now").
+            alike = new.stems & old.stems - cues.light - when - read(said.group(0)).stems
+            shared = len(alike)
             occasion = False
         if not old.stems or (shared < max(1.0, min_shared * len(old.stems)) and not occasion):
             continue
+        if not old_days and not alike - people - cues.light:
+            continue  # a person alone names an occasion only ("Andrey's visit on Saturday")
         if strong or (_negations(clause, cues) % 2) != (old_negations % 2):
             return True
         # "the dentist is now on Friday" after "a dentist appointment on Thursday": the same
         # thing on another day.
-        days, days_before = day_names(clause), day_names(older)
+        # A bare number is no day here ("a 12 year old" after "Ward 9").
+        days = frozenset(d for d in day_names(clause) if not d.isdigit())
+        days_before = frozenset(d for d in day_names(older) if not d.isdigit())
         moved = days and days_before and not days & days_before and (new.stems & old.stems) - days
         if moved and not cues.another.search(clause):
             return True
     return False
+
+
+@lru_cache(maxsize=4096)
+def _people_stems(text: str, language: str) -> frozenset[str]:
+    """Stems of the words by which `text` names people, as written there and in their base
+    form ("с Вадимом": "вадим" and "вад")."""
+    names = [
+        p.casefold() for m in find_people(text, language_cues(language)) for p in m.name.split()
+    ]
+    stems = {stem(n) for n in names}
+    for word in read(text).stems:
+        stems |= {word for n in names if word[:4] == n[:4]}
+    return frozenset(stems)
 
 
 # A negated plan restates it: at most this many content words the older memory lacks ("not

@@ -1,0 +1,96 @@
+"""How often the contradiction rules fire on memories a message has nothing to do with (issue 34).
+
+    .venv/bin/python scripts/eval_contradiction_distractors.py [--split train|dev] [--writers a,b]
+
+`scripts/eval_extraction.py` scores contradictions only against each message's labelled `recent`
+memories, which are nearly always on the message's topic: a rule that contradicts whatever it is
+shown scores well there. In production a message is compared with a batch of the user's recent
+memories. Here each persona message is read (`structured.slots.contradicted`, as the extractor
+calls it) against its labelled memories plus up to 8 memories of the same writer's other
+messages, drawn with a fixed seed; none of those is labelled contradicted by this message (a few
+may truly be: the figure is an upper bound on false contradictions). Prints precision and recall
+on the labelled pairs and how many distractors were contradicted; writes nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from extraction_data import Labelled, load_personas  # noqa: E402
+
+from selfimprint.domain.ingestion.extraction import RecentMemory  # noqa: E402
+from selfimprint.domain.language import detect_language  # noqa: E402
+from selfimprint.domain.structured.cues import cues  # noqa: E402
+from selfimprint.domain.structured.slots import contradicted  # noqa: E402
+
+DISTRACTORS = 8
+SEED = 34
+
+
+def _distractors(rows: list[Labelled]) -> dict[str, list[RecentMemory]]:
+    """Per message id, memories of the same writer's other messages."""
+    by_writer: dict[str, list[tuple[str, RecentMemory]]] = defaultdict(list)
+    for row in rows:
+        by_writer[row.persona].extend((row.id, m) for m in row.recent)
+    rng = random.Random(SEED)
+    picked: dict[str, list[RecentMemory]] = {}
+    for row in rows:
+        own = {m.id for m in row.recent} | {m.content for m in row.recent}
+        pool = [
+            m
+            for source, m in by_writer[row.persona]
+            if source != row.id and m.id not in own and m.content not in own
+        ]
+        picked[row.id] = rng.sample(pool, min(DISTRACTORS, len(pool)))
+    return picked
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--split", default="dev", choices=("train", "dev"))
+    parser.add_argument("--writers", default="", help="only these personas (comma-separated)")
+    parser.add_argument("--show", action="store_true", help="print each distractor contradicted")
+    args = parser.parse_args(argv)
+    writers = {w for w in args.writers.split(",") if w}
+    rows = [
+        r
+        for r in load_personas()
+        if r.split == args.split and (not writers or r.persona in writers)
+    ]
+    distractors = _distractors(rows)
+    tp = fp = fn = far = far_hit = 0
+    for row in rows:
+        extra = distractors[row.id]
+        if not row.recent:
+            continue  # a message with no older memories is compared with none in production
+        older = [(m.id, m.content) for m in (*row.recent, *extra)]
+        said = set(contradicted(row.text, older, cues(detect_language(row.text))))
+        labelled = {m.id for m in row.recent}
+        tp += len(said & row.contradicts)
+        fp += len((said & labelled) - row.contradicts)
+        fn += len(row.contradicts - said)
+        far += len(extra)
+        hits = [m for m in extra if m.id in said]
+        far_hit += len(hits)
+        if args.show:
+            for memory in hits:
+                shown = f"{row.id}: {row.text}\n  contradicts distractor: {memory.content}\n"
+                print(shown)  # noqa: T201 - a script's report
+    precision = tp / max(1, tp + fp)
+    recall = tp / max(1, tp + fn)
+    print(  # noqa: T201 - a script's report
+        f"messages {len(rows)}; labelled pairs: precision {precision:.3f}, recall {recall:.3f} "
+        f"({tp} of {tp + fn}); distractors contradicted: {far_hit} of {far} "
+        f"({far_hit / max(1, far):.3f})"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
