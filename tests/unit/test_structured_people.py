@@ -353,6 +353,11 @@ def test_relations_by_group_place_and_new_words(
         ("4 beers at my buddy Omar's bbq", "en", {"Omar": "friend"}),
         ("Dr Mehta put me on a low salt diet", "en", {"Mehta": None}),
         ("lunch got moved cuz marisol has to work", "en", {"Marisol": None}),
+        # Someone from a department is a colleague; from a country, nobody in particular.
+        ("Bronwyn from reception made a cake", "en", {"Bronwyn": "colleague"}),
+        ("Tom from accounting quit", "en", {"Tom": "colleague"}),
+        ("Raj from Italy is visiting", "en", {"Raj": None}),
+        ("Вика из тестирования нашла баг", "ru", {"Вика": "colleague"}),
         # A contraction typed without its apostrophe is no name.
         ("Shes my supervisor now", "en", {}),
         ("Hes a foreman now at Miami Valley Electric", "en", {}),

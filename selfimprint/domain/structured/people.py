@@ -236,6 +236,13 @@ _GROUP_AFTER = (
             r"|from (?:(?:my|our) (?:[\w-]+ ){0,2}|the (?:[\w-]+ ){1,2})"
             r"(?:team|crew|shift|department|dept|pod|squad)"
             r"|who (?:used to )?(?:works?|worked) with me"
+            # A department, as the labelling guide reads "someone from accounting".
+            r"|from (?:the )?(?:hr|accounting|accounts|finance|payroll|marketing|sales|legal|qa"
+            r"|reception|front desk|support|customer service|dispatch|admin|ops|operations"
+            r"|procurement|compliance|engineering|design|logistics)"
+            r"|из (?:hr|эйчар\w*|бухгалтерии|отдела кадров|кадров|маркетинга|продаж|тестирования"
+            r"|поддержки|саппорта|юротдела|айти|логистики|закупок|ресепшена|регистратуры"
+            r"|администрации|дизайна|аналитики|разработки|бэкенда|фронтенда)"
             r"|с работы|с моей работы|из (?:(?:соседнего|нашего|моего|другого) )?отдела"
             r"|из (?:моей|нашей) (?:команды|смены|бригады)"
             r"|(?:который|которая) работа\w+ со мной)\b",
