@@ -6,7 +6,7 @@
 memories, which are nearly always on the message's topic: a rule that contradicts whatever it is
 shown scores well there. In production a message is compared with a batch of the user's recent
 memories. Here each persona message is read (`structured.slots.contradicted`, as the extractor
-calls it) against its labelled memories plus up to 8 memories of the same writer's other
+calls it) against its labelled memories plus up to 8 memories of the same writer's earlier
 messages, drawn with a fixed seed; none of those is labelled contradicted by this message (a few
 may truly be: the figure is an upper bound on false contradictions). Prints precision and recall
 on the labelled pairs and how many distractors were contradicted; writes nothing.
@@ -18,6 +18,7 @@ import argparse
 import random
 import sys
 from collections import defaultdict
+from datetime import datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -34,18 +35,19 @@ SEED = 34
 
 
 def _distractors(rows: list[Labelled]) -> dict[str, list[RecentMemory]]:
-    """Per message id, memories of the same writer's other messages."""
-    by_writer: dict[str, list[tuple[str, RecentMemory]]] = defaultdict(list)
+    """Per message id, memories of the same writer's earlier messages (what the user had
+    told before it)."""
+    by_writer: dict[str, list[tuple[datetime, RecentMemory]]] = defaultdict(list)
     for row in rows:
-        by_writer[row.persona].extend((row.id, m) for m in row.recent)
+        by_writer[row.persona].extend((row.sent_at, m) for m in row.recent)
     rng = random.Random(SEED)
     picked: dict[str, list[RecentMemory]] = {}
     for row in rows:
         own = {m.id for m in row.recent} | {m.content for m in row.recent}
         pool = [
             m
-            for source, m in by_writer[row.persona]
-            if source != row.id and m.id not in own and m.content not in own
+            for sent_at, m in by_writer[row.persona]
+            if sent_at < row.sent_at and m.id not in own and m.content not in own
         ]
         picked[row.id] = rng.sample(pool, min(DISTRACTORS, len(pool)))
     return picked

@@ -1256,3 +1256,76 @@ def test_changes_that_hold_beside_other_memories(
     language: str, older: str, newer: str, expected: bool
 ) -> None:
     assert _contradicts(language, older, newer) is expected
+
+
+@pytest.mark.parametrize(
+    ("language", "older", "newer", "expected"),
+    [
+        # A time word is no shared subject.
+        (
+            "en",
+            "I play netball on Monday nights.",
+            "jake bailed on me last night, his mate needed help",
+            False,
+        ),
+        # The marker's own verb is none either ...
+        (
+            "ru",
+            "Экзамен по истории искусств перенесли на 15 января.",
+            "поездку к маме перенесла на 5 июля",
+            False,
+        ),
+        (
+            "ru",
+            "Экзамен по истории искусств перенесли на 15 января.",
+            "экзамен по истории опять перенесли, теперь на 22-е",
+            True,
+        ),
+        # ... nor a light word when the clause names its own object.
+        (
+            "en",
+            "I'm going to Leavenworth with Tasha on March 28.",
+            "not going to chicago tmrw anymore",
+            False,
+        ),
+        (
+            "en",
+            "I'm going to Leavenworth with Tasha on March 28.",
+            "not going anymore, the pass is closed",
+            True,
+        ),
+        # A reason is a clause of its own.
+        (
+            "en",
+            "I work as a line cook at Salt & Ember.",
+            "moms birthday lunch got moved to the 27th cuz marisol has to work",
+            False,
+        ),
+        # A person shared names an occasion only as the one who changed it.
+        (
+            "en",
+            "I'm taking Ellie camping at Lane Poole on September 26.",
+            "moving Ellie's party to the 24th, half her class is away",
+            False,
+        ),
+        # A simile is no divorce; a part of the job is no job.
+        (
+            "en",
+            "I'm back together with Jake.",
+            "eating coco pops in bed like a divorced dad",
+            False,
+        ),
+        ("en", "I'm back together with Jake.", "Jake and I are divorcing", True),
+        ("en", "I work at Crestmark.", "no more on-call at Crestmark, linda took us off", False),
+        (
+            "ru",
+            "Я работаю engineering manager в Balkan Labs.",
+            "в Balkan Labs я больше не на дежурствах",
+            False,
+        ),
+    ],
+)
+def test_what_names_no_shared_subject(
+    language: str, older: str, newer: str, expected: bool
+) -> None:
+    assert _contradicts(language, older, newer) is expected

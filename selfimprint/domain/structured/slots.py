@@ -307,6 +307,13 @@ def _of_another(
     return bool(who) and not who & older
 
 
+# A reason is a clause of its own to `changes`: "moved to the 27th cuz marisol has to work" says
+# nothing of the user's work.
+_REASON = re.compile(
+    r"\s(?:because|'?cause|cuz|cos|coz|bc|потому что|так как|из-за того,? что|из-за)\s",
+    re.IGNORECASE,
+)
+
 # Two stems share this long a beginning: one word in two forms the stemmer splits ("переезд",
 # "переезжа"; "подписан", "подписыва") or with a typo at its end ("скриниг", "скрининг").
 _ALIKE_PREFIX = 6
@@ -361,7 +368,7 @@ def changes(text: str, older: str, cues: LanguageCues, min_shared: float) -> boo
     # June 19" moves no trip on June 12), and the people the older memory names unless it is
     # an occasion ("Костя сломал руку, шерегеш отменяется" leaves "живу у друга Кости").
     people = _people_stems(older, cues.language)
-    clauses = _CLAUSES.split(clean)
+    clauses = [part for clause in _CLAUSES.split(clean) for part in _REASON.split(clause)]
     for index, clause in enumerate(clauses):
         said = cues.change_strong.search(clause)
         strong = bool(said)
@@ -384,7 +391,15 @@ def changes(text: str, older: str, cues: LanguageCues, min_shared: float) -> boo
             # Beside a strong marker a word form the stemmer splits still names the subject:
             # "переезд переносим" after "мы переезжаем", "скриниг перенесли" (a typo) after
             # "скрининг 20 февраля".
-            alike = _alike(new.stems, old.stems) - when
+            # The marker's own verb is no subject either: "перенесли" in "экзамен перенесли на
+            # 15 января" does not make a moved trip that exam; and a light word counts only when
+            # the clause names nothing else ("not going anymore"; "not going to chicago" leaves
+            # a trip to Leavenworth).
+            verb = read(said.group(0).split()[0]).stems
+            alike = _alike(new.stems, old.stems) - when - verb
+            own = new.stems - verb - when - cues.light - read(said.group(0)).stems
+            if own and not alike - cues.light:
+                continue
             shared = len(alike)
             occasion = bool(old_days and alike - old_days - cues.light)
         else:
@@ -394,8 +409,15 @@ def changes(text: str, older: str, cues: LanguageCues, min_shared: float) -> boo
             occasion = False
         if not old.stems or (shared < max(1.0, min_shared * len(old.stems)) and not occasion):
             continue
-        if not old_days and not alike - people - cues.light:
-            continue  # a person alone names an occasion only ("Andrey's visit on Saturday")
+        if (
+            alike & people
+            and not alike - people - cues.light
+            and not (old_days and read(clause[: said.start()]).stems & people)
+        ):
+            # A person alone names an occasion only, and only as the one who changed it
+            # ("андрей перенёс приезд" after "в субботу приезжает Андрей"; "moving Ellie's
+            # party" leaves "taking Ellie camping on September 26").
+            continue
         if strong or (_negations(clause, cues) % 2) != (old_negations % 2):
             return True
         # "the dentist is now on Friday" after "a dentist appointment on Thursday": the same
