@@ -365,3 +365,27 @@ def test_relations_by_group_place_and_new_words(
 )
 def test_the_relation_vocabulary(text: str, language: str, expected: dict[str, str | None]) -> None:
     assert _people(text, language) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # A dictionary name opening the message is one with no verb after it; a word that is
+        # more often an everyday word is not.
+        ("Даша в субботу не приедет, перенесла на 18-е", {"Даша": None}),
+        ("Вера в лучшее помогает", {}),
+        # A man called by his patronymic alone is named by it; after a first name it is part
+        # of the name.
+        ("надо до пятницы сдать шефу Михалычу график", {"Михалыч": "boss"}),
+        ("Петрович, сосед по площадке, полку помог повесить", {"Петрович": "neighbour"}),
+        ("ненавижу август. ПАЛЫЧ уже всех задолбал", {"Палыч": None}),
+        ("Андрей Палыч мужик старой закалки", {"Андрей Палыч": None}),
+        # A preposition picks the case; a name opening a sentence is typed in its dictionary
+        # form, one inside it may be another name's oblique case.
+        ("самара отменяется из-за амира, у него температура", {"Амир": None}),
+        ("Камила однокурсница моя по медколледжу", {"Камила": "classmate"}),
+        ("встретил в метро одноклассника Вадима", {"Вадим": "classmate"}),
+    ],
+)
+def test_russian_names_by_case_and_patronymic(text: str, expected: dict[str, str | None]) -> None:
+    assert _people(text, "ru") == expected

@@ -624,11 +624,40 @@ def _russian_tools() -> tuple[Any, Any, Any, Any]:
     return Segmenter(), NewsNERTagger(NewsEmbedding()), MorphVocab(), Doc
 
 
-def _first_name(word: str, morph: Any) -> str | None:
-    """The dictionary form of a first name, or None when the word is not one."""
+# The cases a preposition governs: the name after it is read in one of them ("из-за амира" is
+# Амир's genitive, not Амира; "с бахой", "к Косте").
+_GOVERNS = {
+    **dict.fromkeys(
+        ("у", "для", "без", "от", "до", "из", "из-за", "около", "возле", "после", "кроме"),
+        frozenset({"gent"}),
+    ),
+    **dict.fromkeys(("к", "ко", "по"), frozenset({"datv"})),
+    **dict.fromkeys(("с", "со", "над", "перед", "между"), frozenset({"ablt"})),
+    **dict.fromkeys(("про", "через"), frozenset({"accs"})),
+    **dict.fromkeys(("о", "об", "при"), frozenset({"loct"})),
+}  # fmt: skip
+
+
+def _governed(parses: list[Any], before: str) -> list[Any]:
+    """The readings in a case the preposition before the word governs; all of them when none
+    is, or no preposition stands there."""
+    cases = _GOVERNS.get(before.casefold().replace("ё", "е"))
+    kept = [p for p in parses if cases and p.tag.case in cases]
+    return kept or parses
+
+
+def _first_name(word: str, morph: Any, before: str = "", initial: bool = False) -> str | None:
+    """The dictionary form of a first name, or None when the word is not one; `before` is the
+    word before it (a preposition picks the case); `initial`: the word opens a sentence, where
+    a name is most often its subject, typed in its dictionary form ("Камила однокурсница моя",
+    not Камил's genitive; "одноклассника Вадима" is Вадим's)."""
     parses = [p for p in morph.parse(word) if "Name" in p.tag or "Surn" in p.tag]
     if not parses:
         return None
+    parses = _governed(parses, before)
+    typed = [p for p in parses if str(p.normal_form) == word.casefold()]
+    if typed and initial:
+        return word.capitalize()  # typed in its dictionary form ("Камила", not Камил's genitive)
     # The text reaches here with ё written as е: "Алена" is Алёна as written, not Ален's
     # genitive (the dictionary's likelier reading), when a name with ё spells it so.
     as_written = [
@@ -670,15 +699,29 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
         if lowercase or shouted:
             # A shouted word is read as a lowercase one: "НА ПОСТОЯНКУ" is emphasis, not a
             # surname; "КАМИЛА" is Камила.
-            name = owner or _lowercase_first_name(word.casefold(), morph)
+            before = tokens[i - 1].text if i else ""
+            name = (
+                owner
+                or _lowercase_first_name(word.casefold(), morph, before)
+                or _standalone_patronymic(tokens, i, word, morph)
+            )
             if name is None:
                 continue
         elif not _CAPITALISED.match(word) or word in cues.not_names or relation_of(word):
             continue  # "Доченька Соня": the relation word opening the sentence is not a name
-        elif i and _patronymic(tokens[i - 1].text, morph) is None and _patronymic(word, morph):
-            continue  # joined to the name before it
+        elif (not i or _patronymic(tokens[i - 1].text, morph) is None) and _patronymic(word, morph):
+            # Joined to the name before it, or a man called by his patronymic alone
+            # ("шефу нашему Михалычу", "Палыч"), a name of its own.
+            name = _standalone_patronymic(tokens, i, word, morph)
+            if name is None:
+                continue
         else:
-            name = owner or _first_name(word, morph)
+            name = owner or _first_name(
+                word,
+                morph,
+                tokens[i - 1].text if i else "",
+                bool(_SENTENCE_START.search(text[: token.start])),
+            )
         in_ner = any(start <= token.start < stop for start, stop in tagged)
         if not (name or in_ner) and _unknown_with_relation(text, tokens, i, morph, relation_of):
             name = word  # "Драган, мой руководитель": a name no dictionary holds, said to be one
@@ -698,7 +741,14 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
             following = tokens[i + 1].text if i + 1 < len(tokens) else ""
             verb = any("VERB" in p.tag for p in morph.parse(following)[:1])
             grouped = _group_relation(text[token.end :])  # "Ира с работы — дизайнер"
-            if not verb and relation is None and relation_of(following) is None and not grouped:
+            clear = _lowercase_first_name(word.casefold(), morph) is not None
+            if (
+                not verb
+                and not clear
+                and relation is None
+                and relation_of(following) is None
+                and not grouped
+            ):
                 continue
         full = name or word
         after = i + 1
@@ -723,7 +773,7 @@ _RU_NOT_NAMES = frozenset(
 )
 
 
-def _lowercase_first_name(word: str, morph: Any) -> str | None:
+def _lowercase_first_name(word: str, morph: Any, before: str = "") -> str | None:
     """A first name typed in lowercase ("с олей", "даник", "камила"; "мишка" no: a teddy bear
     first), or None. The dictionary's readings of the word as a name must weigh at least half
     of all its readings (a name's case forms often share their ending with a noun's: "иру" is
@@ -738,7 +788,7 @@ def _lowercase_first_name(word: str, morph: Any) -> str | None:
     if sum(float(p.score) for p in names) < _RU_NAME_SHARE:
         return None
     declined = [p for p in names if "Fixd" not in p.tag] or names  # "кристине": Кристина's
-    singular = [p for p in declined if "plur" not in p.tag]
+    singular = _governed([p for p in declined if "plur" not in p.tag], before)
     if not singular:
         # Read only as a plural ("даник": "Даника"'s genitive plural, the same as the animate
         # accusative): the dictionary lacks the name typed in its nominative; a plural in
@@ -750,7 +800,12 @@ def _lowercase_first_name(word: str, morph: Any) -> str | None:
         weights[form] = weights.get(form, 0.0) + float(parse.score)
     # Typed in its dictionary form: that is the name. Else the heaviest reading; of equal ones a
     # feminine "-а/-я" name ("алину": Алина, not Алин).
-    name = word if word in weights else max(weights, key=lambda f: (weights[f], f[-1] in "ая"))
+    governed = before.casefold().replace("ё", "е") in _GOVERNS
+    name = (
+        word
+        if word in weights and not governed
+        else max(weights, key=lambda f: (weights[f], f[-1] in "ая"))
+    )
     if name in _RU_NOT_NAMES:
         return None
     return name.capitalize()
@@ -802,6 +857,18 @@ def _patronymic(word: str, morph: Any) -> str | None:
             nominative = parse.inflect({"Nom"})  # natasha takes UD feature names
             return str((nominative or parse).word).capitalize()
     return None
+
+
+def _standalone_patronymic(tokens: list[_Token], i: int, word: str, morph: Any) -> str | None:
+    """A patronymic that stands alone as a man's name ("Михалыч", "Петрович"): the one right
+    after a first name is that name's ("Ирина Михайловна")."""
+    patronymic = _patronymic(word.capitalize() if word.isupper() else word, morph)
+    if patronymic is None or not patronymic.endswith("ч"):
+        return None  # "Михайловна" alone is no way to call a woman
+    previous = tokens[i - 1].text if i else ""
+    if _CAPITALISED.match(previous) and _first_name(previous, morph) is not None:
+        return None
+    return patronymic
 
 
 def _unknown_with_relation(
