@@ -1329,3 +1329,134 @@ def test_what_names_no_shared_subject(
     language: str, older: str, newer: str, expected: bool
 ) -> None:
     assert _contradicts(language, older, newer) is expected
+
+
+@pytest.mark.parametrize(
+    ("language", "older", "newer", "expected"),
+    [
+        # Habits people often give up: takeaways, chewing tobacco, eating at night.
+        (
+            "en",
+            "I've given up buying takeaways.",
+            "broke the takeaway ban last night, chipper on the way home",
+            True,
+        ),
+        (
+            "en",
+            "I've given up buying takeaways.",
+            "havent had a takeaway since easter, saving every cent",
+            False,
+        ),
+        (
+            "en",
+            "I quit dipping Copenhagen on New Year's Day.",
+            "bought a can of Cope and had a dip",
+            True,
+        ),
+        (
+            "en",
+            "I quit dipping Copenhagen on New Year's Day.",
+            "had a dip in the lake, freezing",
+            False,
+        ),
+        (
+            "ru",
+            "Я не ем после восьми вечера.",
+            "вчера ночью после суток съела полкастрюли плова",
+            True,
+        ),
+        (
+            "ru",
+            "Я не ем после восьми вечера.",
+            "вчера после суток съела полкастрюли плова в обед",
+            False,
+        ),
+        # A move naming both days, a plan scrapped, a Russian plan that "moves" to a month.
+        (
+            "en",
+            "I'm flying home to Dublin on Friday November 20.",
+            "moved my flight home from the 20th to the 27th, client dinner",
+            True,
+        ),
+        (
+            "en",
+            "I'm taking the grandkids to Silver Dollar City in late July.",
+            "scrapping the Silver Dollar City trip, Lily needs her tonsils out",
+            True,
+        ),
+        (
+            "ru",
+            "В августе едем всей семьёй в Анапу.",
+            "Анапа переезжает на сентябрь, отпуск не дали",
+            True,
+        ),
+        # A proper name the memory gives is its subject beside a strong marker, however long.
+        (
+            "en",
+            "Donna and I are taking the grandkids to Branson over spring break.",
+            "the kids got softball every Saturday now so we called off Branson",
+            True,
+        ),
+        (
+            "en",
+            "Donna and I are taking the grandkids to Branson over spring break.",
+            "we called off the yard sale, rain all weekend",
+            False,
+        ),
+        # A change with no object is of what its sentence names before it.
+        (
+            "ru",
+            "12 августа иду к стоматологу удалять зуб.",
+            "стоматолог позвонил, 12-го не может, перенёс на 19 августа",
+            True,
+        ),
+        # A first or last day at a job, going out with someone.
+        (
+            "en",
+            "I work dispatch at Red Dirt Freight.",
+            "First day as lead dispatcher at Cimarron Logistics today",
+            True,
+        ),
+        (
+            "en",
+            "I'm a junior solicitor at Dunleavy Hart in Dublin.",
+            "last day at Dunleavy Hart today. handed back the laptop",
+            True,
+        ),
+        (
+            "en",
+            "I'm a junior solicitor at Dunleavy Hart in Dublin.",
+            "last day at the beach today, back to Dunleavy Hart on monday",
+            False,
+        ),
+        (
+            "en",
+            "I'm single since breaking up with Cian.",
+            "ok its official, me and Tom are going out.",
+            True,
+        ),
+        (
+            "en",
+            "I'm single since breaking up with Cian.",
+            "me and Tom are going out tonight for pints",
+            False,
+        ),
+        # A day is no plan's subject; a name after a preposition is no changer.
+        (
+            "en",
+            "Cian is coming up to Dublin on Saturday the 14th.",
+            "not going to Galway on saturday anymore, work",
+            False,
+        ),
+        (
+            "ru",
+            "В субботу 11 апреля едем с Наташей к её родителям.",
+            "переезд к Наташе сдвигаем на 7 ноября, у неё аврал",
+            False,
+        ),
+    ],
+)
+def test_habits_moves_and_days_read_from_later_writers(
+    language: str, older: str, newer: str, expected: bool
+) -> None:
+    assert _contradicts(language, older, newer) is expected

@@ -368,8 +368,13 @@ def changes(text: str, older: str, cues: LanguageCues, min_shared: float) -> boo
     # June 19" moves no trip on June 12), and the people the older memory names unless it is
     # an occasion ("Костя сломал руку, шерегеш отменяется" leaves "живу у друга Кости").
     people = _people_stems(older, cues.language)
-    clauses = [part for clause in _CLAUSES.split(clean) for part in _REASON.split(clause)]
-    for index, clause in enumerate(clauses):
+    # Each clause with the clauses before it in its sentence.
+    clauses: list[tuple[str, str]] = []
+    for sentence in _SENTENCE_END.split(clean):
+        parts = [p for c in _CLAUSES.split(sentence) for p in _REASON.split(c)]
+        clauses += [(part, " ".join(parts[:i])) for i, part in enumerate(parts)]
+    proper = _proper_stems(older) - people
+    for clause, before in clauses:
         said = cues.change_strong.search(clause)
         strong = bool(said)
         said = said or cues.change_weak.search(clause)
@@ -382,10 +387,15 @@ def changes(text: str, older: str, cues: LanguageCues, min_shared: float) -> boo
         # A light word ("go") is a shared subject only beside a strong marker: "not going
         # anymore" ends "going to the concert"; "here they go again" changes nothing.
         new = read(clause)
-        if strong and index and not (new.stems - read(said.group(0)).stems - cues.light):
+        if (
+            strong
+            and before
+            and not (new.stems - read(said.group(0)).stems - cues.light - day_names(clause))
+        ):
             # The change said with no object ("встреча выпускников через неделю, а я не иду,
-            # передумала"): it is of what the clause before names.
-            new = read(f"{clauses[index - 1]} {clause}")
+            # передумала"; "стоматолог позвонил, 12-го не может, перенёс на 19 августа"): it
+            # is of what its sentence names before it.
+            new = read(f"{before} {clause}")
         when = day_names(clause) | day_names(older)
         if strong:
             # Beside a strong marker a word form the stemmer splits still names the subject:
@@ -407,12 +417,18 @@ def changes(text: str, older: str, cues: LanguageCues, min_shared: float) -> boo
             alike = new.stems & old.stems - cues.light - when - read(said.group(0)).stems
             shared = len(alike)
             occasion = False
-        if not old.stems or (shared < max(1.0, min_shared * len(old.stems)) and not occasion):
+        # A proper name the older memory gives (not a person's) is its subject beside a strong
+        # marker, however long the memory ("called off Branson" after "taking the grandkids
+        # to Branson over spring break").
+        named = strong and bool(alike & proper)
+        if not old.stems or (
+            shared < max(1.0, min_shared * len(old.stems)) and not occasion and not named
+        ):
             continue
         if (
             alike & people
             and not alike - people - cues.light
-            and not (old_days and read(clause[: said.start()]).stems & people)
+            and not (old_days and _changer(clause[: said.start()]) & people)
         ):
             # A person alone names an occasion only, and only as the one who changed it
             # ("андрей перенёс приезд" after "в субботу приезжает Андрей"; "moving Ellie's
@@ -429,6 +445,34 @@ def changes(text: str, older: str, cues: LanguageCues, min_shared: float) -> boo
         if moved and not cues.another.search(clause):
             return True
     return False
+
+
+# Words after which a name is no subject: "переезд к Наташе сдвигаем" moves no visit of hers.
+_PREPOSITIONS = frozenset(
+    "к ко с со у для от до из за на в во по о об про при через with to for from at by of".split()
+)
+
+
+def _changer(text: str) -> frozenset[str]:
+    """Stems of the words before a change marker that may be its subject: not those right
+    after a preposition."""
+    words = re.findall(r"[\w'-]+", text.casefold())
+    return frozenset(
+        s
+        for i, word in enumerate(words)
+        if not (i and words[i - 1] in _PREPOSITIONS)
+        for s in read(word).stems
+    )
+
+
+_PROPER = re.compile(r"(?<![.!?…]\s)(?<!^)\b[A-ZА-ЯЁ][\w'&-]{2,}")
+
+
+@lru_cache(maxsize=4096)
+def _proper_stems(text: str) -> frozenset[str]:
+    """Stems of the capitalised words inside `text`'s sentences (not opening one): the names
+    of places, firms and events a memory gives ("Branson", "Анапу", "Dunleavy")."""
+    return frozenset(s for m in _PROPER.finditer(text.strip()) for s in read(m.group(0)).stems)
 
 
 @lru_cache(maxsize=4096)
@@ -487,7 +531,10 @@ def _plan_negated(text: str, older: str, plans: list[Claim], cues: LanguageCues)
             continue
         # A discourse marker adds no detail ("not doing the masters after all").
         stems = read(cues.plan_filler.sub(" ", clause)).stems
-        if not any(stems & plan.value - cues.light for plan in plans):
+        # A day is no plan's subject ("not going to Galway on saturday" leaves "Cian is coming
+        # on Saturday the 14th").
+        days = day_names(clause)
+        if not any(stems & plan.value - cues.light - days for plan in plans):
             continue
         if len(stems - known) > _PLAN_NEW_WORDS:
             continue
