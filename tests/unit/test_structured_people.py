@@ -389,3 +389,24 @@ def test_the_relation_vocabulary(text: str, language: str, expected: dict[str, s
 )
 def test_russian_names_by_case_and_patronymic(text: str, expected: dict[str, str | None]) -> None:
     assert _people(text, "ru") == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "expected"),
+    [
+        # A former spouse is an ex; a cousin said after the kin word; "the wife" is the user's.
+        ("more than I missed my first wife Sherry when she left", "en", {"Sherry": "ex"}),
+        ("my wife Donna does the taxes", "en", {"Donna": "wife"}),
+        ("Лена, сестра двоюродная из Череповца, звонила", "ru", {"Лена": "cousin"}),
+        ("Лена, сестра моя, звонила", "ru", {"Лена": "sister"}),
+        ("The wife is the brains here, Donna does the taxes", "en", {"Donna": "wife"}),
+        ("Tom saw the wife of his boss", "en", {"Tom": None}),
+        ("Priya from litigation organised the leaving do", "en", {"Priya": "colleague"}),
+        # A first name is one person: no plural reading of another name ("Колян", not Коляна).
+        ("Колян без меня поедет, гад", "ru", {"Колян": None}),
+    ],
+)
+def test_former_spouses_cousins_and_colloquial_names(
+    text: str, language: str, expected: dict[str, str | None]
+) -> None:
+    assert _people(text, language) == expected

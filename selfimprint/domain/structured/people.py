@@ -102,7 +102,24 @@ _COPULAS = frozenset(
 )  # fmt: skip
 # "Муж у меня Антон", "Сестра у меня Аня": the everyday Russian "my" stands after the word.
 _BETWEEN = frozenset(
-    {"called", "named", "мой", "моя", "моего", "моей", "наш", "наша", "нашего", "у", "меня"}
+    {
+        "called",
+        "named",
+        "мой",
+        "моя",
+        "моего",
+        "моей",
+        "моему",
+        "моим",
+        "наш",
+        "наша",
+        "нашего",
+        "нашей",
+        "нашему",
+        "нашим",
+        "у",
+        "меня",
+    }
 )
 # After a sentence-initial word these say nothing of a person ("Work is crazy", "Life has ...").
 _WEAK_AFTER = re.compile(r"^\s+(?:is|was|has|had|just|always|never|got|keeps|kept)\b", re.I)
@@ -150,6 +167,12 @@ _FRIEND_FROM = {
 _SHARED_ROOM = re.compile(r"^(?:комнат|общаг|блок|квартир)", re.IGNORECASE)
 
 
+_SPOUSES = frozenset({"wife", "husband", "girlfriend", "boyfriend", "partner"})
+_FORMER = frozenset(
+    {"first", "former", "previous", "old", "первая", "первый", "прежняя", "прежний"}
+)
+
+
 def _qualified(relation: str, tokens: list[_Token], at: int) -> str:
     """The relation word at tokens[at], read with the word before or the two after it."""
     before = tokens[at - 1].text.casefold() if at > 0 else ""
@@ -157,8 +180,13 @@ def _qualified(relation: str, tokens: list[_Token], at: int) -> str:
         return _FRIEND_FROM.get(before, relation)
     if relation == "partner" and before == "work":
         return "colleague"  # "my work partner Nikki"
-    if relation in ("brother", "sister") and before.startswith("двоюродн"):
-        return "cousin"  # "двоюродный брат Вовка" (the labelling guide's reading)
+    after = tokens[at + 1].text.casefold() if at + 1 < len(tokens) else ""
+    if relation in ("brother", "sister") and (
+        before.startswith("двоюродн") or after.startswith("двоюродн")
+    ):
+        return "cousin"  # "двоюродный брат Вовка", "Лена, сестра двоюродная" (the guide's reading)
+    if relation in _SPOUSES and before in _FORMER:
+        return "ex"  # "my first wife Sherry", "первая жена", "former husband"
     if (
         relation == "neighbour"
         and at + 2 < len(tokens)
@@ -239,7 +267,7 @@ _GROUP_AFTER = (
             # A department, as the labelling guide reads "someone from accounting".
             r"|from (?:the )?(?:hr|accounting|accounts|finance|payroll|marketing|sales|legal|qa"
             r"|reception|front desk|support|customer service|dispatch|admin|ops|operations"
-            r"|procurement|compliance|engineering|design|logistics)"
+            r"|procurement|compliance|engineering|design|logistics|litigation|conveyancing|audit)"
             r"|из (?:hr|эйчар\w*|бухгалтерии|отдела кадров|кадров|маркетинга|продаж|тестирования"
             r"|поддержки|саппорта|юротдела|айти|логистики|закупок|ресепшена|регистратуры"
             r"|администрации|дизайна|аналитики|разработки|бэкенда|фронтенда)"
@@ -436,6 +464,8 @@ def _together_with(text: str, mention: PersonMention) -> bool:
 _EN_SAID = (
     r"\b(?:(?:he|she|they)\s*(?:'s|’s|s|is|was|are|were|'re)\s+)?(?:my|our)\s+"
     r"(?:\w+\s+){{0,2}}?({rel})\b"
+    # "the wife", "the missus": a spouse named by the article ("The wife is the brains").
+    r"|\bthe\s+(wife|missus|husband|hubby)\b(?!\s+of\b)"
 )
 _RU_SAID = (
     r"\b(?:он|она)\s+(?:мой|моя|наш|наша)\s+(?:\w+\s+)?(\w+)"
@@ -651,7 +681,11 @@ def _first_name(word: str, morph: Any, before: str = "", initial: bool = False) 
     word before it (a preposition picks the case); `initial`: the word opens a sentence, where
     a name is most often its subject, typed in its dictionary form ("Камила однокурсница моя",
     not Камил's genitive; "одноклассника Вадима" is Вадим's)."""
-    parses = [p for p in morph.parse(word) if "Name" in p.tag or "Surn" in p.tag]
+    # A person named by a first name is one: a plural reading is another word's ("Колян" is
+    # no genitive plural of "Коляна").
+    parses = [
+        p for p in morph.parse(word) if ("Name" in p.tag or "Surn" in p.tag) and "plur" not in p.tag
+    ]
     if not parses:
         return None
     parses = _governed(parses, before)
@@ -762,6 +796,7 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
         if relation is None and owner is None:
             # "Катя сеструха младшая", "Гена начальник гаража", "Оля, жена моя", "Рустам с работы"
             said = relation_of(tokens[after].text) if after < len(tokens) else None
+            said = _qualified(said, tokens, after) if said else None
             relation = said or _group_relation(text[end:])
         found.append(PersonMention(full, None if owner else relation, start, end))
     return found
