@@ -1460,3 +1460,55 @@ def test_habits_moves_and_days_read_from_later_writers(
     language: str, older: str, newer: str, expected: bool
 ) -> None:
     assert _contradicts(language, older, newer) is expected
+
+
+@pytest.mark.parametrize(
+    ("language", "older", "newer", "expected"),
+    [
+        # Beer in every case; "done with"; "off" only as a state, not "a dip off Bobby".
+        (
+            "ru",
+            "Пью пиво почти каждый вечер после работы.",
+            "Всё, завязываю с ежедневным пивом.",
+            True,
+        ),
+        (
+            "en",
+            "I dip Copenhagen, about a can a day.",
+            "I'm done with dip, threw my last can out",
+            True,
+        ),
+        (
+            "en",
+            "I've been off dip since early March.",
+            "bummed a dip off Bobby from work. first one in 5 weeks",
+            True,
+        ),
+        ("en", "I've been off dip since early March.", "5 weeks off dip now, feeling good", False),
+        # A job word no more; a first night in a home; one's own flat and where.
+        (
+            "en",
+            "I'm a truck driver for Red Dirt.",
+            "aint a driver no more, dispatch desk now",
+            True,
+        ),
+        ("en", "I'm a truck driver for Red Dirt.", "my brother aint a driver no more", False),
+        (
+            "en",
+            "Donna and I rent a brick house in Tulsa.",
+            "first night sleeping in our own house in Broken Arrow tonight",
+            True,
+        ),
+        ("en", "I live in Leeds.", "first night in Lisbon!! the hotel is gorgeous", False),
+        (
+            "ru",
+            "Живу с мамой в её двушке на Чернышевского.",
+            "переехал!! теперь у меня своя однушка в Бывалово",
+            True,
+        ),
+    ],
+)
+def test_states_said_in_everyday_words(
+    language: str, older: str, newer: str, expected: bool
+) -> None:
+    assert _contradicts(language, older, newer) is expected

@@ -300,11 +300,25 @@ def _of_another(
     """Whether a change is said of another person whom the older memory does not name: "Tom
     quit Initech" leaves "I work at Initech"; "Anna called off the party" ends "going to Anna's
     party"; "she cancelled" may be anyone's, so it counts."""
-    subject = _subject(clause, said, cues)
+    subject = _subject(clause, said, cues) or _opening_subject(clause[: said.start()], cues)
     if subject is None or subject.group("pronoun"):
         return False
     who = read(subject.group(0)).stems
     return bool(who) and not who & older
+
+
+def _opening_subject(before: str, cues: LanguageCues) -> re.Match[str] | None:
+    """Another person opening the clause of a change said at its end ("my brother aint a
+    driver no more"), when the user is not in it."""
+    if cues.first_person.search(before):
+        return None
+    words = before.split()
+    for n in (1, 2, 3):
+        subject = cues.someone_else.search(" ".join(words[:n]))
+        if subject is not None and len(words) > n:
+            name = subject.group("name")
+            return subject if name is None or _is_name(name, cues) else None
+    return None
 
 
 # A reason is a clause of its own to `changes`: "moved to the 27th cuz marisol has to work" says
