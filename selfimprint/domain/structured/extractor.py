@@ -2,7 +2,8 @@
 
 For each user message (a long one in runs of whole sentences, as verbatim extraction cuts it):
 - its type (fact, event, emotional note, person, open loop, or nothing: small talk) and valence
-  from a classifier head on the message's embedding (`head`), moved by the cues of
+  from a reader (`head`: a classifier head on the message's embedding, or the fine-tuned
+  reader of its tokens, `selfimprint.adapters.type_reader`), moved by the cues of
   `data/cues.toml` (an open-loop phrasing, a feeling, a date, an occasion);
 - the days it names, resolved against `sent_at` (`dates`);
 - the people it names, and a person memory for each one whose relation to the user it says
@@ -43,7 +44,7 @@ from selfimprint.domain.models import EdgeType, NodeType, Valence
 from selfimprint.domain.reply_context import asks_a_question
 from selfimprint.domain.structured.cues import LanguageCues, cues, normalise
 from selfimprint.domain.structured.dates import resolve_dates
-from selfimprint.domain.structured.head import NONE, ExtractionHead
+from selfimprint.domain.structured.head import NONE, KnownReadings, TypeReader
 from selfimprint.domain.structured.people import PersonMention, find_people, organisations
 from selfimprint.domain.structured.slots import contradicted
 from selfimprint.domain.structured.topics import topic_runs
@@ -72,6 +73,12 @@ class StructuredConfig(BaseModel):
 
     # Same cap as every memory (IngestionConfig.max_content_chars): longer messages are split.
     max_chars: int = Field(300, ge=20)
+    # Where the fine-tuned reader of the tokens runs (issue 34, adapters.type_reader), the
+    # share of the linear head on the sentence vector in the probabilities the two are
+    # averaged to. Chosen on train writers held out of the reader's training (p29-p32, type
+    # accuracy through the cues: 0 0.814, 0.25 0.811, 0.5 0.823, 1 0.730): two readers that
+    # err differently disagree most where a message is borderline (docs/decisions.md).
+    head_share: float = Field(0.5, ge=0.0, le=1.0)
     # Added to the head's probability of a type whose cue the message holds. Issue 34: on the
     # train personas the head alone reads types better (0.882 against 0.852 with 0.35), but it
     # then reads the demo's "The Globex interview went badly, I froze ..." as a feeling (0.46
@@ -184,15 +191,12 @@ def _after(text: str, language_cues: LanguageCues) -> str | None:
     return _tidy(what) or None
 
 
-def texts_to_embed(
-    messages: Sequence[Message],
-    recent: Sequence[RecentMemory],
-    config: StructuredConfig = DEFAULT_STRUCTURED,
+def texts_to_read(
+    messages: Sequence[Message], config: StructuredConfig = DEFAULT_STRUCTURED
 ) -> list[str]:
-    """What `structured_extraction` needs passage vectors of: every piece, the parts of causal
-    pieces, and, when there is a cause or an "after" to link, the recent memories."""
+    """What `structured_extraction` reads a type of: every piece, the runs after a topic shift,
+    the effect and cause of a causal piece, and what an "after" follows."""
     texts: list[str] = []
-    links = False
     for piece in _pieces(messages, config):
         texts.append(piece.text)
         texts.extend(topic_runs(piece.text, piece.cues.topic_shift)[1:])
@@ -202,7 +206,21 @@ def texts_to_embed(
         after = _after(piece.text, piece.cues)
         if after:
             texts.append(after)
-        links = links or bool(causal or after)
+    return list(dict.fromkeys(texts))
+
+
+def texts_to_embed(
+    messages: Sequence[Message],
+    recent: Sequence[RecentMemory],
+    config: StructuredConfig = DEFAULT_STRUCTURED,
+) -> list[str]:
+    """What `structured_extraction` needs passage vectors of: what it reads (`texts_to_read`),
+    and, when there is a cause or an "after" to link, the recent memories."""
+    texts = texts_to_read(messages, config)
+    links = any(
+        _causal(piece.text, piece.cues) or _after(piece.text, piece.cues)
+        for piece in _pieces(messages, config)
+    )
     if links:
         # Only a cause or an "after" is matched against older memories by embedding; embedding
         # them for every batch would triple its cost (bench_api).
@@ -240,7 +258,7 @@ def read_type(
     text: str,
     vector: Sequence[float] | None,
     language_cues: LanguageCues,
-    head: ExtractionHead | None,
+    head: TypeReader | None,
     *,
     dated: bool,
     config: StructuredConfig = DEFAULT_STRUCTURED,
@@ -253,9 +271,10 @@ def read_type(
     clean = normalise(text)
     scores = dict.fromkeys((*_TYPES, NONE), 0.0)
     valence_p: dict[str, float] = {}
-    if head is not None and vector is not None:
-        scores.update(head.types.probabilities(vector))
-        valence_p = head.valence.probabilities(vector)
+    reading = head.reading(text, vector) if head is not None else None
+    if reading is not None:
+        scores.update(reading.types)
+        valence_p = reading.valence
     bonus = config.cue_bonus
     if language_cues.open_loop.search(clean):
         scores[CandidateType.OPEN_LOOP.value] += bonus
@@ -311,7 +330,7 @@ def structured_extraction(
     messages: Sequence[Message],
     recent: Sequence[RecentMemory],
     vectors: Mapping[str, Sequence[float]],
-    head: ExtractionHead | None,
+    head: TypeReader | None,
     *,
     similarity_floor: float,
     config: StructuredConfig = DEFAULT_STRUCTURED,
@@ -320,6 +339,9 @@ def structured_extraction(
     """The batch's candidates and edges; `vectors` holds passage vectors of `texts_to_embed`;
     `replies`: message id -> the text it replied to (`ExtractionBatch.replies`)."""
     replies = replies or {}
+    if head is not None:
+        # Every text the batch reads, read at once: a reader of tokens batches its forward pass.
+        head = KnownReadings(head.readings(texts_to_read(messages, config), vectors), head)
     candidates: list[ExtractedMemory] = []
     edges: list[ExtractedEdge] = []
     near: list[NearReading] = []

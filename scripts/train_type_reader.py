@@ -1,0 +1,266 @@
+"""Train the fine-tuned type reader (issue 34) and write selfimprint/adapters/data/type_reader.npz.
+
+    pip install -e '.[train]'   # jax on CPU; training only, never needed to serve
+    .venv/bin/python scripts/train_type_reader.py [--epochs 3] [--hold p25-lindiwe,...]
+
+multilingual-e5-small's top `--tuned` layers get low-rank adapters (`--rank`) and trainable norms
+and biases; two softmax heads read the mean-pooled, unit-length vector (type with "none", and
+valence). The loss is class-balanced cross-entropy on the type plus `--valence-weight` times
+the valence's. Adam, a 10 % warm-up then a linear decay, fixed seeds: on one machine the same
+data gives the same bytes.
+
+Data: the train split of messages.jsonl, every train persona and the supplement/ writers. The
+eval split and the dev and test personas are never read. `--hold` leaves train personas out
+and reports their type accuracy after each epoch without writing anything: the way the number
+of epochs was chosen (docs/decisions.md, "A reader that reads the words").
+
+The layers below the tuned ones are frozen, so their output is computed once, in numpy, with
+the arithmetic the server runs (`selfimprint.adapters.e5_encoder`); the tuned layers run the
+same `encoder_layer` in jax.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from extraction_data import PERSONAS, Labelled, load, load_personas  # noqa: E402
+from train_extraction_head import SUPPLEMENT, TYPES, VALENCES  # noqa: E402
+
+from selfimprint.adapters.e5_encoder import (  # noqa: E402
+    MATRICES,
+    VECTORS,
+    E5Weights,
+    encoder_layer,
+    run_layers,
+    shipped_weights,
+)
+from selfimprint.adapters.type_reader import (  # noqa: E402
+    POOL_SCALE,
+    ReaderMeta,
+    save_reader,
+    shipped_reader_path,
+)
+
+# Tokens a training text is cut to (the corpus's longest message is ~110; serving reads 512).
+MAX_TOKENS = 160
+
+
+def training_rows(hold: frozenset[str]) -> list[Labelled]:
+    rows = [r for r in load() if r.split == "train"]
+    rows += [r for r in load_personas() if r.split == "train" and r.persona not in hold]
+    for path in sorted(SUPPLEMENT.glob("*.jsonl")):
+        rows += load(path, split="train")
+    return rows
+
+
+def frozen_states(
+    weights: E5Weights, rows: list[Labelled], first: int
+) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+    """Each text's token states below the tuned layers, padded: [texts, tokens, hidden], and
+    the mask of real tokens."""
+    states = []
+    for row in rows:
+        ids = weights.token_ids(row.text)[:MAX_TOKENS]
+        states.append(run_layers(weights, weights.embed_tokens(ids), range(first)))
+    longest = max(len(s) for s in states)
+    x = np.zeros((len(states), longest, weights.hidden), dtype=np.float32)
+    mask = np.zeros((len(states), longest), dtype=np.float32)
+    for i, s in enumerate(states):
+        x[i, : len(s)] = s
+        mask[i, : len(s)] = 1.0
+    return x, mask
+
+
+def labels(rows: list[Labelled]) -> tuple[NDArray[np.int32], NDArray[np.int32]]:
+    types = np.asarray([TYPES.index(r.type) for r in rows], dtype=np.int32)
+    valence = np.asarray([VALENCES.index(r.valence or "none") for r in rows], dtype=np.int32)
+    return types, valence
+
+
+def balanced(y: NDArray[np.int32], classes: int) -> NDArray[np.float32]:
+    counts = np.maximum(np.bincount(y, minlength=classes), 1)
+    return np.asarray(len(y) / (classes * counts), dtype=np.float32)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tuned", type=int, default=4, help="top layers given adapters")
+    parser.add_argument("--rank", type=int, default=8)
+    parser.add_argument("--epochs", type=int, default=3)
+    parser.add_argument("--batch", type=int, default=16)
+    parser.add_argument("--adapter-rate", type=float, default=1e-3)
+    parser.add_argument("--norm-rate", type=float, default=3e-5, help="norms and biases")
+    parser.add_argument("--head-rate", type=float, default=1e-2)
+    parser.add_argument("--valence-weight", type=float, default=0.3)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--hold", default="", help="train personas to hold out and score")
+    parser.add_argument(
+        "--out", type=Path, default=None, help="write here (with --hold: write at all)"
+    )
+    args = parser.parse_args(argv)
+    import jax
+    import jax.numpy as jnp
+
+    hold = frozenset(p for p in args.hold.split(",") if p)
+    known = {p.stem for p in PERSONAS.glob("*.jsonl")}
+    if hold - known:
+        parser.error(f"unknown personas: {sorted(hold - known)}")
+    weights = shipped_weights()
+    first = len(weights.layers) - args.tuned
+    started = time.perf_counter()
+    rows = training_rows(hold)
+    x, mask = frozen_states(weights, rows, first)
+    types, valence = labels(rows)
+    held_rows = [r for r in load_personas() if r.persona in hold]
+    if held_rows:
+        held_x, held_mask = frozen_states(weights, held_rows, first)
+        held_types, _ = labels(held_rows)
+    print(  # noqa: T201 - a script's report
+        f"{len(rows)} training texts, {len(held_rows)} held out; "
+        f"frozen layers 0-{first - 1} in {time.perf_counter() - started:.0f} s",
+        flush=True,
+    )
+
+    init = np.random.default_rng(args.seed + 1)
+    base = [
+        {k: jnp.asarray(weights.layers[first + i][k]) for k in MATRICES} for i in range(args.tuned)
+    ]
+    params: dict[str, Any] = {"layers": [], "types.w": jnp.zeros((len(TYPES), weights.hidden))}
+    params |= {"types.b": jnp.zeros(len(TYPES)), "valence.b": jnp.zeros(len(VALENCES))}
+    params["valence.w"] = jnp.zeros((len(VALENCES), weights.hidden))
+    for i in range(args.tuned):
+        layer = {k: jnp.asarray(weights.layers[first + i][k]) for k in VECTORS}
+        for name in MATRICES:
+            rows_out, columns = weights.layers[first + i][name].shape
+            scale = 1.0 / np.sqrt(columns)
+            a = init.normal(0.0, scale, (args.rank, columns)).astype(np.float32)
+            layer[f"{name}.A"] = jnp.asarray(a)
+            layer[f"{name}.B"] = jnp.zeros((rows_out, args.rank))
+        params["layers"].append(layer)
+
+    def gelu(v: Any) -> Any:
+        return jax.nn.gelu(v, approximate=False)
+
+    def pooled(p: dict[str, Any], xb: Any, mb: Any) -> Any:
+        for layer, fixed in zip(p["layers"], base, strict=True):
+            full = {k: v for k, v in layer.items() if not k.endswith((".A", ".B"))}
+            for name in MATRICES:
+                full[name] = fixed[name] + layer[f"{name}.B"] @ layer[f"{name}.A"]
+            xb = encoder_layer(jnp, xb, mb, full, heads=weights.heads, eps=weights.eps, gelu=gelu)
+        v = (xb * mb[..., None]).sum(1) / mb.sum(1, keepdims=True)
+        return v / jnp.linalg.norm(v, axis=-1, keepdims=True) * POOL_SCALE
+
+    type_weight = jnp.asarray(balanced(types, len(TYPES)))
+    valence_class_weight = jnp.asarray(balanced(valence, len(VALENCES)))
+
+    def loss(p: dict[str, Any], xb: Any, mb: Any, yt: Any, yv: Any) -> Any:
+        v = pooled(p, xb, mb)
+        lt = jax.nn.log_softmax(v @ p["types.w"].T + p["types.b"])
+        lv = jax.nn.log_softmax(v @ p["valence.w"].T + p["valence.b"])
+        t_loss = -(jnp.take_along_axis(lt, yt[:, None], 1)[:, 0] * type_weight[yt]).mean()
+        v_loss = -(jnp.take_along_axis(lv, yv[:, None], 1)[:, 0] * valence_class_weight[yv]).mean()
+        return t_loss + args.valence_weight * v_loss
+
+    def rate(path: Any) -> float:
+        key = str(getattr(path[-1], "key", ""))
+        if key.startswith(("types.", "valence.")):
+            return float(args.head_rate)
+        return float(args.adapter_rate if key.endswith((".A", ".B")) else args.norm_rate)
+
+    rates = jax.tree_util.tree_map_with_path(lambda path, _: rate(path), params)
+    step_fn = jax.jit(jax.value_and_grad(loss))
+    logits_fn = jax.jit(lambda p, xb, mb: pooled(p, xb, mb) @ p["types.w"].T + p["types.b"])
+    first_moment = jax.tree_util.tree_map(jnp.zeros_like, params)
+    second_moment = jax.tree_util.tree_map(jnp.zeros_like, params)
+    order_rng = np.random.default_rng(args.seed)
+    per_epoch = len(rows) // args.batch
+    total, step = args.epochs * per_epoch, 0
+
+    def adam(p: Any, m: Any, s: Any, g: Any, t: int, schedule: float) -> tuple[Any, Any, Any]:
+        m = jax.tree_util.tree_map(lambda a, b: 0.9 * a + 0.1 * b, m, g)
+        s = jax.tree_util.tree_map(lambda a, b: 0.999 * a + 0.001 * b * b, s, g)
+        fix1, fix2 = 1 - 0.9**t, 1 - 0.999**t
+        p = jax.tree_util.tree_map(
+            lambda w, a, b, r: w - r * schedule * (a / fix1) / (jnp.sqrt(b / fix2) + 1e-8),
+            p,
+            m,
+            s,
+            rates,
+        )
+        return p, m, s
+
+    def batch_of(xa: NDArray[np.float32], ma: NDArray[np.float32], idx: Any) -> tuple[Any, Any]:
+        # Padding cut to the batch's longest text, rounded up to 8 (fewer shapes to compile).
+        width = min(xa.shape[1], -(-int(ma[idx].sum(1).max()) // 8) * 8)
+        return xa[idx, :width], ma[idx, :width]
+
+    for epoch in range(args.epochs):
+        order = order_rng.permutation(len(rows))
+        running = 0.0
+        for b in range(per_epoch):
+            idx = np.sort(order[b * args.batch : (b + 1) * args.batch])
+            step += 1
+            xb, mb = batch_of(x, mask, idx)
+            value, grads = step_fn(params, xb, mb, types[idx], valence[idx])
+            running += float(value)
+            schedule = min(1.0, step / (0.1 * total)) * (total - step + 1) / total
+            params, first_moment, second_moment = adam(
+                params, first_moment, second_moment, grads, step, schedule
+            )
+        report = f"epoch {epoch + 1}: loss {running / per_epoch:.3f}"
+        if held_rows:
+            predicted = np.concatenate(
+                [
+                    np.asarray(
+                        logits_fn(
+                            params,
+                            *batch_of(held_x, held_mask, np.arange(i, min(i + 64, len(held_rows)))),
+                        )
+                    ).argmax(1)
+                    for i in range(0, len(held_rows), 64)
+                ]
+            )
+            report += f", held-out type accuracy {float((predicted == held_types).mean()):.3f}"
+        print(report, flush=True)  # noqa: T201 - a script's report
+
+    if held_rows and args.out is None:
+        return 0
+    meta = ReaderMeta(
+        base_sha256=weights.digest,
+        first_tuned=first,
+        types=TYPES,
+        valence=VALENCES,
+        training={
+            "script": "scripts/train_type_reader.py",
+            "texts": len(rows),
+            "rank": args.rank,
+            "epochs": args.epochs,
+            "batch": args.batch,
+            "adapter_rate": args.adapter_rate,
+            "norm_rate": args.norm_rate,
+            "head_rate": args.head_rate,
+            "valence_weight": args.valence_weight,
+            "seed": args.seed,
+            "held_out": sorted(hold),
+        },
+    )
+    tuned = [{k: np.asarray(v) for k, v in layer.items()} for layer in params["layers"]]
+    heads = {k: np.asarray(params[k]) for k in ("types.w", "types.b", "valence.w", "valence.b")}
+    out = args.out or shipped_reader_path()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    save_reader(out, meta, tuned, heads)
+    print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB)")  # noqa: T201
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
