@@ -257,8 +257,8 @@ def report(
     total_ms, extraction_ms, dates_ms = timing.per_message_ms(tallies["all"].n)
     lines = [
         "Command: `.venv/bin/python scripts/eval_extraction.py` (tests/data/extraction/, "
-        f"split `{split}`; the classifier head was trained on the train split and the "
-        "supplement writers only). "
+        f"split `{split}`; the type reader and the linear head it is averaged with were "
+        "trained on the train split, train personas and supplement writers only). "
         f"{tallies['all'].n} messages; {tallies['all'].candidates} memories extracted; "
         f"{total_ms:.0f} ms per message with its embedding, {extraction_ms:.1f} ms of it in "
         f"the extractor (reading dates alone: {dates_ms:.1f} ms), on this machine.",
