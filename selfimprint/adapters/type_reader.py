@@ -235,6 +235,8 @@ def type_reader_for(embedding_model: str, head_share: float) -> TypeReader | Non
     it loads, averaged with the linear head (`StructuredConfig.head_share` of it); else the
     linear head trained for that embedder (None: neither exists)."""
     head = head_for(embedding_model)
+    if head is not None and head_share == 1.0:
+        return head  # the operator's choice: the tuned reader is not loaded nor run
     tuned = _shipped_reader() if embedding_model == E5_MODEL_ID else None
     if tuned is None:
         return head

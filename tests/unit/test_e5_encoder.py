@@ -118,6 +118,7 @@ def test_the_stack_reads_with_the_fine_tuned_reader_and_others_with_their_head()
     assert isinstance(blended.second, ExtractionHead)
     assert blended.second_share == 0.5
     assert isinstance(type_reader_for(E5_MODEL_ID, 0.0), E5TypeReader)
+    assert isinstance(type_reader_for(E5_MODEL_ID, 1.0), ExtractionHead)
     head = type_reader_for("BAAI/bge-m3", 0.5)
     assert head is None or isinstance(head, ExtractionHead)
 
