@@ -1,0 +1,53 @@
+"""The fine-tuned type reader types what users say (issue 34), through the API on the default
+(structured) stack: four messages of the old eval split that the linear head alone misreads
+through the same extractor (`tests/unit/test_type_reader_extraction.py` shows both sides)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from selfimprint.adapters.neo4j import open_driver
+from selfimprint.adapters.neo4j.message_log import MessageLogs
+from selfimprint.client import SelfImprintClient
+from selfimprint.config import Settings
+from selfimprint.domain.messages import Message, Role
+from selfimprint.domain.users import UserProfile, UserScope
+from tests.e2e.helpers import wait_extracted
+from tests.unit.test_type_reader_extraction import READ_RIGHT_ONLY_BY_THE_TUNED_READER
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture
+async def client(stack_settings: Settings, tenant_key: str) -> AsyncIterator[SelfImprintClient]:
+    async with SelfImprintClient(stack_settings.api_url, tenant_key, timeout_s=120) as si:
+        yield si
+
+
+async def test_the_stored_memories_have_the_type_the_guide_gives(
+    stack_settings: Settings, client: SelfImprintClient, tenant_key: str
+) -> None:
+    user = f"reader-{uuid.uuid4().hex[:6]}"
+    scope = UserScope(tenant_key.split("_")[1], user)
+    await client.put_user(user, UserProfile())
+    sent = datetime.now(UTC) - timedelta(hours=2)
+    messages = [
+        Message(id=f"t{i}", role=Role.USER, text=text, sent_at=sent + timedelta(minutes=i))
+        for i, (text, _) in enumerate(READ_RIGHT_ONLY_BY_THE_TUNED_READER)
+    ]
+    driver = open_driver(stack_settings)
+    try:
+        await client.post_messages(user, messages)
+        await wait_extracted(MessageLogs(driver, stack_settings.neo4j_database), scope, 300)
+    finally:
+        await driver.close()
+    memories = await client.memories(user)
+    for message, (text, expected) in zip(
+        messages, READ_RIGHT_ONLY_BY_THE_TUNED_READER, strict=True
+    ):
+        whole = [m for m in memories if message.id in m["sources"] and m["content"] == text]
+        assert [m["type"] for m in whole] == [expected], (text, memories)
