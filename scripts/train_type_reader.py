@@ -7,7 +7,8 @@ multilingual-e5-small's top `--tuned` layers get low-rank adapters (`--rank`) an
 and biases; two softmax heads read the mean-pooled, unit-length vector (type with "none", and
 valence). The loss is class-balanced cross-entropy on the type plus `--valence-weight` times
 the valence's. Adam, a 10 % warm-up then a linear decay, fixed seeds: on one machine the same
-data gives the same bytes.
+data gives the same readings (weights within ~1e-4 from run to run: XLA's float32 sums are not
+always taken in one order; BENCHMARKS.md, "The fine-tuned type reader").
 
 Data: the train split of messages.jsonl, every train persona and the supplement/ writers. The
 eval split and the dev and test personas are never read. `--hold` leaves train personas out
