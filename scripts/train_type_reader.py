@@ -71,7 +71,7 @@ def frozen_states(
     states = []
     for row in rows:
         ids = weights.token_ids(row.text)[:MAX_TOKENS]
-        states.append(run_layers(weights, weights.embed_tokens(ids), range(first)))
+        states.append(run_layers(weights, weights.embed_tokens(ids), weights.layers[:first]))
     longest = max(len(s) for s in states)
     x = np.zeros((len(states), longest, weights.hidden), dtype=np.float32)
     mask = np.zeros((len(states), longest), dtype=np.float32)

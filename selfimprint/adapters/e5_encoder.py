@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import struct
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -284,18 +284,17 @@ def encoder_layer(
     return layer_norm(xp, x + linear(middle, "fo"), layer["oln.w"], layer["oln.b"], eps)
 
 
-def run_layers(weights: E5Weights, x: Array, layers: range) -> Array:
-    """One text's token states [tokens, hidden] through `layers` of the base model."""
-    batch = x[None]
-    mask = np.ones((1, x.shape[0]), dtype=np.float32)
-    for i in layers:
+def run_layers(
+    weights: E5Weights, x: Array, layers: Sequence[Mapping[str, Array]], mask: Array | None = None
+) -> Array:
+    """Token states through `layers`: one text [tokens, hidden], or a padded batch [texts,
+    tokens, hidden] with its `mask` [texts, tokens] (1 for a token, 0 for padding)."""
+    single = x.ndim == 2
+    batch = x[None] if single else x
+    if mask is None:
+        mask = np.ones(batch.shape[:2], dtype=np.float32)
+    for layer in layers:
         batch = encoder_layer(
-            np,
-            batch,
-            mask,
-            weights.layers[i],
-            heads=weights.heads,
-            eps=weights.eps,
-            gelu=numpy_gelu,
+            np, batch, mask, layer, heads=weights.heads, eps=weights.eps, gelu=numpy_gelu
         )
-    return np.asarray(batch[0], dtype=np.float32)
+    return np.asarray(batch[0] if single else batch, dtype=np.float32)

@@ -29,8 +29,7 @@ from selfimprint.adapters.e5_encoder import (
     MATRICES,
     Array,
     E5Weights,
-    encoder_layer,
-    numpy_gelu,
+    run_layers,
     shipped_weights,
 )
 from selfimprint.domain.structured.head import BlendedReader, Reading, TypeReader, head_for
@@ -128,11 +127,7 @@ class E5TypeReader:
         for i, ids in enumerate(texts):
             x[i, : len(ids)] = weights.embed_tokens(ids)
             mask[i, : len(ids)] = 1.0
-        first = self._meta.first_tuned
-        for layer in (*weights.layers[:first], *self._layers):
-            x = encoder_layer(
-                np, x, mask, layer, heads=weights.heads, eps=weights.eps, gelu=numpy_gelu
-            )
+        x = run_layers(weights, x, (*weights.layers[: self._meta.first_tuned], *self._layers), mask)
         pooled = (x * mask[..., None]).sum(axis=1) / mask.sum(axis=1, keepdims=True)
         norms = np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
         return np.asarray(pooled / norms, dtype=np.float32)

@@ -196,7 +196,13 @@ def texts_to_read(
 ) -> list[str]:
     """What `structured_extraction` reads a type of: every piece, the runs after a topic shift,
     the effect and cause of a causal piece, and what an "after" follows."""
+    return _read_texts(messages, config)[0]
+
+
+def _read_texts(messages: Sequence[Message], config: StructuredConfig) -> tuple[list[str], bool]:
+    """`texts_to_read`, and whether a piece has a cause or an "after" to link."""
     texts: list[str] = []
+    links = False
     for piece in _pieces(messages, config):
         texts.append(piece.text)
         texts.extend(topic_runs(piece.text, piece.cues.topic_shift)[1:])
@@ -206,7 +212,8 @@ def texts_to_read(
         after = _after(piece.text, piece.cues)
         if after:
             texts.append(after)
-    return list(dict.fromkeys(texts))
+        links = links or bool(causal or after)
+    return list(dict.fromkeys(texts)), links
 
 
 def texts_to_embed(
@@ -216,11 +223,7 @@ def texts_to_embed(
 ) -> list[str]:
     """What `structured_extraction` needs passage vectors of: what it reads (`texts_to_read`),
     and, when there is a cause or an "after" to link, the recent memories."""
-    texts = texts_to_read(messages, config)
-    links = any(
-        _causal(piece.text, piece.cues) or _after(piece.text, piece.cues)
-        for piece in _pieces(messages, config)
-    )
+    texts, links = _read_texts(messages, config)
     if links:
         # Only a cause or an "after" is matched against older memories by embedding; embedding
         # them for every batch would triple its cost (bench_api).

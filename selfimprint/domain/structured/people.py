@@ -100,27 +100,12 @@ _COPULAS = frozenset(
     {"is", "was", "'s", "been", "has", "had", "это", "a", "an", "the", "officially", "now",
      "теперь", "официально", "уже", "снова", "опять"}
 )  # fmt: skip
+# The Russian "my" / "our" forms both lists below read (the nominative and the oblique cases).
+_RUSSIAN_MY = frozenset(
+    {"мой", "моя", "моего", "моей", "моему", "моим", "наш", "наша", "нашего", "нашей"}
+)  # fmt: skip
 # "Муж у меня Антон", "Сестра у меня Аня": the everyday Russian "my" stands after the word.
-_BETWEEN = frozenset(
-    {
-        "called",
-        "named",
-        "мой",
-        "моя",
-        "моего",
-        "моей",
-        "моему",
-        "моим",
-        "наш",
-        "наша",
-        "нашего",
-        "нашей",
-        "нашему",
-        "нашим",
-        "у",
-        "меня",
-    }
-)
+_BETWEEN = _RUSSIAN_MY | {"called", "named", "нашему", "нашим", "у", "меня"}
 # After a sentence-initial word these say nothing of a person ("Work is crazy", "Life has ...").
 _WEAK_AFTER = re.compile(r"^\s+(?:is|was|has|had|just|always|never|got|keeps|kept)\b", re.I)
 # Kin words Russian speakers put before an elder's name whoever they are ("тётя Люба", "дядя
@@ -130,24 +115,7 @@ _KIN_TITLES = frozenset({"тётя", "тетя", "дядя", "баба", "дед
 _TITLES = frozenset({"dr", "mr", "mrs", "ms", "prof", "доктор"})
 # A capitalised word after these is a place or a company, unless a relation word says otherwise.
 _PLACE_BEFORE = re.compile(r"\b(?:to|in|from|at|near|into|via|for|в|во|из|на)\s+$", re.IGNORECASE)
-_POSSESSIVES = frozenset(
-    {
-        "my",
-        "our",
-        "мой",
-        "моя",
-        "моего",
-        "моей",
-        "моему",
-        "моим",
-        "мою",
-        "наш",
-        "наша",
-        "нашей",
-        "нашего",
-        "нашу",
-    }
-)
+_POSSESSIVES = _RUSSIAN_MY | {"my", "our", "мою", "нашу"}
 
 
 # A friend-word qualified by where the user knows them from is that group ("my work mate
