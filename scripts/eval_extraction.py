@@ -73,6 +73,8 @@ class Tally:
     people_fn: int = 0
     relation_labelled: int = 0
     relation_right: int = 0
+    relation_unlabelled: int = 0  # people labelled with no relation to the user
+    relation_invented: int = 0  # ... given one all the same
     cause_tp: int = 0
     cause_fp: int = 0
     cause_fn: int = 0
@@ -207,10 +209,13 @@ def score(
                 for m in find_people(row.text, cues(detect_language(row.text)))
             }
             for person in row.people:
+                got_relation = read_relations.get(person.name.casefold())
                 if person.relation:
                     tally.relation_labelled += 1
-                    got_relation = read_relations.get(person.name.casefold())
                     tally.relation_right += got_relation == person.relation
+                else:
+                    tally.relation_unlabelled += 1
+                    tally.relation_invented += got_relation is not None
             got_cause = any(e.type is EdgeType.CAUSED_BY for e in answer.edges)
             tally.cause_tp += got_cause and row.cause
             tally.cause_fp += got_cause and not row.cause
@@ -239,6 +244,9 @@ def headline(t: Tally) -> dict[str, float]:
         "people recall": people[1],
         "people F1": people[2],
         "relation accuracy (labelled relations)": _ratio(t.relation_right, t.relation_labelled),
+        "relations given to people labelled with none": _ratio(
+            t.relation_invented, t.relation_unlabelled
+        ),
         "cause precision": cause[0],
         "cause recall": cause[1],
         "contradiction precision": contra[0],

@@ -78,3 +78,34 @@ async def test_anya_and_a_declined_ania_are_one_person(
     # so).
     people = [m["content"] for m in memories if m["type"] == "person"]
     assert not [p for p in people if p.startswith("Моя сестра Аня") and len(p.split()) <= 3], people
+
+
+async def test_who_someone_is_said_anywhere_in_the_message(
+    stack_settings: Settings, client: SelfImprintClient, tenant_key: str
+) -> None:
+    """A relation word away from the name ("начальница ..., Ира") makes the one person named a
+    person memory; a kin word said of someone unnamed ("mum was thrilled") does not. Rule
+    removed (`people._loose_relations`), Ира has no person memory."""
+    user = f"people-{uuid.uuid4().hex[:6]}"
+    scope = UserScope(tenant_key.split("_")[1], user)
+    await client.put_user(user, UserProfile())
+    sent = datetime.now(UTC) - timedelta(hours=2)
+    texts = (
+        "начальница в Пекарне, Ира, сегодня отпустила меня пораньше",
+        "Kit came round for tea, mum was thrilled",
+    )
+    messages = [
+        Message(id=f"r{i}", role=Role.USER, text=text, sent_at=sent + timedelta(minutes=i))
+        for i, text in enumerate(texts)
+    ]
+    driver = open_driver(stack_settings)
+    try:
+        await client.post_messages(user, messages)
+        await wait_extracted(MessageLogs(driver, stack_settings.neo4j_database), scope, 300)
+    finally:
+        await driver.close()
+    memories = await client.memories(user)
+    people = {m["content"]: m["sources"] for m in memories if m["type"] == "person"}
+    # Her own person memory, apart from how the whole message was typed.
+    assert "r0" in people.get("Ира", ()), memories
+    assert not [c for c, sources in people.items() if "r1" in sources], memories

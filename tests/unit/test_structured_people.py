@@ -259,6 +259,32 @@ def test_more_everyday_relations(text: str, language: str, expected: dict[str, s
 @pytest.mark.parametrize(
     ("text", "language", "expected"),
     [
+        # A relation word without "my", anywhere in the message, for the one person named ...
+        ("начальница в Пекарне, Ира, отпустила меня пораньше", "ru", {"Ира": "boss"}),
+        ("quinn let me leave early, best boss ever", "en", {"Quinn": "boss"}),
+        ("Зоя принесла суп. подруга года", "ru", {"Зоя": "friend"}),
+        # ... not a kin word or a doctor, said of someone unnamed ...
+        ("Kit came round, mum was thrilled", "en", {"Kit": None}),
+        ("Ганна звонила, а ортопед запретил бег", "ru", {"Ганна": None}),
+        # ... nor another's relative, anyone's, or each other.
+        ("Pip came with her sister", "en", {"Pip": None}),
+        ("Лиза пришла к своей подружке", "ru", {"Лиза": None}),
+        ("Tom is hosting a client dinner", "en", {"Tom": None}),
+        ("с Викой мы друг друга понимаем", "ru", {"Вика": None}),
+        ("Фарида работает с клиентом", "ru", {"Фарида": None}),
+        ("Lorne calls everyone 'pal'", "en", {"Lorne": None}),
+        ("Назар, его отец бывший военный", "ru", {"Назар": None}),
+    ],
+)
+def test_a_relation_word_anywhere_in_the_message(
+    text: str, language: str, expected: dict[str, str | None]
+) -> None:
+    assert _people(text, language) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "expected"),
+    [
         # Issue 34: a relation the user owns anywhere in the message, for the one person named.
         ("TASHA just got sponsored lmao my climbing buddy is FAMOUS", "en", {"Tasha": "friend"}),
         ("Bec said I'd regret it. annoyingly wise, my sister", "en", {"Bec": "sister"}),

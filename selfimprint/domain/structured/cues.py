@@ -194,6 +194,11 @@ def cues(language: str) -> LanguageCues:
     return _compile(code, data[code], _relations(data["relations"][code]), data["words"][code])
 
 
+# Someone else's words the user quotes ("marcus said 'maybe we need a weekend apart'", "calls
+# everybody 'pal'"): a doubt or a relation word inside is not the user's.
+QUOTED = re.compile(r"'[^']{3,}'|\"[^\"]{3,}\"|«[^»]{3,}»|“[^”]{3,}”|‘[^’]{3,}’")
+
+
 def normalise(text: str) -> str:
     """What cues are matched on: curly apostrophes straightened, "ё" read as "е"."""
     return text.replace("’", "'").replace("‘", "'").replace("ё", "е").replace("Ё", "Е")

@@ -24,8 +24,9 @@ from importlib import resources
 from typing import Any
 
 from selfimprint.domain.language import detect_language
-from selfimprint.domain.structured.cues import LanguageCues, normalise
+from selfimprint.domain.structured.cues import QUOTED, LanguageCues, normalise
 from selfimprint.domain.structured.cues import cues as language_cues
+from selfimprint.domain.structured.morphology import is_first_name
 from selfimprint.domain.structured.name_keys import full_name_keys
 from selfimprint.domain.terms import FUNCTION_WORDS, NEGATIONS
 
@@ -510,12 +511,95 @@ def _relations_apart(
             if not any(m.start <= start < m.end for m in mentions)
         }
         relation = next(iter(free)) if len(free) == 1 else None
+        if not free:
+            loose = _loose_relations(text, mentions, cues)
+            relation = next(iter(loose)) if len(loose) == 1 else None
     if relation is None:
         return mentions
     return [
         PersonMention(m.name, relation, m.start, m.end) if m.name == lone.name else m
         for m in mentions
     ]
+
+
+_PREPOSITIONS_RU = frozenset("с со к ко у при для от о об про по за без".split())
+# Whose relative or colleague a relation word names when it is not the user's: "Tomás's sister",
+# "her brother", "его жена".
+_ANOTHERS = frozenset("his her their its 's ’s его её ее их неё нее него них".split())
+# A Russian possessive adjective of a name ("Тамарин сын", "Колькина жена", "Полининого брата").
+_NAME_POSSESSIVE = re.compile(r"^([а-яё]+)[иы]н(?:а|о|ы|ой|ого|ому|ым|ую)?$")
+# Kin words said without a name are nearly always of someone unnamed ("mum cried, gary cried"),
+# and so are a doctor's ("went to the doctor", "ортопед запретил"): these name the lone person
+# only when said beside the name (`_relation_near`).
+_SAID_OF_ANYONE = frozenset(
+    "mother father grandmother grandfather aunt uncle sister brother cousin".split()
+    + ["doctor", "therapist"]
+)
+
+
+def _adjective_before_noun(word: str, after: str, cues: LanguageCues) -> bool:
+    if cues.language != "ru" or not after:
+        return False
+    _, _, morph, _ = _russian_tools()
+    tag = morph.parse(after)[0].tag
+    return "NOUN" in tag or "ADJF" in tag
+
+
+# Before a relation word, these make it anyone's or no one's: "a client dinner", "same buddy",
+# "с клиентом чуть не подрался", "к своей подружке".
+_ANY_ONE = _PREPOSITIONS_RU | frozenset(
+    "a an same any every свой своя свою своей своего своему своим своих своими".split()
+)
+_OTHER_FORM = re.compile(r"^друг(?:а|у|ом|е)?$")
+_OF_A_THING_NEAR = re.compile(
+    r"\b(?:that|this|it|there)\s*(?:'s|’s|s\b|\s+is\b|\s+was\b)|\bэто\b", re.IGNORECASE
+)
+
+
+def _plural(word: str, cues: LanguageCues) -> bool:
+    if cues.language != "ru":
+        return False
+    _, _, morph, _ = _russian_tools()
+    return "plur" in morph.parse(word.casefold())[0].tag
+
+
+def _of_another(word: str) -> bool:
+    lowered = word.casefold()
+    if lowered in _ANOTHERS:
+        return True
+    owner = _NAME_POSSESSIVE.match(lowered)
+    return owner is not None and any(is_first_name(owner.group(1) + end) for end in "ая")
+
+
+def _loose_relations(text: str, mentions: list[PersonMention], cues: LanguageCues) -> set[str]:
+    """Relation words anywhere in the message, said of no named person and owned by no one
+    else ("начальница в Бублике, Света"; "best boss ive ever had"; "подруга года"): issue 34's
+    writers say who someone is wherever it falls in the sentence, not only beside the name."""
+    tokens = _tokens(text)
+    quoted = list(QUOTED.finditer(text))
+    found: set[str] = set()
+    for i, token in enumerate(tokens):
+        if any(m.start <= token.start < m.end for m in mentions):
+            continue
+        relation = _relation_word(token.text, cues)
+        if relation is None:
+            continue
+        before = tokens[i - 1].text.casefold() if i else ""
+        after = tokens[i + 1].text.casefold() if i + 1 < len(tokens) else ""
+        if relation in _SAID_OF_ANYONE or _of_another(before) or before in _ANY_ONE:
+            continue
+        if i and any(m.start <= tokens[i - 1].start < m.end for m in mentions):
+            continue  # "callums girlfriend"
+        if after in ("in", "of") or _OTHER_FORM.match(after) or _OTHER_FORM.match(before):
+            continue  # "son in law", "the wife of his boss", "друг друга"
+        if _OF_A_THING_NEAR.search(text[tokens[max(i - 3, 0)].start : token.start]):
+            continue  # "that's my neighbour. Anna thinks so too": said of someone unnamed
+        if _plural(token.text, cues) or any(q.start() <= token.start < q.end() for q in quoted):
+            continue  # "соседи"; "calls everybody 'pal'"
+        if relation == "ex" and _adjective_before_noun(token.text, after, cues):
+            continue  # "папа бывший налоговик": a former tax man, no one's ex
+        found.add(_qualified(relation, tokens, i))
+    return found
 
 
 def _english(text: str, cues: LanguageCues, known: frozenset[str]) -> list[PersonMention]:

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from selfimprint.domain.structured.cues import HabitCues, LanguageCues, normalise
+from selfimprint.domain.structured.cues import QUOTED, HabitCues, LanguageCues, normalise
 from selfimprint.domain.structured.cues import cues as language_cues
 from selfimprint.domain.structured.dates import day_names
 from selfimprint.domain.structured.morphology import is_first_name, is_place_name, is_verb
@@ -563,11 +563,6 @@ def _plan_negated(text: str, older: str, plans: list[Claim], cues: LanguageCues)
     return False
 
 
-# Someone else's words the user quotes ("marcus said 'maybe we need a weekend apart'"): their
-# doubt is not the user's hedge.
-_QUOTED = re.compile(r"'[^']{3,}'|\"[^\"]{3,}\"|«[^»]{3,}»|“[^”]{3,}”|‘[^’]{3,}’")
-
-
 def contradicted(
     text: str,
     older: Iterable[tuple[str, str]],
@@ -577,7 +572,7 @@ def contradicted(
 ) -> tuple[str, ...]:
     """Ids of the older (id, content) memories `text` contradicts: by a slot claim, by a plan it
     negates, or by a change of the state they describe (`changes`)."""
-    if cues.hedge.search(_QUOTED.sub(" ", normalise(text))):
+    if cues.hedge.search(QUOTED.sub(" ", normalise(text))):
         return ()
     mine = claims(text, cues)
     hits: list[str] = []
