@@ -118,6 +118,18 @@ def test_one_day(text: str, sent: datetime, want: str) -> None:
         "каждую вторую субботу езжу к маме",
         "my A1c was 6.1 at the last check",
         "он в телефоне 24/7",
+        # ... a measure ending a sentence, "sat" the verb, a weekday before a plural noun, any
+        # weekday, a schedule, a weekday inside a name, a range of counts, a birthday's count,
+        # a span up to now.
+        "my A1c came back 6.2.",
+        "we sat together in maths",
+        "she covers the sunday lunch shifts",
+        "on a saturday morning the market is packed",
+        "office tues + thurs now",
+        "the Leeds Sunday Market is huge",
+        "выпиваю по 2-3 чашки кофе",
+        "a big do for his 60th in july",
+        "haven't smoked in two weeks",
     ],
 )
 def test_no_day(text: str) -> None:
@@ -133,6 +145,9 @@ def test_no_day(text: str) -> None:
         ("swimming on Monday morning", "2026-05-18"),
         ("в субботу езжу к маме", "2026-05-16"),
         ("the results came on 22.07", "2026-07-22"),
+        ("on Saturday the kids have a party", "2026-05-16"),
+        ("she'll ring in two weeks", "2026-05-29"),
+        ("приезжаю 15-06", "2026-06-15"),
     ],
 )
 def test_the_one_day_beside_a_repeating_one(text: str, want: str) -> None:

@@ -90,9 +90,9 @@ _REWRITES = (
     (r"\b(on|next|last|this|by|until|till|before|from|coming|past)\s+sat\b\.?", r"\1 saturday"),
     (r"\b(on|next|last|this|by|until|till|before|from|coming|past)\s+sun\b\.?", r"\1 sunday"),
     # ... and in a range ("Mon-Fri", "Sat to Sun"), which _NOT_A_DAY then drops.
-    (r"\bmon(?=\s*(?:-|–|to|till|until|through|thru)\s*[a-z])", "monday"),
-    (r"\bwed(?=\s*(?:-|–|to|till|until|through|thru)\s*[a-z])", "wednesday"),
-    (r"\bsat(?=\s*(?:-|–|to|till|until|through|thru)\s*[a-z])", "saturday"),
+    (r"\bmon(?=\s*(?:-|–|(?:to|till|until|through|thru)\b)\s*[a-z])", "monday"),
+    (r"\bwed(?=\s*(?:-|–|(?:to|till|until|through|thru)\b)\s*[a-z])", "wednesday"),
+    (r"\bsat(?=\s*(?:-|–|(?:to|till|until|through|thru)\b)\s*[a-z])", "saturday"),
     (r"(\b(?:mon|tue|wed|thu|fri)\w*\s*(?:-|–|to|till|until|through|thru)\s*)sat\b", r"\1saturday"),
     (
         r"(\b(?:mon|tue|wed|thu|fri|sat)\w*\s*(?:-|–|to|till|until|through|thru)\s*)sun\b",
@@ -119,9 +119,17 @@ _REWRITES = (
     # "24/7" is all the time, and a number with one decimal ("A1c 6.4") is a measure: neither
     # names a day (a day-first date writes its month in two digits, "22.07").
     (r"\b24\s*/\s*7\b", " "),
-    (r"(?<![\d./])\d{1,3}\.\d(?![\d./])", " "),
+    (r"(?<![\d./])\d{1,3}\.\d(?!\d|[./]\d)", " "),
 )
 _REWRITE_PATTERNS = tuple((re.compile(p, _I), r) for p, r in _REWRITES)
+# Words after a weekday that make no noun of what follows ("friday the kids", "sunday with").
+_NOT_NOUNS = (
+    r"(?:the|my|our|his|her|their|your|a|an|with|and|or|at|for|to|we|i|you|they|he|she|it"
+    r"|is|was|this|that|its|as|plus|yes|us|thanks|pls|please|lets|let's)"
+)
+_MONTH_NAMES = (
+    r"January|February|March|April|May|June|July|August|September|October|November|December"
+)
 # Not one day: a repeated weekday, one used as a name ("the Tuesday yoga class"), a range.
 _NOT_A_DAY = re.compile(
     # "every Tuesday and Thursday": both repeat (first: the next alternative takes one only).
@@ -136,6 +144,15 @@ _NOT_A_DAY = re.compile(
     rf"|\b(?:from\s+)?(?:{_WEEKDAY})\s*(?:-|–|to|till|until|through|thru)\s*(?:{_WEEKDAY})\b"
     rf"|\bкажд\w+\s+(?:втор\w+\s+|треть\w+\s+)?(?:{_WEEKDAY})\b"
     rf"|\b(?:с|со)\s+(?:{_WEEKDAY})\s+(?:по|до)\s+(?:{_WEEKDAY})\b"
+    # "on a sunday morning": any Sunday.
+    rf"|\b(?:a|an)\s+(?:{_WEEKDAY})\b"
+    # "office tues + thurs", "mon/wed": a schedule.
+    rf"|\b(?:{_WEEKDAY})\s*[+/]\s*(?:{_WEEKDAY})\b"
+    # "sunday brunch shifts", "saturday girls": a weekday before a plural noun is a habit.
+    rf"|\b(?:{_WEEKDAY})\s+(?:(?!{_NOT_NOUNS}\b)[a-z]+\s+)?(?!{_NOT_NOUNS}\b)"
+    r"[a-z]{2,}(?<![aeiousy])s\b"
+    # "the Fremont Sunday Market": a weekday inside a name.
+    rf"|(?-i:\b[A-Z][a-z]+\s+)(?:{_WEEKDAY})(?-i:\s+(?!(?:{_MONTH_NAMES})\b)[A-Z][a-z]+)\b"
     # "monday nights", "sunday mornings": a habit.
     rf"|\b(?:{_WEEKDAY})(?:\s+(?:and|&)\s+(?:{_WEEKDAY}))?"
     r"\s+(?:nights|mornings|evenings|afternoons)\b",
@@ -385,6 +402,12 @@ def _nearest(found: datetime, base: datetime) -> date:
     return min(candidates, key=lambda d: abs((d - base).total_seconds())).date()
 
 
+# A perfect negated ("haven't had a drink in two weeks") makes "in N weeks" a span up to now.
+_NOT_SINCE = re.compile(r"\b(?:haven'?t|hasn'?t|havent|hasnt)\b", _I)
+# A range of counts is written smaller first and unpadded; a day-first date ("15-03") is not.
+_COUNT_RANGE = re.compile(r"([1-9]\d?)\s*-\s*([1-9]\d?)")
+
+
 def _written(clean: str, base: datetime, language: str) -> list[_Found]:
     """Dates written with a month (or slashes), by dateparser; None of its other finds."""
     settings = {
@@ -406,6 +429,12 @@ def _written(clean: str, base: datetime, language: str) -> list[_Found]:
             continue  # "in January", a bare number, a time: not a written day
         if re.fullmatch(r"\W*\d{4}\W*", phrase):
             continue
+        numbers = [int(n) for n in re.findall(r"\d+", phrase) if len(n) < 4]
+        if numbers and min(numbers) > 31:
+            continue  # "her 70th in june": a birthday's count, not a day
+        counts = _COUNT_RANGE.fullmatch(phrase.strip())
+        if counts and int(counts.group(1)) < int(counts.group(2)):
+            continue  # "по 2-3 банки", "1-2 weeks": a range of counts, not the 3rd of February
         day = when.date() if _YEAR.search(phrase) else _nearest(when, base)
         out.append(_Found(at, at + len(phrase), day))
     return out
@@ -450,6 +479,8 @@ def resolve_dates(text: str, sent_at: datetime, cues: LanguageCues) -> tuple[dat
         return all(end < s - 2 or start > e + 2 for s, e in taken)
 
     for match in _WEEKS_AHEAD.finditer(clean):
+        if _NOT_SINCE.search(_clause(clean, match.start(), match.end())):
+            continue  # "havent ordered a takeaway in three weeks": for three weeks
         # As "in 3 days", whatever the tense: "said she'd let me know in 2 weeks" names a day
         # (a duration, "lost 2 kg in a week", is rarer in the labelled messages).
         found.append(_Found(match.start(), match.end(), today + timedelta(weeks=_weeks(match))))
