@@ -55,9 +55,9 @@ from selfimprint.adapters.type_reader import (  # noqa: E402
 MAX_TOKENS = 160
 
 
-def training_rows(hold: frozenset[str]) -> list[Labelled]:
+def training_rows(hold: frozenset[str], splits: frozenset[str]) -> list[Labelled]:
     rows = [r for r in load() if r.split == "train"]
-    rows += [r for r in load_personas() if r.split == "train" and r.persona not in hold]
+    rows += [r for r in load_personas() if r.split in splits and r.persona not in hold]
     for path in sorted(SUPPLEMENT.glob("*.jsonl")):
         rows += load(path, split="train")
     return rows
@@ -105,6 +105,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--hold", default="", help="train personas to hold out and score")
     parser.add_argument(
+        "--with-dev", action="store_true", help="train on the dev personas too (never the test)"
+    )
+    parser.add_argument(
         "--out", type=Path, default=None, help="write here (with --hold: write at all)"
     )
     args = parser.parse_args(argv)
@@ -118,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     weights = shipped_weights()
     first = len(weights.layers) - args.tuned
     started = time.perf_counter()
-    rows = training_rows(hold)
+    rows = training_rows(hold, frozenset({"train", "dev"} if args.with_dev else {"train"}))
     x, mask = frozen_states(weights, rows, first)
     types, valence = labels(rows)
     held_rows = [r for r in load_personas() if r.persona in hold]
@@ -252,6 +255,7 @@ def main(argv: list[str] | None = None) -> int:
             "valence_weight": args.valence_weight,
             "seed": args.seed,
             "held_out": sorted(hold),
+            "personas": "train and dev" if args.with_dev else "train",
         },
     )
     tuned = [{k: np.asarray(v) for k, v in layer.items()} for layer in params["layers"]]
