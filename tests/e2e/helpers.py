@@ -11,8 +11,10 @@ from typing import Any
 from temporalio.common import WorkflowIDReusePolicy
 
 from activities.tiers import TierMoveInput, TierMoveOutcome
+from selfimprint.adapters.neo4j import open_driver
 from selfimprint.adapters.neo4j.message_log import ExtractionState, MessageLogs
 from selfimprint.adapters.temporal import connect
+from selfimprint.client import SelfImprintClient
 from selfimprint.config import Settings
 from selfimprint.devstack import stack
 from selfimprint.domain.messages import Message
@@ -46,6 +48,20 @@ async def wait_extracted(
                 + await _diagnosis(scope)
             )
         await asyncio.sleep(1.0)
+
+
+async def tell(
+    settings: Settings, client: SelfImprintClient, scope: UserScope, messages: list[Message]
+) -> list[dict[str, Any]]:
+    """Post the user's messages through the API, wait until they are extracted, and return the
+    user's memories as the API lists them."""
+    driver = open_driver(settings)
+    try:
+        await client.post_messages(scope.user_id, messages)
+        await wait_extracted(MessageLogs(driver, settings.neo4j_database), scope, 300)
+    finally:
+        await driver.close()
+    return await client.memories(scope.user_id)
 
 
 # The session's stack, for the diagnosis of a lifecycle that never extracted (tests/conftest).

@@ -16,7 +16,7 @@ from selfimprint.client import SelfImprintClient
 from selfimprint.config import Settings
 from selfimprint.domain.messages import Message, Role
 from selfimprint.domain.users import UserProfile, UserScope
-from tests.e2e.helpers import wait_extracted
+from tests.e2e.helpers import tell, wait_extracted
 
 pytestmark = pytest.mark.e2e
 
@@ -98,13 +98,7 @@ async def test_who_someone_is_said_anywhere_in_the_message(
         Message(id=f"r{i}", role=Role.USER, text=text, sent_at=sent + timedelta(minutes=i))
         for i, text in enumerate(texts)
     ]
-    driver = open_driver(stack_settings)
-    try:
-        await client.post_messages(user, messages)
-        await wait_extracted(MessageLogs(driver, stack_settings.neo4j_database), scope, 300)
-    finally:
-        await driver.close()
-    memories = await client.memories(user)
+    memories = await tell(stack_settings, client, scope, messages)
     people = {m["content"]: m["sources"] for m in memories if m["type"] == "person"}
     # Her own person memory, apart from how the whole message was typed.
     assert "r0" in people.get("Ира", ()), memories

@@ -10,13 +10,11 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from selfimprint.adapters.neo4j import open_driver
-from selfimprint.adapters.neo4j.message_log import MessageLogs
 from selfimprint.client import SelfImprintClient
 from selfimprint.config import Settings
 from selfimprint.domain.messages import Message, Role
 from selfimprint.domain.users import UserProfile, UserScope
-from tests.e2e.helpers import wait_extracted
+from tests.e2e.helpers import tell
 from tests.unit.test_type_reader_extraction import READ_RIGHT_ONLY_BY_THE_TUNED_READER
 
 pytestmark = pytest.mark.e2e
@@ -39,13 +37,7 @@ async def test_the_stored_memories_have_the_type_the_guide_gives(
         Message(id=f"t{i}", role=Role.USER, text=text, sent_at=sent + timedelta(minutes=i))
         for i, (text, _) in enumerate(READ_RIGHT_ONLY_BY_THE_TUNED_READER)
     ]
-    driver = open_driver(stack_settings)
-    try:
-        await client.post_messages(user, messages)
-        await wait_extracted(MessageLogs(driver, stack_settings.neo4j_database), scope, 300)
-    finally:
-        await driver.close()
-    memories = await client.memories(user)
+    memories = await tell(stack_settings, client, scope, messages)
     for message, (text, expected) in zip(
         messages, READ_RIGHT_ONLY_BY_THE_TUNED_READER, strict=True
     ):
