@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 
 import httpx
@@ -23,12 +22,6 @@ from workflows.user_lifecycle import UserLifecycleWorkflow, workflow_id
 pytestmark = pytest.mark.e2e
 
 NOW = datetime(2026, 3, 1, 12, tzinfo=UTC)
-
-
-@pytest.fixture
-async def client(stack_settings: Settings, tenant_key: str) -> AsyncIterator[SelfImprintClient]:
-    async with SelfImprintClient(stack_settings.api_url, tenant_key) as si:
-        yield si
 
 
 @pytest.fixture

@@ -9,7 +9,6 @@ import asyncio
 import base64
 import json
 import uuid
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -33,12 +32,6 @@ from workflows.ids import lifecycle_workflow_id
 pytestmark = pytest.mark.e2e
 
 TOPIC = "the blue flowerpot by the door"
-
-
-@pytest.fixture
-async def client(stack_settings: Settings, tenant_key: str) -> AsyncIterator[SelfImprintClient]:
-    async with SelfImprintClient(stack_settings.api_url, tenant_key, timeout_s=180) as si:
-        yield si
 
 
 # Not codec payloads: search attributes are indexed by the server, so they stay plain (ids,

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -27,12 +26,6 @@ _LOG = """
 MATCH (m:RawMessage {scope: $scope})
 RETURN m.id AS id, m.text AS text, m.hash AS hash, m.redacted_at IS NOT NULL AS redacted
 """
-
-
-@pytest.fixture
-async def client(stack_settings: Settings, tenant_key: str) -> AsyncIterator[SelfImprintClient]:
-    async with SelfImprintClient(stack_settings.api_url, tenant_key, timeout_s=180) as si:
-        yield si
 
 
 async def test_forget_and_delete_redact_the_messages_they_came_from(

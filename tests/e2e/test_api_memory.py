@@ -31,12 +31,6 @@ pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture
-async def client(stack_settings: Settings, tenant_key: str) -> AsyncIterator[SelfImprintClient]:
-    async with SelfImprintClient(stack_settings.api_url, tenant_key, timeout_s=120) as si:
-        yield si
-
-
-@pytest.fixture
 async def logs(stack_settings: Settings) -> AsyncIterator[MessageLogs]:
     driver = open_driver(stack_settings)
     yield MessageLogs(driver, stack_settings.neo4j_database)

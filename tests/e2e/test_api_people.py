@@ -5,7 +5,6 @@ is the person a later Russian message names in another case, through the API on 
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -19,12 +18,6 @@ from selfimprint.domain.users import UserProfile, UserScope
 from tests.e2e.helpers import tell, wait_extracted
 
 pytestmark = pytest.mark.e2e
-
-
-@pytest.fixture
-async def client(stack_settings: Settings, tenant_key: str) -> AsyncIterator[SelfImprintClient]:
-    async with SelfImprintClient(stack_settings.api_url, tenant_key, timeout_s=120) as si:
-        yield si
 
 
 async def test_anya_and_a_declined_ania_are_one_person(

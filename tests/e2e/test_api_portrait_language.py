@@ -4,7 +4,6 @@ a preferred language set on the profile wins over what the memories are written 
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -20,12 +19,6 @@ from tests.e2e.helpers import wait_extracted
 pytestmark = pytest.mark.e2e
 
 SAID = ("Работаю медсестрой в больнице.", "Мой брат Тимур живёт в Казани.")
-
-
-@pytest.fixture
-async def client(stack_settings: Settings, tenant_key: str) -> AsyncIterator[SelfImprintClient]:
-    async with SelfImprintClient(stack_settings.api_url, tenant_key, timeout_s=180) as si:
-        yield si
 
 
 @pytest.mark.parametrize(("preferred", "labels"), [(None, "ru"), ("en", "en")])

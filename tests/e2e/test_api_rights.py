@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -21,12 +20,6 @@ from selfimprint.domain.users import UserProfile, UserScope
 from tests.e2e.helpers import wait_extracted
 
 pytestmark = pytest.mark.e2e
-
-
-@pytest.fixture
-async def client(stack_settings: Settings, tenant_key: str) -> AsyncIterator[SelfImprintClient]:
-    async with SelfImprintClient(stack_settings.api_url, tenant_key, timeout_s=180) as si:
-        yield si
 
 
 async def finished(client: SelfImprintClient, operation_id: str) -> dict[str, Any]:

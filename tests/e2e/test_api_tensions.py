@@ -43,12 +43,6 @@ class Seeded:
 
 
 @pytest.fixture
-async def client(stack_settings: Settings, tenant_key: str) -> AsyncIterator[SelfImprintClient]:
-    async with SelfImprintClient(stack_settings.api_url, tenant_key) as si:
-        yield si
-
-
-@pytest.fixture
 async def stranger(stack_settings: Settings) -> AsyncIterator[SelfImprintClient]:
     """A client of another tenant."""
     driver = open_driver(stack_settings)

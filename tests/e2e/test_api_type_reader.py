@@ -5,7 +5,6 @@ through the same extractor (`tests/unit/test_type_reader_extraction.py` shows bo
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -18,12 +17,6 @@ from tests.e2e.helpers import tell
 from tests.unit.test_type_reader_extraction import READ_RIGHT_ONLY_BY_THE_TUNED_READER
 
 pytestmark = pytest.mark.e2e
-
-
-@pytest.fixture
-async def client(stack_settings: Settings, tenant_key: str) -> AsyncIterator[SelfImprintClient]:
-    async with SelfImprintClient(stack_settings.api_url, tenant_key, timeout_s=120) as si:
-        yield si
 
 
 async def test_the_stored_memories_have_the_type_the_guide_gives(
