@@ -131,6 +131,13 @@ def _misses(
     got_people = sorted({p.casefold() for c in answer.candidates for p in c.people})
     if got_people != sorted({p.name.casefold() for p in row.people}):
         miss("people", [p.name for p in row.people], got_people)
+    read = {
+        m.name.casefold(): m.relation
+        for m in find_people(row.text, cues(detect_language(row.text)))
+    }
+    for person in row.people:
+        if person.name.casefold() in read and read[person.name.casefold()] != person.relation:
+            miss(f"relation of {person.name}", person.relation, read[person.name.casefold()])
     got_cause = any(e.type is EdgeType.CAUSED_BY for e in answer.edges)
     if got_cause != row.cause:
         miss("cause", row.cause, got_cause)
