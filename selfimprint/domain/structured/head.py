@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from typing import Protocol
@@ -60,10 +60,12 @@ class Softmax:
 
 @dataclass(frozen=True)
 class Reading:
-    """A reader's probabilities for one text: of each type (and none), and of each valence."""
+    """A reader's probabilities for one text: of each type (and none), and of each valence; a
+    reader of words may add, for each word (casefolded), how likely it names a person."""
 
     types: dict[str, float]
     valence: dict[str, float]
+    names: Mapping[str, float] = field(default_factory=dict)
 
 
 class TypeReader(Protocol):
@@ -125,7 +127,8 @@ class BlendedReader:
         if a is None or b is None:
             return a or b
         share = self.second_share
-        return Reading(_mix(a.types, b.types, share), _mix(a.valence, b.valence, share))
+        names = a.names or b.names  # only a reader of words reads names: nothing to average
+        return Reading(_mix(a.types, b.types, share), _mix(a.valence, b.valence, share), names)
 
 
 def _mix(a: Mapping[str, float], b: Mapping[str, float], share: float) -> dict[str, float]:

@@ -602,7 +602,9 @@ def _loose_relations(text: str, mentions: list[PersonMention], cues: LanguageCue
     return found
 
 
-def _english(text: str, cues: LanguageCues, known: frozenset[str]) -> list[PersonMention]:
+def _english(
+    text: str, cues: LanguageCues, known: frozenset[str], likely: frozenset[str] = frozenset()
+) -> list[PersonMention]:
     tokens = _tokens(text)
     found: list[PersonMention] = []
     names = gazetteer()
@@ -639,7 +641,8 @@ def _english(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
         capitalised = bool(_CAPITALISED.match(word))
         listed = names.name_of(word, inside=capitalised and not at_start)
         titled = i > 0 and tokens[i - 1].text.casefold() in _TITLES and word.isalpha()
-        if not capitalised and listed is None and not titled and key not in known:
+        read_as_name = key in likely  # the reader of words takes it for a person's name
+        if not capitalised and listed is None and not titled and key not in known | likely:
             continue
         relation, start, end = _relation_near(text, tokens, i, relation_of)
         relation = relation or _group_relation(after)
@@ -656,6 +659,7 @@ def _english(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
             verb_after = None  # "Work is crazy": any sentence opens with a capital
         person_like = (
             key in known
+            or read_as_name
             or titled
             or relation is not None
             or (capitalised and bool(_DATING_BEFORE.search(before)))
@@ -1033,19 +1037,30 @@ def find_people(
     known: Iterable[str] = (),
     *,
     not_people: Iterable[str] = (),
+    likely: Iterable[str] = (),
+    unlikely: Iterable[str] = (),
 ) -> tuple[PersonMention, ...]:
     """Named people in `text`, first mention of each name, with the relation where one is said.
 
     `known`: names the user has already told of (person memories), found wherever they stand;
-    `not_people`: words known to name places or companies (`organisations`).
+    `not_people`: words known to name places or companies (`organisations`); `likely` and
+    `unlikely`: words (casefolded) a reader of words takes, or does not take, for a person's
+    name in this text. English only: Russian names have their dictionary and NER.
     """
     clean = normalise(text)
     known_names = frozenset(k.casefold() for k in known)
     excluded = frozenset(not_people) - {k for k in known if k}
-    reader = _russian if cues.language == "ru" else _english
+    if cues.language == "ru":
+        read = _russian(clean, cues, known_names)
+    else:
+        read = _english(clean, cues, known_names, frozenset(likely) - frozenset(_SKIP))
+        # A name the rules found that the reader of words reads as no one's ("Telekom says",
+        # "Kreuzberg is one big party"); a name the user told of before always stands.
+        not_names = frozenset(unlikely) - known_names
+        read = [m for m in read if not all(p.casefold() in not_names for p in m.name.split())]
     mentions = [
         _as_written(m, text)
-        for m in reader(clean, cues, known_names)
+        for m in read
         if m.name not in excluded and not _own_name(clean, m) and not _pet(clean, m)
     ]
     mentions = _relations_apart(clean, mentions, cues)
