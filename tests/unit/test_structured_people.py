@@ -436,3 +436,31 @@ def test_former_spouses_cousins_and_colloquial_names(
     text: str, language: str, expected: dict[str, str | None]
 ) -> None:
     assert _people(text, language) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "expected"),
+    [
+        # Issue 34: a relation word owned by someone else says who they are to that one, not to
+        # the user, and no relation said elsewhere in the message is theirs ...
+        ("her brother Tom came too", "en", {"Tom": None}),
+        ("Niamh's husband Pádraig is a nice man", "en", {"Niamh": None, "Pádraig": None}),
+        ("my mum and her sister Joan came", "en", {"Joan": None}),
+        ("моя сестра и её муж Олег приехали", "ru", {"Олег": None}),
+        ("my sister Anna is here", "en", {"Anna": "sister"}),
+        ("моя сестра Лена приехала", "ru", {"Лена": "sister"}),
+        # ... the place the user works at, shared with them, makes a colleague ...
+        ("Priya from my lab got her paper accepted", "en", {"Priya": "colleague"}),
+        ("Orla in the maths department sent me a job ad", "en", {"Orla": "colleague"}),
+        ("Тобиас из нашей лаборатории опять опоздал", "ru", {"Тобиас": "colleague"}),
+        ("Orla in the garden again", "en", {"Orla": None}),
+        # ... and a couple finished, or an engagement called off, makes an ex.
+        ("me and Conor are finished", "en", {"Conor": "ex"}),
+        ("Abena and I called off the engagement tonight", "en", {"Abena": "ex"}),
+        ("me and Conor finished the puzzle", "en", {"Conor": None}),
+    ],
+)
+def test_relations_owned_by_others_places_of_work_and_endings(
+    text: str, language: str, expected: dict[str, str | None]
+) -> None:
+    assert _people(text, language) == expected

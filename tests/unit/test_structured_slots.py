@@ -1512,3 +1512,52 @@ def test_states_said_in_everyday_words(
     language: str, older: str, newer: str, expected: bool
 ) -> None:
     assert _contradicts(language, older, newer) is expected
+
+
+@pytest.mark.parametrize(
+    ("language", "older", "newer", "expected"),
+    [
+        # Issue 34: a change said with no object, opening its sentence, is of what the sentence
+        # before it names; not when that sentence names something else.
+        (
+            "ru",
+            "12 марта в 16:00 иду к стоматологу.",
+            "стоматолог звонила, в четверг не сможет, сама ЗАБОЛЕЛА. перенесли на 17е",
+            True,
+        ),
+        (
+            "ru",
+            "12 марта в 16:00 иду к стоматологу.",
+            "мама звонила, всё хорошо. перенесли на 17е",
+            False,
+        ),
+        # A plan put back to another day; not a thing put back in its place.
+        (
+            "en",
+            "The grading inspection is on 17 July.",
+            "inspection's been put back to the 28th, the inspector's off sick",
+            True,
+        ),
+        ("en", "The grading inspection is on 17 July.", "put back the inspection folder", False),
+        # The first drink since a date is a lapse; none since a date keeps the habit.
+        (
+            "en",
+            "I haven't had a drink since Hogmanay.",
+            "I had two gins. First drink since January and by God it was good.",
+            True,
+        ),
+        (
+            "en",
+            "I haven't had a drink since Hogmanay.",
+            "haven't touched a drink since January, feeling great",
+            False,
+        ),
+        # Done with an employer.
+        ("en", "I work as a tutor at Kumon in Edison.", "I'm done with Kumon as of friday!", True),
+        ("en", "I work as a tutor at Kumon in Edison.", "I'm done with Netflix for a month", False),
+    ],
+)
+def test_changes_said_apart_put_back_first_since_and_done_with(
+    language: str, older: str, newer: str, expected: bool
+) -> None:
+    assert _contradicts(language, older, newer) is expected

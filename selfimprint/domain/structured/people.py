@@ -166,6 +166,11 @@ def _qualified(relation: str, tokens: list[_Token], at: int) -> str:
     return relation
 
 
+# Said to be someone else's relative or partner: no relation to the user, and none said
+# elsewhere in the message is theirs (`_relations_apart`); read as None in the end.
+_THEIRS = "\x00theirs"
+
+
 def _relation_near(
     text: str, tokens: list[_Token], index: int, relation_of: Any
 ) -> tuple[str | None, int, int]:
@@ -194,6 +199,10 @@ def _relation_near(
             earlier = relation_of(tokens[before - 1].text)
             if earlier and text[tokens[before - 1].end : tokens[before].start].isspace():
                 return earlier, tokens[before - 1].start, name.end
+        if relation and before > 0 and _of_another(tokens[before - 1].text):
+            # "her brother Tom", "Niamh's husband Pádraig", "Гулин брат Айдар": their relation
+            # to someone else, which the guide leaves unsaid (and no other word may say it).
+            return _THEIRS, tokens[before].start, name.end
         if relation:
             return _qualified(relation, tokens, before), tokens[before].start, name.end
     j = index + 1
@@ -232,6 +241,11 @@ _GROUP_AFTER = (
             # "from the day crew", "from the QA pod", "who used to work with me"
             r"|from (?:(?:my|our) (?:[\w-]+ ){0,2}|the (?:[\w-]+ ){1,2})"
             r"(?:team|crew|shift|department|dept|pod|squad)"
+            # Where the user works, as the place they share: "Priya from my lab", "Orla in the
+            # maths department", "Tobias from the lab", "Zofia at our practice".
+            r"|(?:from|in|at|on) (?:my|our) (?:[\w-]+ ){0,2}(?:lab|office|group|unit|ward|site"
+            r"|practice|clinic|kitchen|salon|depot|warehouse|department|dept)"
+            r"|(?:from|in) the (?:[\w-]+ ){0,2}(?:lab|office|department|dept)"
             r"|who (?:used to )?(?:works?|worked) with me"
             # A department, as the labelling guide reads "someone from accounting".
             r"|from (?:the )?(?:hr|accounting|accounts|finance|payroll|marketing|sales|legal|qa"
@@ -241,7 +255,8 @@ _GROUP_AFTER = (
             r"|поддержки|саппорта|юротдела|айти|логистики|закупок|ресепшена|регистратуры"
             r"|администрации|дизайна|аналитики|разработки|бэкенда|фронтенда)"
             r"|с работы|с моей работы|из (?:(?:соседнего|нашего|моего|другого) )?отдела"
-            r"|из (?:моей|нашей) (?:команды|смены|бригады)"
+            r"|из (?:моей|нашей) (?:команды|смены|бригады|лаборатории|клиники|больницы|отделения"
+            r"|мастерской|кухни)"
             r"|(?:который|которая) работа\w+ со мной)\b",
             re.IGNORECASE,
         ),
@@ -311,6 +326,7 @@ def _group_relation(after: str) -> str | None:
 # Jake broke up", "nadia and i ended things", "мы с Толей расстались".
 _BREAK_UP = re.compile(
     r"\b(?:broke up|break up|split up|splitting up|ended things|dumped|called it quits"
+    r"|(?:called|broke) off (?:the|our) engagement"
     r"|separat(?:ed|ing)|divorc(?:ed|ing)"
     r"|расстались|разошлись|расстаёмся|расстаемся|развелись|разводимся)\b",
     re.IGNORECASE,
@@ -335,7 +351,7 @@ def _broke_up_with(text: str, mention: PersonMention) -> bool:
         or _COUPLE_AFTER.match(rest)
         or _TO_ME.search(rest)
     )
-    return bool(with_user and _BREAK_UP.search(rest)) and len(rest.split()) <= 6
+    return bool(with_user and _BREAK_UP.search(rest)) and len(rest.split()) <= 8
 
 
 # A break-up told in the first person with no name by it ("разошлись мы", "we broke up", "he
@@ -350,7 +366,7 @@ _WE_BROKE_UP = re.compile(
 )
 # The couple said with the name: "me and Jake are done", "Nadia and I are through".
 _ARE_DONE = re.compile(
-    r"^\s+(?:(?:and (?:i|me) )?(?:are|'re) (?:done|over|through)(?:\s+for good)?"
+    r"^\s+(?:(?:and (?:i|me) )?(?:are|'re) (?:done|over|through|finished)(?:\s+for good)?"
     r"|вс[её](?:\s+(?:насовсем|окончательно))?)\s*(?:[.!?,…]|$)",
     re.IGNORECASE,
 )
@@ -1063,7 +1079,10 @@ def find_people(
         for m in read
         if m.name not in excluded and not _own_name(clean, m) and not _pet(clean, m)
     ]
-    mentions = _relations_apart(clean, mentions, cues)
+    mentions = [
+        PersonMention(m.name, None, m.start, m.end) if m.relation == _THEIRS else m
+        for m in _relations_apart(clean, mentions, cues)
+    ]
     best: dict[str, PersonMention] = {}
     for mention in mentions:
         seen = best.get(mention.name)

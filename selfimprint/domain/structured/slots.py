@@ -382,11 +382,14 @@ def changes(text: str, older: str, cues: LanguageCues, min_shared: float) -> boo
     # June 19" moves no trip on June 12), and the people the older memory names unless it is
     # an occasion ("Костя сломал руку, шерегеш отменяется" leaves "живу у друга Кости").
     people = _people_stems(older, cues.language)
-    # Each clause with the clauses before it in its sentence.
+    # Each clause with the clauses before it in its sentence; a sentence's first clause with the
+    # sentence before it ("стоматолог звонила, сама заболела. перенесли на 17е": the dentist).
     clauses: list[tuple[str, str]] = []
+    previous = ""
     for sentence in _SENTENCE_END.split(clean):
         parts = [p for c in _CLAUSES.split(sentence) for p in _REASON.split(c)]
-        clauses += [(part, " ".join(parts[:i])) for i, part in enumerate(parts)]
+        clauses += [(part, " ".join(parts[:i]) or previous) for i, part in enumerate(parts)]
+        previous = sentence
     proper = _proper_stems(older) - people
     for clause, before in clauses:
         said = cues.change_strong.search(clause)
