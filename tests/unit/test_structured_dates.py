@@ -209,3 +209,24 @@ def test_a_cyrillic_language_without_cues_is_read_with_russians() -> None:
     said = "В среду ревизия закончилась"
     assert cues("bg").language == cues("uk").language == "ru"
     assert resolve_dates(said, FRIDAY, cues("bg")) == (date(2026, 5, 13),)
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        # Issue 34: "in N days / weeks" after a first time, a negation or a count says how
+        # long, not which day ...
+        ("ally came round, first time in 2 weeks", []),
+        ("not a drop in five weeks", []),
+        ("i have had 4 energy drinks in 2 days", []),
+        ("I just want one lie in a week", []),
+        ("the interview is in a week", ["2026-05-22"]),
+        ("see you in 2 days!", ["2026-05-17"]),
+        # ... and a fortnight is two weeks.
+        ("they're coming up in a fortnight", ["2026-05-29"]),
+        ("saw her a fortnight ago", ["2026-05-01"]),
+        ("every fortnight we go swimming", []),
+    ],
+)
+def test_spans_before_in_and_fortnights(text: str, want: list[str]) -> None:
+    assert _read(text, FRIDAY) == want

@@ -183,11 +183,13 @@ _RU_WEEKS = r"\d{1,2}|одну|две|два|три|четыре|пять|шес
 _WEEKS_AHEAD = re.compile(
     rf"\bin\s+(?P<en>an?|{_EN_COUNT})\s+weeks?\b"
     rf"|\b(?P<en_from>an?|{_EN_COUNT})\s+weeks?\s+from\s+(?:now|today)\b"
+    rf"|\bin\s+a\s+(?P<fortnight>fortnight)\b"
     rf"|\bчерез\s+(?:(?P<ru>{_RU_WEEKS})\s+)?недел(?:ю|и|ь)\b",
     _I,
 )
 _WEEKS_AGO = re.compile(
     rf"\b(?P<en>an?|{_EN_COUNT})\s+weeks?\s+ago\b"
+    rf"|\ba\s+(?P<fortnight_ago>fortnight)\s+ago\b"
     rf"|\b(?:(?P<ru>{_RU_WEEKS})\s+)?недел(?:ю|и|ь)\s+назад\b",
     _I,
 )
@@ -252,6 +254,8 @@ def _weeks(match: re.Match[str]) -> int:
     raw = next((g for g in match.groups() if g), None)
     if raw is None or raw.casefold() in ("a", "an"):
         return 1
+    if raw.casefold() == "fortnight":
+        return 2
     return _RU_WEEK_NUMBERS.get(raw.casefold()) or _count(raw)
 
 
@@ -302,11 +306,15 @@ def _ordinal_words(text: str) -> str:
     return _RU_ORDINAL_DAY.sub(russian, _EN_ORDINAL_DAY.sub(english, text))
 
 
+def _clause_start(text: str, at: int) -> int:
+    starts = [m.end() for m in _CLAUSE_END.finditer(text, 0, at)]
+    return starts[-1] if starts else 0
+
+
 def _clause(text: str, start: int, end: int) -> str:
     """The clause of `text` around [start, end) (its tense decides a bare weekday)."""
-    starts = [m.end() for m in _CLAUSE_END.finditer(text, 0, start)]
     after = _CLAUSE_END.search(text, end)
-    return text[starts[-1] if starts else 0 : after.start() if after else len(text)]
+    return text[_clause_start(text, start) : after.start() if after else len(text)]
 
 
 def _in_past(clause: str, cues: LanguageCues) -> bool:
@@ -404,6 +412,24 @@ def _nearest(found: datetime, base: datetime) -> date:
 
 # A perfect negated ("haven't had a drink in two weeks") makes "in N weeks" a span up to now.
 _NOT_SINCE = re.compile(r"\b(?:haven'?t|hasn'?t|havent|hasnt)\b", _I)
+# So do a first time, a negation and a count right before "in": "first time in 2 weeks", "not a
+# drop in five weeks", "4 energy drinks in 2 days", "one lie in a week".
+_SPAN_BEFORE = re.compile(
+    rf"(?:\bfirst(?:\s+\w+){{0,2}}|\b(?:not|no|never|didn'?t|didnt)(?:\s+\w+){{0,3}}"
+    rf"|\b(?:{_EN_COUNT}|once|twice)(?:\s+\w+){{1,2}})\s+$",
+    _I,
+)
+
+
+def _a_span(clean: str, match: re.Match[str]) -> bool:
+    """Whether an "in N days / weeks" says how long, not which day."""
+    if not match.group(0).casefold().startswith("in"):
+        return False
+    head = clean[_clause_start(clean, match.start()) : match.start()]
+    clause = _clause(clean, match.start(), match.end())
+    return bool(_NOT_SINCE.search(clause) or _SPAN_BEFORE.search(head))
+
+
 # A range of counts is written smaller first and unpadded; a day-first date ("15-03") is not.
 _COUNT_RANGE = re.compile(r"([1-9]\d?)\s*-\s*([1-9]\d?)")
 
@@ -479,7 +505,7 @@ def resolve_dates(text: str, sent_at: datetime, cues: LanguageCues) -> tuple[dat
         return all(end < s - 2 or start > e + 2 for s, e in taken)
 
     for match in _WEEKS_AHEAD.finditer(clean):
-        if _NOT_SINCE.search(_clause(clean, match.start(), match.end())):
+        if _a_span(clean, match):
             continue  # "havent ordered a takeaway in three weeks": for three weeks
         # As "in 3 days", whatever the tense: "said she'd let me know in 2 weeks" names a day
         # (a duration, "lost 2 kg in a week", is rarer in the labelled messages).
@@ -494,6 +520,8 @@ def resolve_dates(text: str, sent_at: datetime, cues: LanguageCues) -> tuple[dat
         offset = _RELATIVE[re.sub(r"\s+", " ", match.group(0).casefold())]
         found.append(_Found(match.start(), match.end(), today + timedelta(days=offset)))
     for match in _COUNTED.finditer(clean):
+        if _a_span(clean, match):
+            continue  # "4 energy drinks in 2 days"
         ahead = match.group("ahead") or match.group("ahead_from") or match.group("ru_ahead")
         ago = match.group("ago") or match.group("ru_ago")
         offset = _count(ahead) if ahead else -_count(ago or "0")
