@@ -454,6 +454,15 @@ def test_former_spouses_cousins_and_colloquial_names(
         ("Orla in the maths department sent me a job ad", "en", {"Orla": "colleague"}),
         ("Тобиас из нашей лаборатории опять опоздал", "ru", {"Тобиас": "colleague"}),
         ("Orla in the garden again", "en", {"Orla": None}),
+        # ... so does the user's "our" with a word for someone at work, in Russian ...
+        ("наш трудовик Сергей золотой мужик", "ru", {"Сергей": "colleague"}),
+        ("Леха, сварщик наш, опять не вышел на смену", "ru", {"Леха": "colleague"}),
+        ("наш Миша пошёл в школу", "ru", {"Миша": None}),
+        ("наш кот Барсик спит", "ru", {}),
+        # ... a class or section shared makes a classmate ...
+        ("leah from my psych class asked if i wanna study", "en", {"Leah": "classmate"}),
+        ("Yaw and I were in the same class at Legon", "en", {"Yaw": "classmate"}),
+        ("Tom and I were in the same boat", "en", {"Tom": None}),
         # ... and a couple finished, or an engagement called off, makes an ex.
         ("me and Conor are finished", "en", {"Conor": "ex"}),
         ("Abena and I called off the engagement tonight", "en", {"Abena": "ex"}),

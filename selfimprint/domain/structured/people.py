@@ -264,9 +264,12 @@ _GROUP_AFTER = (
     (
         "classmate",
         re.compile(
-            r"^,?\s+(?:from\s+(?:uni|university|college|class|my (?:course|class|program"
-            r"|programme)|(?:high |primary |secondary |grad |med |law |nursing |pharmacy |art )?"
-            r"school)|из (?:универа|института|университета|группы|класса))\b",
+            r"^,?\s+(?:from\s+(?:uni|university|college|class|my (?:[\w-]+ ){0,2}(?:course|class"
+            r"|program|programme|section|seminar|lecture)|(?:high |primary |secondary |grad |med "
+            r"|law |nursing |pharmacy |art )?school)|из (?:универа|института|университета|группы"
+            r"|класса)"
+            # "Yaw and I were in the same class at Legon"
+            r"|and (?:i|me) (?:were|was) in the same (?:class|year|course|form|group))\b",
             re.IGNORECASE,
         ),
     ),
@@ -870,8 +873,28 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
             said = relation_of(tokens[after].text) if after < len(tokens) else None
             said = _qualified(said, tokens, after) if said else None
             relation = said or _group_relation(text[end:])
+        if relation is None and owner is None and _our_worker(tokens, i, after, morph):
+            relation = "colleague"
         found.append(PersonMention(full, None if owner else relation, start, end))
     return found
+
+
+_OURS = frozenset({"наш", "наша", "нашу", "нашего", "нашей", "нашему", "нашим"})
+
+
+def _our_worker(tokens: list[_Token], i: int, after: int, morph: Any) -> bool:
+    """ "наш трудовик Сергей", "Леха, сварщик наш": a person by the user's "our" and a word for
+    someone at work (an animate noun that is no relation word), as the writers label it."""
+
+    def worker(word: str) -> bool:
+        parse = morph.parse(word.casefold())[0]
+        return {"NOUN", "anim"} <= set(parse.tag.grammemes) and "Name" not in parse.tag
+
+    before = [t.text.casefold() for t in tokens[max(0, i - 2) : i]]
+    if len(before) == 2 and before[0] in _OURS and worker(tokens[i - 1].text):
+        return True
+    following = [t.text for t in tokens[after : after + 2]]
+    return len(following) == 2 and following[1].casefold() in _OURS and worker(following[0])
 
 
 # Lowercase words pymorphy2 reads as first names that are more often everyday words.
