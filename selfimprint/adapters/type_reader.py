@@ -34,6 +34,7 @@ from selfimprint.adapters.e5_encoder import (
 )
 from selfimprint.adapters.name_head import (
     NAME_FILE,
+    ChunkedTokens,
     NameHead,
     chunked_tokens,
     file_sha256,
@@ -149,7 +150,13 @@ class E5TypeReader:
         """Texts of like length run together, up to `BATCH_TOKENS` padded tokens a pass: one
         matrix product for many texts costs far less than one each."""
         weights = self._weights
-        chunked = {t: chunked_tokens(weights, t) for t in dict.fromkeys(texts)}
+        # Chunk by chunk only where a name head reads the chunks.
+        chunked = {
+            t: chunked_tokens(weights, t)
+            if self._names
+            else ChunkedTokens(weights.token_ids(t), [])
+            for t in dict.fromkeys(texts)
+        }
         by_length = sorted(chunked, key=lambda t: len(chunked[t].ids))
         out: dict[str, Reading] = {}
         start = 0
