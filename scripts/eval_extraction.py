@@ -49,6 +49,7 @@ from selfimprint.domain.structured.cues import cues  # noqa: E402
 from selfimprint.domain.structured.dates import resolve_dates  # noqa: E402
 from selfimprint.domain.structured.extractor import (  # noqa: E402
     DEFAULT_STRUCTURED,
+    name_readings,
     structured_extraction,
     texts_to_embed,
 )
@@ -177,19 +178,6 @@ def _reader(kind: str, model_id: str, name_head: Path | None) -> TypeReader | No
     return type_reader_for(model_id, DEFAULT_STRUCTURED.head_share if kind == "shipped" else 0.0)
 
 
-def _name_sets(
-    head: TypeReader | None, text: str, vector: Sequence[float] | None
-) -> dict[str, list[str]]:
-    """The words the reader takes, and does not take, for names (as the extractor asks)."""
-    reading = head.reading(text, vector) if head is not None else None
-    odds = reading.names if reading is not None else {}
-    config = DEFAULT_STRUCTURED
-    return {
-        "likely": [w for w, p in odds.items() if p >= config.name_likely],
-        "unlikely": [w for w, p in odds.items() if p < config.name_unlikely],
-    }
-
-
 def score(
     rows: Sequence[Labelled], reader: str = "shipped", name_head: Path | None = None
 ) -> tuple[dict[str, Tally], Timing, list[Miss]]:
@@ -223,7 +211,7 @@ def score(
         read_relations = {
             m.name.casefold(): m.relation
             for m in find_people(
-                row.text, language_cues, **_name_sets(head, row.text, vectors.get(row.text))
+                row.text, language_cues, **name_readings(head, row.text, vectors.get(row.text))
             )
         }
         misses += _misses(

@@ -245,12 +245,19 @@ def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
     return dot / norm if norm else 0.0
 
 
-def _name_readings(
-    head: TypeReader | None, text: str, vectors: Mapping[str, Sequence[float]]
-) -> Mapping[str, float]:
-    """How likely each word of `text` names a person, where the reader reads words."""
-    reading = head.reading(text, vectors.get(text)) if head is not None else None
-    return reading.names if reading is not None else {}
+def name_readings(
+    head: TypeReader | None,
+    text: str,
+    vector: Sequence[float] | None,
+    config: StructuredConfig = DEFAULT_STRUCTURED,
+) -> dict[str, list[str]]:
+    """`find_people`'s `likely` and `unlikely` words of `text`, where the reader reads words."""
+    reading = head.reading(text, vector) if head is not None else None
+    odds = reading.names if reading is not None else {}
+    return {
+        "likely": [w for w, p in odds.items() if p >= config.name_likely],
+        "unlikely": [w for w, p in odds.items() if p < config.name_unlikely],
+    }
 
 
 @dataclass(frozen=True)
@@ -443,14 +450,12 @@ def structured_extraction(
     for piece in _pieces(messages, config):
         sent_at = piece.message.sent_at
         dates = [d.isoformat() for d in resolve_dates(piece.text, sent_at, piece.cues)]
-        name_odds = _name_readings(head, piece.text, vectors)
         mentions = find_people(
             piece.text,
             piece.cues,
             known_names,
             not_people=places,
-            likely=[w for w, p in name_odds.items() if p >= config.name_likely],
-            unlikely=[w for w, p in name_odds.items() if p < config.name_unlikely],
+            **name_readings(head, piece.text, vectors.get(piece.text), config),
         )
         names = [m.name for m in mentions]
         reading = typed(piece, piece.text, bool(dates))
