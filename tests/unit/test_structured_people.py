@@ -473,3 +473,39 @@ def test_relations_owned_by_others_places_of_work_and_endings(
     text: str, language: str, expected: dict[str, str | None]
 ) -> None:
     assert _people(text, language) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "expected"),
+    [
+        # Issue 34: a parent's and a partner's everyday words, only after "my" ...
+        ("my boy Travis works nights at the refinery", "en", {"Travis": "son"}),
+        ("Graham, my boy, rang from London", "en", {"Graham": "son"}),
+        ("Ellie's my little girl, she's 6", "en", {"Ellie": "daughter"}),
+        ("my fella Cian teaches geography", "en", {"Cian": "boyfriend"}),
+        ("Dr Mehta is a nice young fella", "en", {"Mehta": None}),
+        ("the boy Tom from next door", "en", {"Tom": "neighbour"}),
+        ("my girl friend Anna came", "en", {"Anna": "friend"}),
+        # ... a supervisor is the boss (as the persona writers read it) ...
+        ("Tommo, my supervisor, yells heaps", "en", {"Tommo": "boss"}),
+        # ... a job someone is given is no relation to the user ...
+        ("my boy Mike got promoted to team lead. Jess says he's 10 feet tall", "en",
+         {"Mike": "son", "Jess": None}),
+        ("Jess is the best team lead ever", "en", {"Jess": "manager"}),
+        # ... a couple said in more words ...
+        ("ok its official, me and Tom are going out. he asked me properly", "en",
+         {"Tom": "boyfriend"}),
+        ("so Kirra and i are officially a thing. she asked me", "en", {"Kirra": "girlfriend"}),
+        ("me and Tom are going out for drinks tonight", "en", {"Tom": None}),
+        ("С Галиной Аркадьевной мы больше не встречаемся.", "ru", {"Галина Аркадьевна": "ex"}),
+        ("по сути мы с Катей расходимся", "ru", {"Катя": "ex"}),
+        # ... and the user's own child or spouse, said with a bare preposition.
+        ("Андрей отпуск взять не может, а без сына я не хочу", "ru", {"Андрей": "son"}),
+        ("Аня с мужем переезжает в Ереван, нам грустно", "ru", {"Аня": None}),
+        ("Андрей придёт с клиентом, я не хочу", "ru", {"Андрей": None}),
+    ],
+)  # fmt: skip
+def test_endearments_supervisors_roles_couples_and_households(
+    text: str, language: str, expected: dict[str, str | None]
+) -> None:
+    assert _people(text, language) == expected

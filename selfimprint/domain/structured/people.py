@@ -321,6 +321,23 @@ _WHERE_THEY_LIVE = re.compile(
 )
 
 
+# A parent's and a partner's everyday words, which say who someone is only after "my" ("my boy
+# Mike", "Graham, my boy,", "Ellie's my little girl", "my fella Conor"): bare, "boy", "girl" and
+# "fella" name anyone ("the boy next door", "a nice young fella"), so they are no relation words.
+_ENDEARMENTS = {"boy": "son", "girl": "daughter", "fella": "boyfriend", "feller": "boyfriend"}
+_ENDEARMENT_WORDS = "|".join(_ENDEARMENTS)
+_MY_ONE = rf"my\s+(?:(?:baby|little|oldest|eldest|youngest|big)\s+)?({_ENDEARMENT_WORDS})"
+_ENDEARMENT_BEFORE = re.compile(rf"\b{_MY_ONE},?\s+$", re.IGNORECASE)
+_ENDEARMENT_AFTER = re.compile(
+    rf"^(?:\s*,|\s*(?:'s|’s|s|\s+is|\s+was))\s+{_MY_ONE}\b(?!\s+friend)", re.IGNORECASE
+)
+
+
+def _endearment(before: str, after: str) -> str | None:
+    said = _ENDEARMENT_BEFORE.search(before) or _ENDEARMENT_AFTER.match(after)
+    return _ENDEARMENTS[said.group(1).casefold()] if said else None
+
+
 def _group_relation(after: str) -> str | None:
     return next((relation for relation, said in _GROUP_AFTER if said.match(after)), None)
 
@@ -364,7 +381,8 @@ _WE_BROKE_UP = re.compile(
     r"(?: up)?|ended (?:it|things))\b|\b(?:dumped|left|ghosted) me\b"
     r"|\bi (?:dumped|left) (?:him|her)\b"
     r"|\bwe(?:'re| are) (?:done|over|finished)\b"
-    r"|\b(?:мы\s+)?(?:расстались|разошлись)(?:\s+мы)?\b|\bбросил[аи]? меня\b",
+    r"|\b(?:мы\s+)?(?:расстались|разошлись|расходимся|разводимся)(?:\s+мы)?\b"
+    r"|\bмы\s+больше\s+не\s+(?:встречаемся|вместе)\b|\bбросил[аи]? меня\b",
     re.IGNORECASE,
 )
 # The couple said with the name: "me and Jake are done", "Nadia and I are through".
@@ -377,7 +395,10 @@ _TO_ME = re.compile(r"\b(?:me|мной|меня)\b", re.IGNORECASE)
 # The couple said with the name: "мы с Толей теперь вместе", "me and Jake are back together",
 # "Sam and I are dating": the partner (the labelling guide's reading).
 _TOGETHER = re.compile(
-    r"\b(?:(?:are|'re)\s+(?:back\s+|now\s+|officially\s+)?(?:together|dating|a couple|an item)"
+    r"\b(?:(?:are|'re)\s+(?:back\s+|now\s+|officially\s+)?(?:together|dating|a couple|an item"
+    # "going out" ends the clause: "me and Tom are going out for drinks" is an evening out.
+    r"|official|(?:a\s+)?thing|going out(?=\s*(?:[.!?,…]|$|now\b|properly\b))"
+    r"|seeing each other|exclusive)"
     r"|(?:теперь|снова|опять|уже|официально)?\s*(?:вместе|встречаемся|пара)\b)",
     re.IGNORECASE,
 )
@@ -556,6 +577,29 @@ _SAID_OF_ANYONE = frozenset(
 )
 
 
+# Russian speaks of its own child or spouse with a bare preposition ("без сына я не хочу", "мы с
+# женой"), where a client or a friend so said may be anyone's; "Аня с мужем переезжает" and
+# "уезжает к мужу" are hers, so only "с"/"без" after no name, in a sentence the user is in.
+_HOUSEHOLD = frozenset({"son", "daughter", "wife", "husband"})
+_FIRST_PERSON_RU = re.compile(r"\b(?:я|мы|меня|мне|мной|нас|нам|нами)\b", re.IGNORECASE)
+
+
+def _own_household(
+    text: str, tokens: list[_Token], i: int, relation: str, mentions: list[PersonMention]
+) -> bool:
+    if (
+        relation not in _HOUSEHOLD
+        or i < 1
+        or tokens[i - 1].text.casefold() not in ("с", "со", "без")
+    ):
+        return False
+    if i >= 2 and any(m.start <= tokens[i - 2].start < m.end for m in mentions):
+        return False
+    start = max(text.rfind(mark, 0, tokens[i].start) for mark in ".!?\n")
+    ends = [e for e in (text.find(mark, tokens[i].end) for mark in ".!?\n") if e >= 0]
+    return bool(_FIRST_PERSON_RU.search(text[start + 1 : min(ends, default=len(text))]))
+
+
 def _adjective_before_noun(word: str, after: str, cues: LanguageCues) -> bool:
     if cues.language != "ru" or not after:
         return False
@@ -572,6 +616,13 @@ _ANY_ONE = _PREPOSITIONS_RU | frozenset(
 _OTHER_FORM = re.compile(r"^друг(?:а|у|ом|е)?$")
 _OF_A_THING_NEAR = re.compile(
     r"\b(?:that|this|it|there)\s*(?:'s|’s|s\b|\s+is\b|\s+was\b)|\bэто\b", re.IGNORECASE
+)
+
+
+_A_ROLE = re.compile(
+    r"\b(?:promoted to|as|became|become|becoming|made|hired|назначили|работает)"
+    r"\s+(?:\w+\s+){0,2}$",
+    re.IGNORECASE,
 )
 
 
@@ -605,8 +656,10 @@ def _loose_relations(text: str, mentions: list[PersonMention], cues: LanguageCue
             continue
         before = tokens[i - 1].text.casefold() if i else ""
         after = tokens[i + 1].text.casefold() if i + 1 < len(tokens) else ""
-        if relation in _SAID_OF_ANYONE or _of_another(before) or before in _ANY_ONE:
+        if relation in _SAID_OF_ANYONE or _of_another(before):
             continue
+        if before in _ANY_ONE and not _own_household(text, tokens, i, relation, mentions):
+            continue  # "с клиентом" is anyone's client; "без сына я не хочу" the user's own
         if i and any(m.start <= tokens[i - 1].start < m.end for m in mentions):
             continue  # "callums girlfriend"
         if after in ("in", "of") or _OTHER_FORM.match(after) or _OTHER_FORM.match(before):
@@ -615,6 +668,8 @@ def _loose_relations(text: str, mentions: list[PersonMention], cues: LanguageCue
             continue  # "that's my neighbour. Anna thinks so too": said of someone unnamed
         if _plural(token.text, cues) or any(q.start() <= token.start < q.end() for q in quoted):
             continue  # "соседи"; "calls everybody 'pal'"
+        if _A_ROLE.search(text[: token.start]):
+            continue  # "got promoted to team lead", "hired as a coach": a job, no one's relation
         if relation == "ex" and _adjective_before_noun(token.text, after, cues):
             continue  # "папа бывший налоговик": a former tax man, no one's ex
         found.add(_qualified(relation, tokens, i))
@@ -664,7 +719,7 @@ def _english(
         if not capitalised and listed is None and not titled and key not in known | likely:
             continue
         relation, start, end = _relation_near(text, tokens, i, relation_of)
-        relation = relation or _group_relation(after)
+        relation = relation or _group_relation(after) or _endearment(before, after)
         if relation is None and (listed or titled) and _WHERE_THEY_LIVE.match(after):
             relation = "neighbour"  # "Mrs Dalgleish downstairs" (not "Lady across the hall")
         owner = i + 1 < len(tokens) and tokens[i + 1].text == "'s"
