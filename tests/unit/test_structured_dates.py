@@ -230,3 +230,53 @@ def test_a_cyrillic_language_without_cues_is_read_with_russians() -> None:
 )
 def test_spans_before_in_and_fortnights(text: str, want: list[str]) -> None:
     assert _read(text, FRIDAY) == want
+
+
+def _said(text: str, sent: str, language: str = "en") -> list[str]:
+    at = datetime.fromisoformat(sent + "T12:00:00")
+    return [d.isoformat() for d in resolve_dates(text, at, cues(language))]
+
+
+@pytest.mark.parametrize(
+    ("text", "sent", "language", "want"),
+    [
+        # Issue 34: "in N days ago" is the "ago" ...
+        ("moved in a week ago and I love it", "2026-06-20", "en", ["2026-06-13"]),
+        ("I was in 3 days ago", "2026-04-07", "en", ["2026-04-04"]),
+        ("I move in a week", "2026-06-20", "en", ["2026-06-27"]),
+        # ... any number counts before "in one day" ...
+        ("we filled 112 prescriptions in one day", "2026-09-01", "en", []),
+        # ... "in the 7th" is an innings, "on the 7th" a day ...
+        ("he offered me a cigar in the 7th", "2026-07-03", "en", []),
+        ("the match is on the 7th", "2026-07-03", "en", ["2026-07-07"]),
+        # ... "since Thursday" is past, "on Thursday" ahead ...
+        ("on the patches since Thursday", "2026-09-19", "en", ["2026-09-17"]),
+        ("on the patches from Thursday", "2026-09-19", "en", ["2026-09-24"]),
+        # ... what "is off" was ahead, whatever the tense ...
+        ("had to tell Ellie camping on the 26th is off", "2026-09-12", "en", ["2026-09-26"]),
+        ("had to tell Ellie camping on the 26th was great", "2026-09-12", "en", ["2026-08-26"]),
+        # ... a plan moved from a day of the month: both days were ahead ...
+        ("moved my flight from the 20th to the 27th", "2026-11-12", "en",
+         ["2026-11-20", "2026-11-27"]),
+        ("перенесли с 26-го на 4 октября", "2026-09-19", "ru", ["2026-09-26", "2026-10-04"]),
+        # ... a weekday with its day of the month is one day, in the month it falls so ...
+        ("nic's 45th is a meal on saturday the 21st", "2026-02-03", "en", ["2026-02-21"]),
+        ("her farewell got moved to sat the 26th", "2026-09-12", "en", ["2026-09-26"]),
+        ("the party was friday the 4th", "2026-09-12", "en", ["2026-09-04"]),
+        # ... a day and a month in words, wherever they stand ...
+        ("написала что ухожу, последний день 30 апреля. страшно", "2026-04-24", "ru",
+         ["2026-04-30"]),
+        ("Взял билет на 28 июля: Новосибирск — Стамбул", "2026-07-20", "ru", ["2026-07-28"]),
+        ("аренду подняли на 5 тыщ с августа 30 за однушку", "2026-07-17", "ru", []),
+        ("qualified on the 12th of march last year", "2026-01-05", "en", ["2025-03-12"]),
+        # ... in the year its tense gives when the nearest is months the other way.
+        ("8 months since his op on the 14th of April", "2026-12-14", "en", ["2026-04-14"]),
+        ("his op is on the 14th of April", "2026-12-14", "en", ["2027-04-14"]),
+        ("а ведь 5 мая мы расставались", "2026-12-02", "ru", ["2026-05-05"]),
+        ("рент растёт с 1 августа", "2026-06-01", "ru", ["2026-08-01"]),
+    ],
+)  # fmt: skip
+def test_written_days_weekdays_with_their_day_and_what_moved(
+    text: str, sent: str, language: str, want: list[str]
+) -> None:
+    assert _said(text, sent, language) == want

@@ -170,7 +170,7 @@ _RELATIVE_DAY = re.compile(rf"\b(?:{_words(_RELATIVE)})\b", _I)
 _EN_COUNT = rf"\d{{1,2}}|{_words(_EN_NUMBERS)}"
 _RU_COUNT = rf"\d{{1,2}}|{_words(_RU_NUMBERS)}"
 _COUNTED = re.compile(
-    rf"\bin\s+(?P<ahead>{_EN_COUNT})\s+days?\b"
+    rf"\bin\s+(?P<ahead>{_EN_COUNT})\s+days?\b(?!\s+ago\b)"
     rf"|\b(?P<ahead_from>{_EN_COUNT})\s+days?\s+from\s+(?:now|today)\b"
     rf"|\b(?P<ago>{_EN_COUNT})\s+days?\s+ago\b"
     rf"|\bчерез\s+(?P<ru_ahead>{_RU_COUNT})\s+(?:дн(?:я|ей)|день|суток)\b"
@@ -181,7 +181,7 @@ _COUNTED = re.compile(
 # weeks ago" -14, "через две недели" +14, "неделю назад" -7. "next week" stays vague.
 _RU_WEEKS = r"\d{1,2}|одну|две|два|три|четыре|пять|шесть"
 _WEEKS_AHEAD = re.compile(
-    rf"\bin\s+(?P<en>an?|{_EN_COUNT})\s+weeks?\b"
+    rf"\bin\s+(?P<en>an?|{_EN_COUNT})\s+weeks?\b(?!\s+ago\b)"
     rf"|\b(?P<en_from>an?|{_EN_COUNT})\s+weeks?\s+from\s+(?:now|today)\b"
     rf"|\bin\s+a\s+(?P<fortnight>fortnight)\b"
     rf"|\bчерез\s+(?:(?P<ru>{_RU_WEEKS})\s+)?недел(?:ю|и|ь)\b",
@@ -337,6 +337,11 @@ def _in_past(clause: str, cues: LanguageCues) -> bool:
     return False
 
 
+_SINCE = re.compile(r"\bsince\s+$", _I)
+_SINCE_NEAR = re.compile(r"\bsince(?:\s+[^\s.,;!?]+){0,4}\s+$", _I)
+_IN_BEFORE = re.compile(r"\bin\s+$", _I)
+
+
 def _after(base: date, weekday: int) -> date:
     return base + timedelta(days=(weekday - base.weekday() - 1) % 7 + 1)
 
@@ -355,14 +360,18 @@ def _weekday_index(word: str) -> int:
 
 # A plan moved from one day to another: the day it was on was ahead too, whatever the tense
 # ("перенесли с четверга на понедельник", "moved from Thursday to Monday").
-_MOVED_FROM = re.compile(rf"\b(?:from|с|со)\s+(?:{_WEEKDAY})\s+(?:to|на)\s+", _I)
+_MOVED_FROM = re.compile(
+    rf"\b(?:from|с|со)\s+(?:{_WEEKDAY}|the\s+\d{{1,2}}(?:st|nd|rd|th)|\d{{1,2}}-?(?:го|е|ого))"
+    r"\s+(?:to|на)\s+",
+    _I,
+)
 
 
 # What is cancelled or put off had not happened yet, whatever the tense ("the concert on the
 # 24th got cancelled", "концерт 24-го отменили", "the Friday shift was postponed").
 _CALLED_OFF = re.compile(
     r"\b(?:cancel(?:l?ed|s|ling)?|called off|call(?:ing)? off|postponed?|rescheduled?"
-    r"|отмен\w*|перенес\w*|перенос\w*)\b",
+    r"|(?:is|are|'s)\s+off|отмен\w*|перенес\w*|перенос\w*)\b",
     _I,
 )
 
@@ -394,6 +403,104 @@ def _month_day(base: date, day: int, *, past: bool) -> date | None:
     return None
 
 
+# A day and a month written in words ("30 апреля", "на 28 июля", "the 14th of April", "May 23",
+# "23rd March 2025"): read here, since dateparser's search misses many inside longer messages.
+_MONTH_DATE = re.compile(
+    rf"\b(?P<d1>\d{{1,2}})(?:st|nd|rd|th|-?го|-?е)?\s+(?:of\s+)?(?P<m1>{_MONTH})(?![a-zа-яё])"
+    rf"(?:\s*,?\s*(?P<y1>\d{{4}})\b)?"
+    rf"|\b(?P<m2>{_MONTH})(?![a-zа-яё])\s+(?:the\s+)?(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?(?!\d)"
+    rf"(?:\s*,?\s*(?P<y2>\d{{4}})\b)?",
+    _I,
+)
+_MONTH_STEMS = (
+    ("jan", "январ"), ("feb", "феврал"), ("mar", "март"), ("apr", "апрел"), ("may", "ма"),
+    ("jun", "июн"), ("jul", "июл"), ("aug", "август"), ("sep", "сентябр"), ("oct", "октябр"),
+    ("nov", "ноябр"), ("dec", "декабр"),
+)  # fmt: skip
+_YEAR_SAID = re.compile(r"\s*,?\s*(?P<which>last|next|this)\s+year\b", _I)
+# Further than this from when it was said, a yearless day is read in the year the tense gives.
+_TENSE_REACH = timedelta(days=90)
+
+
+def _month_index(word: str) -> int:
+    lowered = word.casefold()
+    return next(i for i, stems in enumerate(_MONTH_STEMS, 1) if lowered.startswith(stems))
+
+
+def _in_year(month: int, day: int, today: date, *, past: bool, ahead: bool) -> date | None:
+    """A yearless day: the occurrence nearest to today, unless the clause's tense puts it
+    more than `_TENSE_REACH` the other way ("8 months since his op on the 14th of April",
+    said in December, is this April; "5 мая мы расставались" too)."""
+    options = []
+    for year in (today.year - 1, today.year, today.year + 1):
+        try:
+            options.append(date(year, month, day))
+        except ValueError:
+            continue
+    if not options:
+        return None
+    nearest = min(options, key=lambda d: abs(d - today))
+    if past and nearest > today + _TENSE_REACH:
+        return max((d for d in options if d <= today), default=nearest)
+    if ahead and nearest < today - _TENSE_REACH:
+        return min((d for d in options if d >= today), default=nearest)
+    return nearest
+
+
+def _month_dates(clean: str, today: date, cues: LanguageCues) -> list[_Found]:
+    out = []
+    for match in _MONTH_DATE.finditer(clean):
+        month_word = match.group("m1") or match.group("m2")
+        if match.group("m2") and (month_word == "may" or not month_word.isascii()):
+            continue  # "you may 2x it", "с августа 30 (тысяч)": Russian puts the day first
+        day = int(match.group("d1") or match.group("d2"))
+        year = match.group("y1") or match.group("y2")
+        month = _month_index(month_word)
+        said = _YEAR_SAID.match(clean, match.end())
+        try:
+            if year is not None:
+                when: date | None = date(int(year), month, day)
+            elif said is not None:
+                shift = {"last": -1, "next": 1}.get(said.group("which").casefold(), 0)
+                when = date(today.year + shift, month, day)
+            else:
+                clause = _clause(clean, match.start(), match.end())
+                ahead = _future_target(clean, match.start(), match.end())
+                # "dip free since May 23", "8 months since his op on the 14th of April"
+                since = bool(_SINCE_NEAR.search(clean[: match.start()]))
+                past = since or (not ahead and _in_past(clause, cues))
+                when = _in_year(month, day, today, past=past, ahead=ahead)
+        except ValueError:
+            when = None
+        if when is not None:
+            out.append(_Found(match.start(), match.end(), when))
+    return out
+
+
+# A weekday with its day of the month ("saturday the 21st", "sat the 26th", "в субботу 21-го"):
+# the month in which that day falls on that weekday, the one nearest to when it was said.
+_WEEKDAY_AND_DAY = re.compile(
+    rf"\b(?P<day>{_WEEKDAY}|mon|tues?|wed|thu(?:rs?)?|fri|sat|sun)\s*,?\s+(?:the\s+)?"
+    r"(?P<n>\d{1,2})(?:st|nd|rd|th|-?го|-?е)\b",
+    _I,
+)
+
+
+def _weekday_and_day(today: date, weekday: int, number: int) -> date | None:
+    best: date | None = None
+    for shift in range(-3, 4):
+        year, month = divmod(today.month - 1 + shift, 12)
+        try:
+            candidate = date(today.year + year, month + 1, number)
+        except ValueError:
+            continue
+        if candidate.weekday() == weekday and (
+            best is None or abs(candidate - today) < abs(best - today)
+        ):
+            best = candidate
+    return best
+
+
 def _next_word(text: str, end: int) -> str:
     match = re.match(r"\s*(\w+)", text[end:])
     return match.group(1).casefold() if match else ""
@@ -416,7 +523,7 @@ _NOT_SINCE = re.compile(r"\b(?:haven'?t|hasn'?t|havent|hasnt)\b", _I)
 # drop in five weeks", "4 energy drinks in 2 days", "one lie in a week".
 _SPAN_BEFORE = re.compile(
     rf"(?:\bfirst(?:\s+\w+){{0,2}}|\b(?:not|no|never|didn'?t|didnt)(?:\s+\w+){{0,3}}"
-    rf"|\b(?:{_EN_COUNT}|once|twice)(?:\s+\w+){{1,2}})\s+$",
+    rf"|\b(?:\d+|{_EN_COUNT}|once|twice)(?:\s+\w+){{1,2}})\s+$",
     _I,
 )
 
@@ -496,6 +603,10 @@ def resolve_dates(text: str, sent_at: datetime, cues: LanguageCues) -> tuple[dat
         except ValueError:
             continue
     clean = _DAY_MONTH.sub(lambda m: " " * len(m.group(0)), clean)
+    words = _month_dates(clean, today, cues)
+    for written in words:
+        clean = clean[: written.start] + " " * (written.end - written.start) + clean[written.end :]
+    found += words
     if _WRITTEN.search(clean):
         found += _written(clean, base, language)
     taken = [(f.start, f.end) for f in found]
@@ -504,6 +615,14 @@ def resolve_dates(text: str, sent_at: datetime, cues: LanguageCues) -> tuple[dat
         # A weekday beside a written date ("Monday, 18 May") is that date's.
         return all(end < s - 2 or start > e + 2 for s, e in taken)
 
+    for match in _WEEKDAY_AND_DAY.finditer(clean):
+        named = match.group("day").casefold()
+        weekday = next((i for i, w in enumerate(_WEEKDAYS_EN) if w.startswith(named[:3])), None)
+        weekday = _weekday_index(named) if weekday is None else weekday
+        pinned = _weekday_and_day(today, weekday, int(match.group("n")))
+        if pinned is not None and free(match.start(), match.end()):
+            found.append(_Found(match.start(), match.end(), pinned))
+            taken.append((match.start(), match.end()))
     for match in _WEEKS_AHEAD.finditer(clean):
         if _a_span(clean, match):
             continue  # "havent ordered a takeaway in three weeks": for three weeks
@@ -533,6 +652,8 @@ def resolve_dates(text: str, sent_at: datetime, cues: LanguageCues) -> tuple[dat
         modifier = match.group("mod")
         if modifier:
             after = bool(_AFTER_MODIFIER.match(modifier)) and "past" not in modifier.casefold()
+        elif _SINCE.search(clean[: match.start()]):
+            after = False  # "back in Berlin since saturday night"
         elif _future_target(clean, match.start(), match.end()):
             after = True
         else:
@@ -553,6 +674,8 @@ def resolve_dates(text: str, sent_at: datetime, cues: LanguageCues) -> tuple[dat
         before = clean[max(0, match.start() - 12) : match.start()]
         if _MONTH_WORD.search(before):
             continue  # "June the 5th"
+        if match.group("en") and _IN_BEFORE.search(before):
+            continue  # "a cigar in the 7th", "in the 3rd": an innings or a round, not a day
         past = not _future_target(clean, match.start(), match.end()) and _in_past(
             _clause(clean, match.start(), match.end()), cues
         )
