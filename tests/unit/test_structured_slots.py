@@ -1561,3 +1561,39 @@ def test_changes_said_apart_put_back_first_since_and_done_with(
     language: str, older: str, newer: str, expected: bool
 ) -> None:
     assert _contradicts(language, older, newer) is expected
+
+
+@pytest.mark.parametrize(
+    ("language", "older", "newer", "expected"),
+    [
+        # Issue 34: the user's move, done, with the new home unnamed, ends the home held before ...
+        ("ru", "Мы снимаем однушку на Соколе.", "ПЕРЕЕХАЛИ. Болит все, коробки до потолка", True),
+        ("en", "I live with my roommate Marco on East Riverside.",
+         "moved in w dani today!!! boxes everywhere", True),
+        ("en", "I live in the house on Forrer Blvd in Dayton.", "Got the keys to the condo today!",
+         True),
+        ("en", "I'm living at my mum's in Leeds for the summer.",
+         "officially moved into my fremont studio today!!!", True),
+        # ... but not a move still ahead, someone else's, or a meeting moved ...
+        ("ru", "В пятницу переезжаем в свою квартиру на Академическом.", "ПЕРЕЕХАЛИ", False),
+        ("ru", "Мы живем в Красногорске.", "Даша переехала в Питер", False),
+        ("en", "I live in Leeds.", "they moved the meeting to friday", False),
+        ("en", "I live in Leeds.", "the keys to the shed are lost again", False),
+        # ... and owning up to a relapse makes the habit done again, however it is named.
+        ("en", "I haven't had a drink since New Year's.",
+         "4 beers at Omar's bbq. so much for being off the booze lol", True),
+        ("en", "I haven't had a drink since New Year's.",
+         "4 coffees at Omar's bbq. so much for the diet lol", False),
+        ("en", "I gave up smoking three years ago.",
+         "had two fags outside tonight. three years off them and i caved", True),
+        ("en", "I gave up smoking three years ago.", "Tom had two fags outside tonight", False),
+        ("ru", "Я не пью кофе с января.", "выпила сегодня два капучино. прощай, месяц без кофе",
+         True),
+        ("ru", "Я не ем сладкое с Нового года.", "Съела два куска. Вот тебе и без сладкого", True),
+        ("ru", "Я не ем сладкое с Нового года.", "прощай, отпуск. держусь без сладкого", False),
+    ],
+)  # fmt: skip
+def test_moves_done_and_relapses_owned_up_to(
+    language: str, older: str, newer: str, expected: bool
+) -> None:
+    assert _contradicts(language, older, newer) is expected

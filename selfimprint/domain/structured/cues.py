@@ -41,6 +41,7 @@ class SlotCues:
     change: re.Pattern[str]
     now: tuple[re.Pattern[str], ...] = ()  # holds now, in the first person: replaces any other
     other: tuple[re.Pattern[str], ...] = ()  # holds a new value left unnamed ("someone new")
+    moved: tuple[re.Pattern[str], ...] = ()  # the user's move, done ("got the keys", "ПЕРЕЕХАЛИ")
 
 
 @dataclass(frozen=True)
@@ -145,6 +146,7 @@ def _compile(
                 change=_one(slots.get(f"{slot.value}_change", r"(?!)")),
                 now=patterns(f"{slot.value}_now"),
                 other=patterns(f"{slot.value}_other"),
+                moved=patterns(f"{slot.value}_moved"),
             )
             for slot in Slot
             if slot is not Slot.HABIT  # habits are read by `habits`, not by slot patterns

@@ -37,6 +37,10 @@ _SENTENCE_END = re.compile(r"[;.!?]")
 _ANY = frozenset({"there", "там"})
 # The value of a claim of a new partner left unnamed: equal to no name.
 _UNNAMED = frozenset({"\x00unnamed"})
+# The value of the user's move, done and unnamed ("ПЕРЕЕХАЛИ", "got the keys today"): no home
+# held before is theirs any more, unless it was the move itself, still ahead ("в пятницу
+# переезжаем в свою квартиру").
+_MOVED = frozenset({"\x00moved"})
 # Slots with parts (nights, weekends, remote: cues' `scope`) that can end alone.
 _PARTS = frozenset({Slot.JOB, Slot.HOME})
 # Slots one person holds alone: another's job or home is not the user's (a relationship is
@@ -107,7 +111,9 @@ def _habits(clean: str, cues: LanguageCues) -> list[Claim]:
                 continue
             negative = len(cues.habit_negative.findall(clause)) + without
             negative -= len(cues.not_negations.findall(clause))
-            done = negative % 2 == 0
+            # Owning up to a relapse, the habit is done again however the clause names it ("so
+            # much for being off the booze", "вот тебе и без сладкого").
+            done = negative % 2 == 0 or relapsed
             # Done once after giving it up ("had a vape", "выпила кофе"): a change of the habit,
             # unless only wanted or nearly done.
             lapse = done and (
@@ -241,7 +247,9 @@ def _claims(text: str, cues: LanguageCues) -> tuple[Claim, ...]:
         for _, raw in mine(slot_cues.holds):
             value, named = _value(raw)
             held.append(Claim(slot, True, value, change, named))
-        if not any(c.value for c in held) and mine(slot_cues.other):
+        if not any(c.value for c in held) and mine(slot_cues.moved):
+            held.append(Claim(slot, True, _MOVED, True, True))
+        elif not any(c.value for c in held) and mine(slot_cues.other):
             held.append(Claim(slot, True, _UNNAMED, True, True))
         found += held
     found += _habits(clean, cues)
@@ -253,10 +261,12 @@ def contradicts(
     old: Claim,
     older_stems: frozenset[str] = frozenset(),
     light: frozenset[str] = frozenset(),
+    moving: bool = False,
 ) -> bool:
     """Whether the newer claim makes the older one no longer true; `older_stems` are the content
     stems of the whole older memory (a value may stand anywhere in it); `light` words ("make",
-    "time") are shared by too many values to say two are the same."""
+    "time") are shared by too many values to say two are the same; `moving`: the older memory
+    tells of a move still ahead, which a move done fulfils."""
     if new.slot is not old.slot:
         return False
     if new.slot is Slot.HABIT:
@@ -274,6 +284,8 @@ def contradicts(
         # another named one ("left Globex" says nothing of Initech).
         return shared or not new.value or not new.named or not old.value
     if new.holds and old.holds:
+        if new.value == _MOVED:
+            return old.value != _MOVED and not moving
         if not (new.value and old.value) or shared:
             return False
         if new.value == _UNNAMED and new.slot is Slot.HOME and old.named:
@@ -566,6 +578,11 @@ def _plan_negated(text: str, older: str, plans: list[Claim], cues: LanguageCues)
     return False
 
 
+_MOVING = re.compile(
+    r"\b(?:moving|will move|are moving|переезжа\w+|перееду|переедем|съезжа\w+)\b", re.IGNORECASE
+)
+
+
 def contradicted(
     text: str,
     older: Iterable[tuple[str, str]],
@@ -594,7 +611,11 @@ def contradicted(
             # all but words ("I'm entering my leeks in the allotment show on August 29").
             plans = [Claim(Slot.PLAN, True, stems - days, False)]
         if (
-            any(contradicts(new, old, stems, cues.light) for new in mine for old in theirs)
+            any(
+                contradicts(new, old, stems, cues.light, bool(_MOVING.search(content)))
+                for new in mine
+                for old in theirs
+            )
             or (plans and _plan_negated(text, content, plans, cues))
             or changes(text, content, cues, min_shared)
         ):
