@@ -1597,3 +1597,26 @@ def test_moves_done_and_relapses_owned_up_to(
     language: str, older: str, newer: str, expected: bool
 ) -> None:
     assert _contradicts(language, older, newer) is expected
+
+
+@pytest.mark.parametrize(
+    ("language", "older", "newer", "expected"),
+    [
+        # Issue 34: a partner after "I'm single", said as chat says it: a contraction, a
+        # lowercase name, "gf", "ive got", "a thing", a patronymic, "снова" ...
+        ("en", "I'm single right now.", "Valeria's officially my girlfriend 🥹", True),
+        ("en", "I'm single since Leah and I broke up.", "anika is officially my gf 🥹", True),
+        ("en", "I'm single right now.", "im dating leah now?? like officially", True),
+        ("en", "I'm single right now.", "so kirra and i are officially a thing", True),
+        ("en", "I'm single since my divorce.", "so yeah, ive got a girlfriend at 55", True),
+        ("ru", "Мы с Настей расстались в мае.", "короче Настя снова моя девушка", True),
+        ("ru", "Я вдовец, живу один и ни с кем не встречаюсь.",
+         "Мы с Тамарой Ивановной теперь вместе.", True),
+        # ... but not a pronoun, another's partner or a plan with a friend.
+        ("en", "I'm single right now.", "she is officially my favourite colleague", False),
+        ("en", "I'm single right now.", "she's officially my gf's best friend lol", False),
+        ("en", "I'm single right now.", "tom and i are officially going to Rome", False),
+    ],
+)  # fmt: skip
+def test_partners_said_in_chat_words(language: str, older: str, newer: str, expected: bool) -> None:
+    assert _contradicts(language, older, newer) is expected
