@@ -1620,3 +1620,32 @@ def test_moves_done_and_relapses_owned_up_to(
 )  # fmt: skip
 def test_partners_said_in_chat_words(language: str, older: str, newer: str, expected: bool) -> None:
     assert _contradicts(language, older, newer) is expected
+
+
+@pytest.mark.parametrize(
+    ("language", "older", "newer", "expected"),
+    [
+        # Issue 34: a job ended in everyday words: notice given to someone, a resignation handed
+        # to the boss, a last shift typed in lowercase ...
+        ("en", "I work as sous chef at Nopal Kitchen.", "gave renata my notice today", True),
+        ("en", "I work FIFO as an electrician for Tanami Electrical.",
+         "handed my notice in to Tommo today", True),
+        ("en", "I work as a line cook at Salt & Ember.",
+         "last shift at salt and ember tonight and kev stopped by", True),
+        ("ru", "Я работаю дальнобойщиком в УралТрансЛогистик.",
+         "заявление отдал шефу Андрею Палычу, орал минут десять", True),
+        ("ru", "Я работаю маркетологом в агентстве Лампа.",
+         "Все, написала заявление об увольнении из Лампы.", True),
+        # ... driving for a living is a job ...
+        ("en", "I drive a MARTA bus on route 121, day shift.",
+         "so i handed in my notice at the garage today", True),
+        # ... but not a note passed on, an application, or another's notice.
+        ("en", "I work as sous chef at Nopal Kitchen.", "gave renata my number today", False),
+        ("ru", "Я работаю маркетологом в агентстве Лампа.", "подала заявление на визу", False),
+        ("en", "I drive a MARTA bus on route 121.", "Keisha handed in her notice today", False),
+    ],
+)  # fmt: skip
+def test_jobs_ended_in_everyday_words(
+    language: str, older: str, newer: str, expected: bool
+) -> None:
+    assert _contradicts(language, older, newer) is expected
