@@ -509,3 +509,35 @@ def test_endearments_supervisors_roles_couples_and_households(
     text: str, language: str, expected: dict[str, str | None]
 ) -> None:
     assert _people(text, language) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "expected"),
+    [
+        # Issue 34: a workmate by the user's "our" on either side of the name ...
+        ("лёха наш повар с горячего, 24 года", "ru", {"Лёха": "colleague"}),
+        ("Дима наш новый кондитер, переехал из Новосибирска", "ru", {"Дима": "colleague"}),
+        ("повар наш лёха порезался", "ru", {"Лёха": "colleague"}),
+        ("лёха наш сегодня молодец", "ru", {"Лёха": None}),
+        # ... another's relative is no relation to the user: "у X мама", "девушка Тимура",
+        # "иркин муж", "настина мама тетя лена" ...
+        ("у насти мама с давлением в больницу попала", "ru", {"Настя": None}),
+        ("Алина, девушка Тимура, мне поначалу не понравилась", "ru",
+         {"Алина": None, "Тимур": None}),
+        ("иркин муж Денис хороший парень оказался", "ru", {"Денис": None}),
+        ("настина мама тетя лена со мной здоровается", "ru", {"Настя": None, "Лена": None}),
+        ("на днюхе у вадика, бригадира моего, покурил", "ru", {"Вадик": "manager"}),
+        ("Нана, коллега из процедурки, учит меня", "ru", {"Нана": "colleague"}),
+        # ... and words for kin from the writers' other languages, and "my lady", "my cuz".
+        ("babcia Halina is 84", "en", {"Halina": "grandmother"}),
+        ("with ciocia Ewa on the balcony", "en", {"Ewa": "aunt"}),
+        ("my kuzyn Bartek from Gdynia", "en", {"Bartek": "cousin"}),
+        ("my lady Keisha made oxtails", "en", {"Keisha": "partner"}),
+        ("staying on my cuz Tay's couch", "en", {"Tay": "cousin"}),
+        ("lunch got moved cuz Marisol has to work", "en", {"Marisol": None}),
+    ],
+)  # fmt: skip
+def test_workmates_others_relatives_and_kin_words(
+    text: str, language: str, expected: dict[str, str | None]
+) -> None:
+    assert _people(text, language) == expected

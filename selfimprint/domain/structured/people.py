@@ -198,6 +198,8 @@ def _relation_near(
             # "соседка тётя Галя": an elder's title after the word that says who she is.
             earlier = relation_of(tokens[before - 1].text)
             if earlier and text[tokens[before - 1].end : tokens[before].start].isspace():
+                if before > 1 and _of_another(tokens[before - 2].text):
+                    return _THEIRS, tokens[before - 1].start, name.end  # "настина мама тетя лена"
                 return earlier, tokens[before - 1].start, name.end
         if relation and before > 0 and _of_another(tokens[before - 1].text):
             # "her brother Tom", "Niamh's husband Pádraig", "Гулин брат Айдар": their relation
@@ -321,10 +323,18 @@ _WHERE_THEY_LIVE = re.compile(
 )
 
 
-# A parent's and a partner's everyday words, which say who someone is only after "my" ("my boy
-# Mike", "Graham, my boy,", "Ellie's my little girl", "my fella Conor"): bare, "boy", "girl" and
-# "fella" name anyone ("the boy next door", "a nice young fella"), so they are no relation words.
-_ENDEARMENTS = {"boy": "son", "girl": "daughter", "fella": "boyfriend", "feller": "boyfriend"}
+# A parent's, a partner's and a cousin's everyday words, which say who someone is only after
+# "my" ("my boy Mike", "Graham, my boy,", "Ellie's my little girl", "my fella Conor", "my lady
+# keisha", "my cuz Tay"): bare, "boy", "girl" and "fella" name anyone ("the boy next door", "a
+# nice young fella") and "cuz" is "because", so they are no relation words.
+_ENDEARMENTS = {
+    "boy": "son",
+    "girl": "daughter",
+    "fella": "boyfriend",
+    "feller": "boyfriend",
+    "lady": "partner",
+    "cuz": "cousin",  # "cuz" alone is "because"
+}
 _ENDEARMENT_WORDS = "|".join(_ENDEARMENTS)
 _MY_ONE = rf"my\s+(?:(?:baby|little|oldest|eldest|youngest|big)\s+)?({_ENDEARMENT_WORDS})"
 _ENDEARMENT_BEFORE = re.compile(rf"\b{_MY_ONE},?\s+$", re.IGNORECASE)
@@ -638,7 +648,12 @@ def _of_another(word: str) -> bool:
     if lowered in _ANOTHERS:
         return True
     owner = _NAME_POSSESSIVE.match(lowered)
-    return owner is not None and any(is_first_name(owner.group(1) + end) for end in "ая")
+    if owner is None:
+        return False
+    stem = owner.group(1)
+    # "Иркин", "Колькина": the owner's diminutive in -ка, read by its plain name (Ира, Коля).
+    stems = (stem, stem[:-1], stem[:-2]) if stem.endswith("к") else (stem,)
+    return any(is_first_name(s + end) for s in stems for end in "ая" if len(s) >= 2)
 
 
 def _loose_relations(text: str, mentions: list[PersonMention], cues: LanguageCues) -> set[str]:
@@ -924,8 +939,13 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
                     relation, _, said_end = _relation_near(text, tokens, i + 1, relation_of)
                     end = max(end, said_end)
         if relation is None and owner is None:
-            # "Катя сеструха младшая", "Гена начальник гаража", "Оля, жена моя", "Рустам с работы"
-            said = relation_of(tokens[after].text) if after < len(tokens) else None
+            # "Катя сеструха младшая", "Гена начальник гаража", "Оля, жена моя", "Рустам с работы";
+            # not "у насти мама" (her mother) or "Алина, девушка Тимура" (his girlfriend).
+            mine = after + 1 < len(tokens) and tokens[after + 1].text.casefold() in _MY_OBLIQUE
+            theirs = not mine and (
+                previous.casefold() == "у" or _of_a_name(tokens, after + 1, morph)
+            )
+            said = relation_of(tokens[after].text) if after < len(tokens) and not theirs else None
             said = _qualified(said, tokens, after) if said else None
             relation = said or _group_relation(text[end:])
         if relation is None and owner is None and _our_worker(tokens, i, after, morph):
@@ -937,6 +957,18 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
 _OURS = frozenset({"наш", "наша", "нашу", "нашего", "нашей", "нашему", "нашим"})
 
 
+# "у вадика, бригадира моего": after "у" the relation word is still the user's with "my".
+_MY_OBLIQUE = _RUSSIAN_MY | {"моих", "нашу", "мою", "наших"}
+
+
+def _of_a_name(tokens: list[_Token], at: int, morph: Any) -> bool:
+    """Whether tokens[at] is a first name in the genitive ("девушка Тимура", "жена гора")."""
+    if at >= len(tokens):
+        return False
+    parses = morph.parse(tokens[at].text)[:2]
+    return "NOUN" in parses[0].tag and any({"Name", "gent"} <= set(p.tag.grammemes) for p in parses)
+
+
 def _our_worker(tokens: list[_Token], i: int, after: int, morph: Any) -> bool:
     """ "наш трудовик Сергей", "Леха, сварщик наш": a person by the user's "our" and a word for
     someone at work (an animate noun that is no relation word), as the writers label it."""
@@ -945,11 +977,24 @@ def _our_worker(tokens: list[_Token], i: int, after: int, morph: Any) -> bool:
         parse = morph.parse(word.casefold())[0]
         return {"NOUN", "anim"} <= set(parse.tag.grammemes) and "Name" not in parse.tag
 
+    def adjective(word: str) -> bool:
+        return "ADJF" in morph.parse(word.casefold())[0].tag
+
     before = [t.text.casefold() for t in tokens[max(0, i - 2) : i]]
     if len(before) == 2 and before[0] in _OURS and worker(tokens[i - 1].text):
         return True
-    following = [t.text for t in tokens[after : after + 2]]
-    return len(following) == 2 and following[1].casefold() in _OURS and worker(following[0])
+    if len(before) == 2 and before[1] in _OURS and worker(before[0]):
+        return True  # "повар наш лёха"
+    following = [t.text for t in tokens[after : after + 3]]
+    if len(following) >= 2 and following[1].casefold() in _OURS and worker(following[0]):
+        return True
+    # "лёха наш повар", "Дима наш новый кондитер", "Вадим Сергеевич, наш молодой физик"
+    if following and following[0].casefold() in _OURS:
+        rest = following[1:]
+        if rest and adjective(rest[0]) and len(rest) > 1:
+            rest = rest[1:]
+        return bool(rest) and worker(rest[0])
+    return False
 
 
 # Lowercase words pymorphy2 reads as first names that are more often everyday words.
