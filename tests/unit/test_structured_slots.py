@@ -1649,3 +1649,33 @@ def test_jobs_ended_in_everyday_words(
     language: str, older: str, newer: str, expected: bool
 ) -> None:
     assert _contradicts(language, older, newer) is expected
+
+
+@pytest.mark.parametrize(
+    ("language", "older", "newer", "expected"),
+    [
+        # Issue 34: an occasion's own day of the month beside a change names it, in whatever
+        # words or language the older memory uses ...
+        ("ru", "Olya and I are going to a concert on October 17.",
+         "мы с олей на концерт 17-го не идём, его отменили", True),
+        ("ru", "Улетаю в Ереван 1 июня.", "перенёс вылет с 1 июня на 3е, Араик попросил", True),
+        ("ru", "Olya and I are going to a concert on October 17.",
+         "мы с олей на концерт 18-го не идём, его отменили", False),
+        ("ru", "Olya and I are going to a concert on October 17.",
+         "мы с олей 17-го идём на концерт, ура", False),
+        # ... a move from a written day ...
+        ("en", "My driving test is on 14 April.",
+         "my driving test is moved from 14th april to 20 may", True),
+        # ... and "I'm out for", "X's off".
+        ("en", "I'm flying to Vegas on August 21 for Trey's 40th.",
+         "had to tell TREY im out for vegas", True),
+        ("en", "I'm flying to Vegas on August 21 for Trey's 40th.",
+         "had to tell TREY im out of vegas by monday", False),
+        ("en", "We're going to Whitby on Saturday.", "Whitby's off. the car died", True),
+        ("en", "We're going to Whitby on Saturday.", "Tom's off. he's ill", False),
+    ],
+)  # fmt: skip
+def test_occasions_by_their_day_and_plans_called_off_in_chat(
+    language: str, older: str, newer: str, expected: bool
+) -> None:
+    assert _contradicts(language, older, newer) is expected

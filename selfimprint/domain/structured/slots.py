@@ -415,6 +415,11 @@ def changes(text: str, older: str, cues: LanguageCues, min_shared: float) -> boo
         # rota anymore, only day shifts at St. Mary's" did not change the job at St. Mary's.
         # A light word ("go") is a shared subject only beside a strong marker: "not going
         # anymore" ends "going to the concert"; "here they go again" changes nothing.
+        if strong and old_days and _same_day_number(f"{before} {clause}", old_days):
+            # The occasion's own day said beside the change ("мы с олей на концерт 17-го не
+            # идём" after "concert on October 17", "moved from 14th april to 20 may"): the same
+            # occasion, in whatever words (or language) the older memory names it.
+            return True
         new = read(clause)
         if (
             strong
@@ -474,6 +479,18 @@ def changes(text: str, older: str, cues: LanguageCues, min_shared: float) -> boo
         if moved and not cues.another.search(clause):
             return True
     return False
+
+
+_DAY_NUMBER = re.compile(r"^\d{1,2}")
+
+
+def _day_numbers(names: frozenset[str]) -> set[str]:
+    """The days of the month among day names ("17", "17-го", "14th": 17, 17, 14)."""
+    return {m.group(0) for m in map(_DAY_NUMBER.match, names) if m is not None}
+
+
+def _same_day_number(text: str, old_days: frozenset[str]) -> bool:
+    return bool(_day_numbers(old_days) & _day_numbers(day_names(text)))
 
 
 # Words after which a name is no subject: "переезд к Наташе сдвигаем" moves no visit of hers.
