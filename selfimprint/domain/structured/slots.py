@@ -616,6 +616,7 @@ def contradicted(
     for memory_id, content in older:
         theirs = claims(content, cues)
         stems = read(content).stems
+        moving = bool(_MOVING.search(content))  # a move still ahead, which a move done fulfils
         plans = [c for c in theirs if c.slot is Slot.PLAN and c.holds and c.value]
         days = day_names(content)
         if (
@@ -628,11 +629,7 @@ def contradicted(
             # all but words ("I'm entering my leeks in the allotment show on August 29").
             plans = [Claim(Slot.PLAN, True, stems - days, False)]
         if (
-            any(
-                contradicts(new, old, stems, cues.light, bool(_MOVING.search(content)))
-                for new in mine
-                for old in theirs
-            )
+            any(contradicts(new, old, stems, cues.light, moving) for new in mine for old in theirs)
             or (plans and _plan_negated(text, content, plans, cues))
             or changes(text, content, cues, min_shared)
         ):
