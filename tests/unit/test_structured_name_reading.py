@@ -77,3 +77,34 @@ def test_function_words_and_russian_are_left_to_the_rules() -> None:
     assert find_people("the kids are asleep", cues("en"), likely=["the"]) == ()
     # Russian names have their dictionary and NER: a reading does not add one.
     assert find_people("вчера был у бабушки", cues("ru"), likely=["бабушки"]) == ()
+
+
+POSSIBLE = DEFAULT_STRUCTURED.name_possible
+
+
+def test_a_lowercase_word_beside_a_relation_word_is_a_name_the_reader_thinks_possible() -> None:
+    text = "pete my running coach is 70 and ex navy"
+    assert _people(text, {"pete": POSSIBLE}) == {"Pete"}
+    assert _people(text, {"pete": POSSIBLE - 0.01}) == set()
+    # Beside no relation word, the reader must be sure of it (name_likely).
+    assert _people("pete is 70 and ex navy", {"pete": POSSIBLE}) == set()
+
+
+@pytest.mark.parametrize(
+    ("text", "word", "expected"),
+    [
+        ("tita nene's birthday was last night", "nene", {"Nene": "aunt"}),
+        ("hazel next door swims in the harbour every morning", "hazel", {"Hazel": "neighbour"}),
+        ("dawn's my manager, been running the team 10 years", "dawn", {"Dawn": "manager"}),
+        ("bex, my climbing coach, is terrifying", "bex", {"Bex": "teacher"}),
+        # A word after an article is a noun; another's relation says nothing of the word.
+        ("dean, the lad my daughter is marrying, works for the council", "lad", {}),
+        ("jules' girlfriend noor is moving here", "noor", {}),
+        ("jules' girlfriend Noor is moving here", "noor", {"Noor": None}),
+    ],
+)
+def test_the_relation_beside_a_possible_name(
+    text: str, word: str, expected: dict[str, str | None]
+) -> None:
+    people = find_people(text, cues("en"), possible=[word])
+    assert {m.name: m.relation for m in people} == expected

@@ -541,3 +541,34 @@ def test_workmates_others_relatives_and_kin_words(
     text: str, language: str, expected: dict[str, str | None]
 ) -> None:
     assert _people(text, language) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # Issue 34: a lowercase name the dictionary reads as a word, or does not hold, said to be
+        # someone by the relation word right beside it ...
+        ("бабуля валя у меня легенда", {"Валя": "grandmother"}),
+        ("моя двоюродная сестра катя приедет помогать", {"Катя": "cousin"}),
+        ("сегодня с дружбаном коляном ходили на лёд", {"Колян": "friend"}),
+        ("ирка моя подруга ещё со школы", {"Ирка": "friend"}),
+        ("жека мой препод по барабанам", {"Жека": "teacher"}),
+        ("вован кореш со школы зовет на шашлыки", {"Вован": "friend"}),
+        # ... but a word whose case disagrees with the relation word, a verb's ending, a relation
+        # word itself or another's possessive is no one.
+        ("мама позвнила вчера", {}),
+        ("позвнила моя мама вчера", {}),
+        ("сестра пила чай", {}),
+        ("он к бывшей жене вернулся", {}),
+        ("иркин муж Денис хороший парень", {"Денис": None}),
+    ],
+)  # fmt: skip
+def test_lowercase_russian_names_beside_a_relation_word(
+    text: str, expected: dict[str, str | None]
+) -> None:
+    assert _people(text, "ru") == expected
+
+
+def test_a_german_title_before_a_lowercase_surname() -> None:
+    assert _people("my german teacher frau becker is strict") == {"Becker": "teacher"}
+    assert _people("my german teacher is strict") == {}

@@ -113,7 +113,7 @@ _WEAK_AFTER = re.compile(r"^\s+(?:is|was|has|had|just|always|never|got|keeps|kep
 # Коля", "баба Валя"): the kin word unless another relation word stands before it.
 _KIN_TITLES = frozenset({"тётя", "тетя", "дядя", "баба", "дед"})
 # Titles stand between a relation word and a name ("my therapist Dr. Brandt").
-_TITLES = frozenset({"dr", "mr", "mrs", "ms", "prof", "доктор"})
+_TITLES = frozenset({"dr", "mr", "mrs", "ms", "prof", "frau", "herr", "доктор"})
 # A capitalised word after these is a place or a company, unless a relation word says otherwise.
 _PLACE_BEFORE = re.compile(r"\b(?:to|in|from|at|near|into|via|for|в|во|из|на)\s+$", re.IGNORECASE)
 _POSSESSIVES = _RUSSIAN_MY | {"my", "our", "мою", "нашу"}
@@ -201,7 +201,11 @@ def _relation_near(
                 if before > 1 and _of_another(tokens[before - 2].text):
                     return _THEIRS, tokens[before - 1].start, name.end  # "настина мама тетя лена"
                 return earlier, tokens[before - 1].start, name.end
-        if relation and before > 0 and _of_another(tokens[before - 1].text):
+        owned = before > 0 and (
+            _of_another(tokens[before - 1].text)
+            or text.startswith("s' ", tokens[before - 1].end - 1)  # "jules' girlfriend noor"
+        )
+        if relation and owned:
             # "her brother Tom", "Niamh's husband Pádraig", "Гулин брат Айдар": their relation
             # to someone else, which the guide leaves unsaid (and no other word may say it).
             return _THEIRS, tokens[before].start, name.end
@@ -350,6 +354,17 @@ def _endearment(before: str, after: str) -> str | None:
 
 def _group_relation(after: str) -> str | None:
     return next((relation for relation, said in _GROUP_AFTER if said.match(after)), None)
+
+
+def _said_to_be_someone(text: str, tokens: list[_Token], i: int, relation_of: Any) -> bool:
+    """Whether the lowercase word at tokens[i] stands where a name does beside a relation word:
+    "pete my running coach", "my cousin vik", "hazel next door", "ирка моя подруга". Chat types
+    names in lowercase that no list holds (or holds as everyday words, "dawn", "hazel"); the
+    caller still asks the reader of words (English) or the dictionary (Russian) whether the
+    word could be a name at all, so "my sister said" names no one."""
+    relation = _relation_near(text, tokens, i, relation_of)[0]
+    relation = relation or _group_relation(text[tokens[i].end :])
+    return relation is not None and relation != _THEIRS
 
 
 # A break-up said with the name makes the partner an ex (the labelling guide's reading): "me and
@@ -692,7 +707,11 @@ def _loose_relations(text: str, mentions: list[PersonMention], cues: LanguageCue
 
 
 def _english(
-    text: str, cues: LanguageCues, known: frozenset[str], likely: frozenset[str] = frozenset()
+    text: str,
+    cues: LanguageCues,
+    known: frozenset[str],
+    likely: frozenset[str] = frozenset(),
+    possible: frozenset[str] = frozenset(),
 ) -> list[PersonMention]:
     tokens = _tokens(text)
     found: list[PersonMention] = []
@@ -731,7 +750,18 @@ def _english(
         listed = names.name_of(word, inside=capitalised and not at_start)
         titled = i > 0 and tokens[i - 1].text.casefold() in _TITLES and word.isalpha()
         read_as_name = key in likely  # the reader of words takes it for a person's name
-        if not capitalised and listed is None and not titled and key not in known | likely:
+        if (
+            not capitalised
+            and listed is None
+            and not titled
+            and key not in known | likely
+            and not (
+                key in possible
+                and word.isalpha()
+                and not (i and tokens[i - 1].text.casefold() in ("the", "a", "an"))  # "the lad"
+                and _said_to_be_someone(text, tokens, i, relation_of)
+            )
+        ):
             continue
         relation, start, end = _relation_near(text, tokens, i, relation_of)
         relation = relation or _group_relation(after) or _endearment(before, after)
@@ -883,6 +913,7 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
                 owner
                 or _lowercase_first_name(word.casefold(), morph, before)
                 or _standalone_patronymic(tokens, i, word, morph)
+                or _named_beside_relation(text, tokens, i, morph, relation_of)
             )
             if name is None:
                 continue
@@ -1112,6 +1143,49 @@ def _unknown_with_relation(
     return _relation_near(text, tokens, i, relation_of)[0] is not None
 
 
+def _named_beside_relation(
+    text: str, tokens: list[_Token], i: int, morph: Any, relation_of: Any
+) -> str | None:
+    """A lowercase word the name rules pass over, said to be someone by a relation word right
+    beside it: "бабуля валя" (also a verb's gerund), "с дружбаном коляном", "ирка моя подруга",
+    "вован кореш со школы", "жека мой препод" (nicknames no dictionary holds). After the
+    relation word, the name's case must agree with it ("мама позвнила", a typo, is no one);
+    before it, a word unknown to the dictionary must open its clause and end as no verb does."""
+    word = tokens[i].text.casefold()
+    if len(word) < 3 or not word.isalpha() or relation_of(word) or _of_another(word):
+        return None  # "к бывшей жене" (a wife, not Женя), "иркин муж" (Ира's husband)
+    parses = morph.parse(word)
+    named = [p for p in parses if "Name" in p.tag and "plur" not in p.tag]
+    before = i - 1 if i and tokens[i - 1].text.casefold() not in _RUSSIAN_MY else i - 2
+    if before >= 0 and text[tokens[before].end : tokens[i].start].strip() in ("", "мой", "моя"):
+        cases = {p.tag.case for p in morph.parse(tokens[before].text) if p.tag.case}
+        if relation_of(tokens[before].text) and any(p.tag.case in cases for p in named):
+            agreeing = [p for p in named if p.tag.case in cases]
+            return str(max(agreeing, key=lambda p: float(p.score)).normal_form).capitalize()
+    j = i + 1
+    if j < len(tokens) and tokens[j].text.casefold() in _RUSSIAN_MY:
+        j += 1  # "ирка моя подруга"
+    said_after = (
+        j < len(tokens)
+        and text[tokens[i].end : tokens[j].start].strip(" ,") in ("", "мой", "моя")
+        and relation_of(tokens[j].text) is not None
+    )
+    if not said_after:
+        return None
+    if morph.word_is_known(word):
+        typed = [p for p in named if p.tag.case == "nomn" and p.normal_form == word]
+        return word.capitalize() if typed else None
+    opens = _SENTENCE_START.search(text[: tokens[i].start]) or _AFTER_COMMA.search(
+        text[: tokens[i].start]
+    )
+    return word.capitalize() if opens and not _VERB_ENDING.search(word) else None
+
+
+# How a Russian verb form ends (past, infinitive, reflexive, present): an unknown word ending so is
+# a mistyped verb ("позвнила моя мама"), not a nickname ("жека", "витёк").
+_VERB_ENDING = re.compile(r"(?:л[аио]?|ть|ти|с[яь]|[еи]т|[юя]т|[еи]м|[еи]шь)$")
+
+
 def _not_a_noun(word: str, morph: Any) -> bool:
     # The NER sometimes takes the capitalised adjective or verb that opens a sentence
     # ("Двоюродная сестра Света", "Передумала ...") into a name.
@@ -1178,13 +1252,16 @@ def find_people(
     not_people: Iterable[str] = (),
     likely: Iterable[str] = (),
     unlikely: Iterable[str] = (),
+    possible: Iterable[str] = (),
 ) -> tuple[PersonMention, ...]:
     """Named people in `text`, first mention of each name, with the relation where one is said.
 
     `known`: names the user has already told of (person memories), found wherever they stand;
     `not_people`: words known to name places or companies (`organisations`); `likely` and
     `unlikely`: words (casefolded) a reader of words takes, or does not take, for a person's
-    name in this text. English only: Russian names have their dictionary and NER.
+    name in this text; `possible`: words it reads as a name often enough that one standing
+    beside a relation word is one ("pete my running coach", "tita nene"). English only: Russian
+    names have their dictionary and NER.
     """
     clean = normalise(text)
     known_names = frozenset(k.casefold() for k in known)
@@ -1192,7 +1269,13 @@ def find_people(
     if cues.language == "ru":
         read = _russian(clean, cues, known_names)
     else:
-        read = _english(clean, cues, known_names, frozenset(likely) - frozenset(_SKIP))
+        read = _english(
+            clean,
+            cues,
+            known_names,
+            frozenset(likely) - frozenset(_SKIP),
+            frozenset(possible) - frozenset(_SKIP),
+        )
         # A name the rules found that the reader of words reads as no one's ("Telekom says",
         # "Kreuzberg is one big party"); a name the user told of before always stands.
         not_names = frozenset(unlikely) - known_names
