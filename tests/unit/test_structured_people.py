@@ -572,3 +572,31 @@ def test_lowercase_russian_names_beside_a_relation_word(
 def test_a_german_title_before_a_lowercase_surname() -> None:
     assert _people("my german teacher frau becker is strict") == {"Becker": "teacher"}
     assert _people("my german teacher is strict") == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "expected"),
+    [
+        # Issue 34: "my lad", "my old man", "my dawg", "my ma" ...
+        ("my lad Ollie says he's devastated", "en", {"Ollie": "son"}),
+        ("the lad Ollie says he's devastated", "en", {"Ollie": None}),
+        ("my old man Gerry asked if kettle is a crypto", "en", {"Gerry": "father"}),
+        ("my man Ally's gone awful quiet", "en", {"Ally": None}),
+        ("my dawg Trey wants me in vegas", "en", {"Trey": "friend"}),
+        ("my ma Linda called 3 times", "en", {"Linda": "mother"}),
+        # ... a break-up said before the name, or called off, or "binned off" ...
+        ("ended it with Mark on saturday", "en", {"Mark": "ex"}),
+        ("had dinner with Mark on saturday", "en", {"Mark": None}),
+        ("me and Keisha called it off", "en", {"Keisha": "ex"}),
+        ("Tracey's binned me off by text", "en", {"Tracey": "ex"}),
+        ("вчера с Лизой созвонились. короче мы всё, растались", "ru", {"Лиза": "ex"}),
+        # ... a deputy is a colleague; a neighbour "по хате" shares the flat.
+        ("Оксана, зам моя, увольняется", "ru", {"Оксана": "colleague"}),
+        ("Тимур оказался норм соседом по хате", "ru", {"Тимур": "roommate"}),
+        ("Тимур оказался норм соседом", "ru", {"Тимур": "neighbour"}),
+    ],
+)  # fmt: skip
+def test_lads_old_men_break_ups_and_deputies(
+    text: str, language: str, expected: dict[str, str | None]
+) -> None:
+    assert _people(text, language) == expected

@@ -133,7 +133,7 @@ _FRIEND_FROM = {
     "course": "classmate",
 }
 # A neighbour "по комнате / по общаге / по блоку" shares the room: a roommate.
-_SHARED_ROOM = re.compile(r"^(?:комнат|общаг|блок|квартир)", re.IGNORECASE)
+_SHARED_ROOM = re.compile(r"^(?:комнат|общаг|блок|квартир|хат)", re.IGNORECASE)
 
 
 _SPOUSES = frozenset({"wife", "husband", "girlfriend", "boyfriend", "partner"})
@@ -338,6 +338,9 @@ _ENDEARMENTS = {
     "feller": "boyfriend",
     "lady": "partner",
     "cuz": "cousin",  # "cuz" alone is "because"
+    "lad": "son",
+    "old man": "father",
+    "dawg": "friend",
 }
 _ENDEARMENT_WORDS = "|".join(_ENDEARMENTS)
 _MY_ONE = rf"my\s+(?:(?:baby|little|oldest|eldest|youngest|big)\s+)?({_ENDEARMENT_WORDS})"
@@ -370,7 +373,8 @@ def _said_to_be_someone(text: str, tokens: list[_Token], i: int, relation_of: An
 # A break-up said with the name makes the partner an ex (the labelling guide's reading): "me and
 # Jake broke up", "nadia and i ended things", "мы с Толей расстались".
 _BREAK_UP = re.compile(
-    r"\b(?:broke up|break up|split up|splitting up|ended things|dumped|called it quits"
+    r"\b(?:broke up|break up|split up|splitting up|ended things|dumped|called it (?:quits|off)"
+    r"|binned (?:me )?off|растались"
     r"|(?:called|broke) off (?:the|our) engagement"
     r"|separat(?:ed|ing)|divorc(?:ed|ing)"
     r"|расстались|разошлись|расстаёмся|расстаемся|развелись|разводимся)\b",
@@ -387,9 +391,19 @@ def _rest_of_sentence(text: str, mention: PersonMention) -> str:
     )
 
 
+# "ended it with mark", "broke up with Jake": the user's break-up said before the name.
+_ENDED_WITH = re.compile(
+    r"(?:^|[.!?]\s*|\b(?:i|we|i've|just|finally)\s+)(?:ended (?:it|things)|broke up|split up"
+    r"|finished (?:it|things)) with\s+$",
+    re.IGNORECASE,
+)
+
+
 def _broke_up_with(text: str, mention: PersonMention) -> bool:
     """The user's own break-up with them: "me and Jake broke up", "Jake dumped me", "мы с Толей
-    расстались"; not "her and Sam broke up"."""
+    расстались", "ended it with mark"; not "her and Sam broke up"."""
+    if _ENDED_WITH.search(text[: mention.start]):
+        return True
     rest = _rest_of_sentence(text, mention)
     with_user = (
         _COUPLE_BEFORE.search(text[: mention.start])
@@ -406,7 +420,7 @@ _WE_BROKE_UP = re.compile(
     r"(?: up)?|ended (?:it|things))\b|\b(?:dumped|left|ghosted) me\b"
     r"|\bi (?:dumped|left) (?:him|her)\b"
     r"|\bwe(?:'re| are) (?:done|over|finished)\b"
-    r"|\b(?:мы\s+)?(?:расстались|разошлись|расходимся|разводимся)(?:\s+мы)?\b"
+    r"|\b(?:мы\s+)?(?:расстались|растались|разошлись|расходимся|разводимся)(?:\s+мы)?\b"
     r"|\bмы\s+больше\s+не\s+(?:встречаемся|вместе)\b|\bбросил[аи]? меня\b",
     re.IGNORECASE,
 )
