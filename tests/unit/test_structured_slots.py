@@ -1679,3 +1679,47 @@ def test_occasions_by_their_day_and_plans_called_off_in_chat(
     language: str, older: str, newer: str, expected: bool
 ) -> None:
     assert _contradicts(language, older, newer) is expected
+
+
+@pytest.mark.parametrize(
+    ("language", "older", "newer", "expected"),
+    [
+        # Issue 34: a plan negated after a filler ("ok", "officially", "decided") ...
+        ("en", "I'm running the Scotiabank half marathon on October 18 with Jules.",
+         "ok officially not doing the scotiabank half. shin splints", True),
+        ("en", "We're applying to the Northbridge accelerator by April 24.",
+         "decided we're NOT doing northbridge. 7% is way too much", True),
+        ("en", "We're applying to the Northbridge accelerator by April 24.",
+         "decided we're NOT doing the demo video for northbridge", False),
+        # ... an occasion moved with no date beside the marker, or moved from its own weekday ...
+        ("ru", "Наш второй концерт в Подземке 18 апреля.",
+         "концерт сдвинули, в тот день там корпоратив", True),
+        ("ru", "Наш второй концерт в Подземке 18 апреля.", "шкаф сдвинули, теперь места больше",
+         False),
+        ("ru", "В субботу 19 сентября репетиция с новой басисткой Машей.",
+         "репу с машей перенесли с субботы на воскресенье", True),
+        ("ru", "В субботу 19 сентября репетиция с новой басисткой Машей.",
+         "репу с машей перенесли с пятницы на воскресенье", False),
+        # ... a home rented or shared somewhere, and a new one ...
+        ("en", "I rent a flat above a chip shop in Erdington.",
+         "FIRST NIGHT in the Stirchley house. no curtains", True),
+        ("en", "I share a flat in Walthamstow with Chloe and Jess.",
+         "we live in Leyton now, me and Callum", True),
+        ("en", "I share a flat in Walthamstow with Chloe and Jess.",
+         "we live in Walthamstow still, me and Callum", False),
+        # ... a last day at a workplace typed in lowercase (not at work or school) ...
+        ("en", "I work for Calder Property Services as a maintenance plumber.",
+         "LAST DAY at calder today. card and a bottle of whisky", True),
+        ("en", "I work for Calder Property Services as a maintenance plumber.",
+         "last day at work before the holidays, whisky time", False),
+        # ... and a side job ("подрабатываю") ended.
+        ("ru", "Я подрабатываю в техникуме ОТЖТ, веду практику у путейцев.",
+         "Написал сегодня заявление по собственному в техникуме.", True),
+        ("ru", "Я подрабатываю в техникуме ОТЖТ, веду практику у путейцев.",
+         "Написал сегодня заявление на отпуск в техникуме.", False),
+    ],
+)  # fmt: skip
+def test_plans_after_fillers_occasions_by_weekday_homes_rented_and_last_days(
+    language: str, older: str, newer: str, expected: bool
+) -> None:
+    assert _contradicts(language, older, newer) is expected

@@ -415,7 +415,10 @@ def changes(text: str, older: str, cues: LanguageCues, min_shared: float) -> boo
         # rota anymore, only day shifts at St. Mary's" did not change the job at St. Mary's.
         # A light word ("go") is a shared subject only beside a strong marker: "not going
         # anymore" ends "going to the concert"; "here they go again" changes nothing.
-        if strong and old_days and _same_day_number(f"{before} {clause}", old_days):
+        if strong and old_days and (
+            _same_day_number(f"{before} {clause}", old_days)
+            or _moved_from_its_day(clause, old_days)
+        ):
             # The occasion's own day said beside the change ("мы с олей на концерт 17-го не
             # идём" after "concert on October 17", "moved from 14th april to 20 may"): the same
             # occasion, in whatever words (or language) the older memory names it.
@@ -491,6 +494,18 @@ def _day_numbers(names: frozenset[str]) -> set[str]:
 
 def _same_day_number(text: str, old_days: frozenset[str]) -> bool:
     return bool(_day_numbers(old_days) & _day_numbers(day_names(text)))
+
+
+_FROM_DAY = re.compile(r"\b(?:from|с|со)\s+(\w+)", re.IGNORECASE)
+
+
+def _moved_from_its_day(text: str, old_days: frozenset[str]) -> bool:
+    """A change from the occasion's own weekday ("репу перенесли с субботы на воскресенье"
+    after "в субботу 19 сентября репетиция"): the same occasion, however the message names it."""
+    return any(
+        not m.group(1).isdigit() and day_names(m.group(1)) & old_days
+        for m in _FROM_DAY.finditer(text)
+    )
 
 
 # Words after which a name is no subject: "переезд к Наташе сдвигаем" moves no visit of hers.
