@@ -415,9 +415,13 @@ def changes(text: str, older: str, cues: LanguageCues, min_shared: float) -> boo
         # rota anymore, only day shifts at St. Mary's" did not change the job at St. Mary's.
         # A light word ("go") is a shared subject only beside a strong marker: "not going
         # anymore" ends "going to the concert"; "here they go again" changes nothing.
-        if strong and old_days and (
-            _same_day_number(f"{before} {clause}", old_days)
-            or _moved_from_its_day(clause, old_days)
+        if (
+            strong
+            and old_days
+            and (
+                _same_day_number(f"{before} {clause}", old_days)
+                or _moved_from_its_day(clause, old_days)
+            )
         ):
             # The occasion's own day said beside the change ("мы с олей на концерт 17-го не
             # идём" after "concert on October 17", "moved from 14th april to 20 may"): the same
