@@ -600,3 +600,22 @@ def test_lads_old_men_break_ups_and_deputies(
     text: str, language: str, expected: dict[str, str | None]
 ) -> None:
     assert _people(text, language) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "expected"),
+    [
+        # Issue 34: a name's possessive typed without its apostrophe owns the relation ...
+        ("liams uncle Bruce hates everyone", "en", {"Liam": None, "Bruce": None}),
+        ("my uncle Bruce hates everyone", "en", {"Bruce": "uncle"}),
+        # ... "my psych" is the therapist ...
+        ("my psych Rebecca reckons i catastrophise", "en", {"Rebecca": "therapist"}),
+        # ... and an unknown capitalised name right before a relation word is someone.
+        ("Гиви сосед опять машину на газон бросил", "ru", {"Гиви": "neighbour"}),
+        ("хожу вдоль Свислочи, врач велела", "ru", {}),
+    ],
+)  # fmt: skip
+def test_unmarked_possessives_psychs_and_unknown_names_before_a_relation(
+    text: str, language: str, expected: dict[str, str | None]
+) -> None:
+    assert _people(text, language) == expected

@@ -204,6 +204,7 @@ def _relation_near(
         owned = before > 0 and (
             _of_another(tokens[before - 1].text)
             or text.startswith("s' ", tokens[before - 1].end - 1)  # "jules' girlfriend noor"
+            or _name_possessive_unmarked(tokens[before - 1].text)  # "liams mum sandra"
         )
         if relation and owned:
             # "her brother Tom", "Niamh's husband Pádraig", "Гулин брат Айдар": their relation
@@ -1146,6 +1147,14 @@ def _standalone_patronymic(tokens: list[_Token], i: int, word: str, morph: Any) 
     return patronymic
 
 
+def _name_possessive_unmarked(word: str) -> bool:
+    """ "liams", "mitchs": a first name's possessive typed without its apostrophe."""
+    if not (word.islower() and word.endswith("s") and len(word) >= 5):
+        return False
+    names = gazetteer()
+    return word[:-1] in names.names and word[:-1] not in names.words and word not in names.names
+
+
 def _unknown_with_relation(
     text: str, tokens: list[_Token], i: int, morph: Any, relation_of: Any
 ) -> bool:
@@ -1154,6 +1163,9 @@ def _unknown_with_relation(
     word = tokens[i].text
     if not _CYRILLIC_CAPITALISED.match(word) or morph.word_is_known(word.casefold()):
         return False  # a Latin word there is a company's or a place's ("Sary Bank, мой ...")
+    nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+    if nxt is not None and text[tokens[i].end : nxt.start].isspace() and relation_of(nxt.text):
+        return True  # "Витёк сосед опять ..." (not "вдоль Свислочи, врач велела")
     return _relation_near(text, tokens, i, relation_of)[0] is not None
 
 
