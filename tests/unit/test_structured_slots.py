@@ -1723,3 +1723,29 @@ def test_plans_after_fillers_occasions_by_weekday_homes_rented_and_last_days(
     language: str, older: str, newer: str, expected: bool
 ) -> None:
     assert _contradicts(language, older, newer) is expected
+
+
+@pytest.mark.parametrize(
+    ("language", "older", "newer", "expected"),
+    [
+        # Issue 34: a relapse owned up to with the habit named where no clause rule reads it
+        # is the habit an older memory says was given up ...
+        ("ru", "Не курю с марта.", "сорвался. пачку за вечер скурил. да пофег уже", True),
+        ("ru", "Курю полпачки в день.", "сорвался. пачку за вечер скурил", False),
+        # ... but not a temper lost, nor another's relapse ...
+        ("ru", "Не курю с марта.", "сорвался на сына вчера, стыдно", False),
+        ("ru", "Не курю с марта.", "Серёга сорвался. пачку за вечер скурил", False),
+        # ... and a habit given up once more ends the one taken up again.
+        ("ru", "Снова курю, где-то полпачки в день.", "неделю назад опять бросил. пока держусь",
+         True),
+        ("ru", "Не курю с марта.", "неделю назад опять бросил. пока держусь", False),
+        ("en", "I'm vaping again.", "threw it in the trash, round 2 of quitting", True),
+        # An older memory in another language is read in its own.
+        ("ru", "I smoke again since relapsing in May.", "снова не курю, уже месяц держусь", True),
+        ("ru", "I smoke again since relapsing in May.", "снова курю, уже месяц", False),
+    ],
+)  # fmt: skip
+def test_unnamed_relapses_habits_given_up_again_and_memories_in_another_language(
+    language: str, older: str, newer: str, expected: bool
+) -> None:
+    assert _contradicts(language, older, newer) is expected

@@ -94,6 +94,10 @@ class LanguageCues:
     habit_lapse_not: re.Pattern[str]  # "wanted", "чуть не": only wanted or nearly done
     # "caved", "сорвалась": the message owns up to a relapse, whichever clause names the habit
     habit_relapse: re.Pattern[str]
+    # "опять бросил", "quit again": a habit given up once more, whichever clause names it
+    habit_quit_again: re.Pattern[str]
+    # "сорвался." opening the message: a relapse owned up to, of whichever habit was given up
+    habit_relapse_owned: re.Pattern[str]
 
 
 def _relations(raw: dict[str, list[str]]) -> dict[str, str]:
@@ -176,6 +180,8 @@ def _compile(
         habit_lapse=_one(habits["lapse"]),
         habit_lapse_not=_one(habits["lapse_not"]),
         habit_relapse=_one(habits["relapse"]),
+        habit_quit_again=_one(habits["quit_again"]),
+        habit_relapse_owned=_one(habits["relapse_owned"]),
     )
 
 

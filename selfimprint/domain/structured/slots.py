@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from selfimprint.domain.language import detect_language
 from selfimprint.domain.structured.cues import QUOTED, HabitCues, LanguageCues, normalise
 from selfimprint.domain.structured.cues import cues as language_cues
 from selfimprint.domain.structured.dates import day_names
@@ -614,6 +615,29 @@ def _plan_negated(text: str, older: str, plans: list[Claim], cues: LanguageCues)
     return False
 
 
+_LAST_WORD = re.compile(r"\w+$")
+
+
+def _unnamed_habit_change(text: str, mine: tuple[Claim, ...], cues: LanguageCues) -> bool | None:
+    """Whether the user does the habit now: True where the message owns up to a relapse, False
+    where it gives a habit up once more; None otherwise or where a clause names the habit (then
+    `contradicts` compares the two) or another person is the one who did it ("Серёга
+    сорвался"), or the relapse is a temper lost ("сорвался на сына")."""
+    if any(c.slot is Slot.HABIT for c in mine):
+        return None
+    clean = normalise(text)
+    for pattern, holds in ((cues.habit_relapse_owned, True), (cues.habit_quit_again, False)):
+        said = pattern.search(clean)
+        # Whose: the subject before the marker's own last word ("Серёга сорвался").
+        word = _LAST_WORD.search(clean, said.start(), said.end()) if said else None
+        if word is None or _subject(clean, word, cues) is not None:
+            continue
+        if re.match(r"\s+на\s", clean[said.end() :]):
+            continue
+        return holds
+    return None
+
+
 _MOVING = re.compile(
     r"\b(?:moving|will move|are moving|переезжа\w+|перееду|переедем|съезжа\w+)\b", re.IGNORECASE
 )
@@ -631,9 +655,20 @@ def contradicted(
     if cues.hedge.search(QUOTED.sub(" ", normalise(text))):
         return ()
     mine = claims(text, cues)
+    # A relapse owned up to, or a habit given up once more, with the habit named nowhere the
+    # clause rules read it ("сорвался. вчера полпачки скурили", "неделю назад опять бросил"):
+    # it is the habit an older memory says the user had given up (or taken up again).
+    unnamed = _unnamed_habit_change(text, mine, cues)
     hits: list[str] = []
     for memory_id, content in older:
-        theirs = claims(content, cues)
+        # Each memory is read in its own language ("I smoke again" before "снова не курю").
+        own = language_cues(detect_language(content))
+        theirs = claims(content, cues if own.language == cues.language else own)
+        if unnamed is not None and any(
+            c.slot is Slot.HABIT and c.holds is not unnamed for c in theirs
+        ):
+            hits.append(memory_id)
+            continue
         stems = read(content).stems
         moving = bool(_MOVING.search(content))  # a move still ahead, which a move done fulfils
         plans = [c for c in theirs if c.slot is Slot.PLAN and c.holds and c.value]
