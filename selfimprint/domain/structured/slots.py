@@ -632,7 +632,7 @@ def _unnamed_habit_change(text: str, mine: tuple[Claim, ...], cues: LanguageCues
         word = _LAST_WORD.search(clean, said.start(), said.end()) if said else None
         if word is None or _subject(clean, word, cues) is not None:
             continue
-        if re.match(r"\s+на\s", clean[said.end() :]):
+        if re.match(r"\s+на\s", clean[word.end() :]):
             continue
         return holds
     return None
