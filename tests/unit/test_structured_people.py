@@ -619,3 +619,21 @@ def test_unmarked_possessives_psychs_and_unknown_names_before_a_relation(
     text: str, language: str, expected: dict[str, str | None]
 ) -> None:
     assert _people(text, language) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # Issue 34: of equally likely readings a name in "-я" ("Вите": Витя, not Вита or Вит) ...
+        ("вчера Вите назначили операцию", {"Витя": None}),
+        ("позвонила Гале вечером", {"Галя": None}),
+        ("позвонила Марине вечером", {"Марина": None}),
+        # ... and a woman's surname as typed, unless a preposition makes it a man's genitive.
+        ("Доктор Соколова сегодня сказала: связки целы", {"Соколова": "doctor"}),
+        ("была у Гусейнова, травматолог мой", {"Гусейнов": "doctor"}),
+    ],
+)  # fmt: skip
+def test_russian_base_forms_of_names_and_womens_surnames(
+    text: str, expected: dict[str, str | None]
+) -> None:
+    assert _people(text, "ru") == expected

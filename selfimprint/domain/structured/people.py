@@ -890,8 +890,24 @@ def _first_name(word: str, morph: Any, before: str = "", initial: bool = False) 
         if "ё" in str(p.normal_form)
         and str(p.normal_form).replace("ё", "е") == word.casefold().replace("ё", "е")
     ]
-    best = max(as_written or parses, key=lambda p: p.score)
-    return str(best.normal_form).capitalize()
+    if before.casefold() not in _GOVERNS and any(
+        "Surn" in p.tag and {"femn", "nomn"} <= set(p.tag.grammemes) for p in parses
+    ):
+        # A woman's surname as typed: the dictionary's base form is the man's ("Доктор Соколова
+        # сказала": Соколова, not Соколов; "у Гусейнова" is his).
+        return word.capitalize()
+    if as_written:
+        return str(max(as_written, key=lambda p: p.score).normal_form).capitalize()
+    weights: dict[str, float] = {}
+    for parse in parses:
+        form = str(parse.normal_form)
+        weights[form] = weights.get(form, 0.0) + float(parse.score)
+    # Of equal readings a "-я" name: "Вите", "Гале", "Коле" are Витя, Галя, Коля, far likelier
+    # in chat than Вит or Вита, Гала, Кола.
+    name = max(weights, key=lambda f: (round(weights[f], 6), f.endswith("я")))
+    if name.endswith("а") and name[:-1] + "я" in weights:
+        name = name[:-1] + "я"
+    return name.capitalize()
 
 
 def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[PersonMention]:
