@@ -637,3 +637,17 @@ def test_russian_base_forms_of_names_and_womens_surnames(
     text: str, expected: dict[str, str | None]
 ) -> None:
     assert _people(text, "ru") == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # Issue 34: a possessive the dictionary reads as a surname, before a noun it owns, is the
+        # name it is made of; before a verb it is a surname.
+        ("Гулин брат Айдар опять в долг просит", {"Гуля": None, "Айдар": None}),
+        ("Нарек из Рубенова ресторана пришёл", {"Рубен": None}),
+        ("Гулин сказал что придёт", {"Гулин": None}),
+    ],
+)  # fmt: skip
+def test_possessives_read_as_surnames(text: str, expected: dict[str, str | None]) -> None:
+    assert _people(text, "ru") == expected

@@ -934,7 +934,8 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
         shouted = word.isupper() and len(word) > 2
         if shouted:
             word = word.capitalize()  # "ОЛЯ ДОВОЛЬНАЯ": shouted, still a name
-        owner = _owner(word, morph)  # "Олина мама", "Серёгина Танька": Оля's, Серёга's
+        # "Олина мама", "Серёгина Танька": Оля's, Серёга's; "Гулин брат", "Рубенова ресторана"
+        owner = _owner(word, morph) or _owner_before_noun(text, tokens, i, morph)
         lowercase = word.islower()
         if lowercase or shouted:
             # A shouted word is read as a lowercase one: "НА ПОСТОЯНКУ" is emphasis, not a
@@ -1137,6 +1138,42 @@ def _owner(word: str, morph: Any) -> str | None:
             names = [str(p.normal_form) for p in parses if "Name" in p.tag and "sing" in p.tag]
         if names:  # the base itself when it is a name's nominative ("айкин": Айка, not Айк)
             return (base if base in names else names[0]).capitalize()
+    return None
+
+
+_SURNAME_LIKE_OWNER = re.compile(
+    r"^(\w{2,}?)(ин|ов|ев)(?:а|у|ой|ы|ым|ом|ого|ому|ых)?$", re.IGNORECASE
+)
+
+
+def _owner_before_noun(text: str, tokens: list[_Token], i: int, morph: Any) -> str | None:
+    """A possessive the dictionary reads as a surname ("Гулин", "Егоркин", "Рубенова",
+    "Андреева"), right before a common noun it owns ("Гулин брат", "Егоркин куратор", "из
+    Рубенова ресторана", "Андреева жена"): the name it is made of. Before anything else it stays
+    a surname ("Гулин сказал")."""
+    match = _SURNAME_LIKE_OWNER.match(tokens[i].text)
+    if (
+        match is None
+        or i + 1 >= len(tokens)
+        or not text[tokens[i].end : tokens[i + 1].start].isspace()
+    ):
+        return None
+    parses = morph.parse(tokens[i].text.casefold())
+    if any("Name" in p.tag and "plur" not in p.tag for p in parses):
+        return None  # "Марина", "Полина": a name of its own
+    following = morph.parse(tokens[i + 1].text.casefold())[0]
+    if following.tag.POS != "NOUN" or {"Name", "Surn", "Patr"} & set(following.tag.grammemes):
+        return None
+    stem, suffix = match.group(1).casefold(), match.group(2).casefold()
+    bases = [stem + "а", stem + "я"] if suffix == "ин" else [stem, stem + "й"]
+    if suffix == "ев":
+        bases = [stem + "й", stem]  # "Андреева": Андрей's
+    for base in bases:
+        if any(
+            "Name" in p.tag and "sing" in p.tag and "nomn" in p.tag and p.normal_form == base
+            for p in morph.parse(base)
+        ):
+            return base.capitalize()
     return None
 
 
