@@ -651,3 +651,19 @@ def test_russian_base_forms_of_names_and_womens_surnames(
 )  # fmt: skip
 def test_possessives_read_as_surnames(text: str, expected: dict[str, str | None]) -> None:
     assert _people(text, "ru") == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # Issue 34: after a preposition of place, a capitalised word no first name spells is a
+        # street, a place or a shop; a name stays a person there.
+        ("хозяйка на Бекетова подняла аренду", {}),
+        ("однушка в Земуне как на фото", {}),
+        ("наорала на Катю вчера", {"Катя": None}),
+    ],
+)  # fmt: skip
+def test_places_after_a_preposition_are_not_people(
+    text: str, expected: dict[str, str | None]
+) -> None:
+    assert _people(text, "ru") == expected

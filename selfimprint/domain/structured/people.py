@@ -972,6 +972,13 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
         previous = tokens[i - 1].text if i else ""
         if previous.isdigit():  # "18 Марта" is a date, not Marta
             continue
+        if (
+            owner is None
+            and previous.casefold() in _WHERE_TO
+            and word.casefold() not in known
+            and not any("Name" in p.tag for p in morph.parse(word.casefold()))
+        ):
+            continue  # "на Бекетова", "в Земуне", "в Леруа": a street, a place, a shop
         relation, start, end = _relation_near(text, tokens, i, relation_of)
         at_start = bool(_SENTENCE_START.search(text[: token.start]))
         if at_start and _SPEAKER.match(text[token.end :]) and word.casefold() not in known:
@@ -1015,6 +1022,11 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
             relation = "colleague"
         found.append(PersonMention(full, None if owner else relation, start, end))
     return found
+
+
+# Prepositions of place: a capitalised word after one that no first name spells is where, not
+# who (a surname or a word the dictionary does not hold: "на Бекетова", "в Шерегеше").
+_WHERE_TO = frozenset({"в", "во", "на", "из", "до", "под", "за"})
 
 
 _OURS = frozenset({"наш", "наша", "нашу", "нашего", "нашей", "нашему", "нашим"})
