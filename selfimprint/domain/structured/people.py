@@ -976,7 +976,10 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
             owner is None
             and previous.casefold() in _WHERE_TO
             and word.casefold() not in known
-            and not any("Name" in p.tag for p in morph.parse(word.casefold()))
+            and not (
+                morph.word_is_known(word.casefold())
+                and any("Name" in p.tag for p in morph.parse(word.casefold()))
+            )
         ):
             continue  # "на Бекетова", "в Земуне", "в Леруа": a street, a place, a shop
         relation, start, end = _relation_near(text, tokens, i, relation_of)
@@ -1024,8 +1027,8 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
     return found
 
 
-# Prepositions of place: a capitalised word after one that no first name spells is where, not
-# who (a surname or a word the dictionary does not hold: "на Бекетова", "в Шерегеше").
+# Prepositions of place: a capitalised word after one that no first name in the dictionary
+# spells is where, not who (a surname or a word it does not hold: "на Бекетова", "в Земуне").
 _WHERE_TO = frozenset({"в", "во", "на", "из", "до", "под", "за"})
 
 
