@@ -667,3 +667,19 @@ def test_places_after_a_preposition_are_not_people(
     text: str, expected: dict[str, str | None]
 ) -> None:
     assert _people(text, "ru") == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # Issue 34: an elder's title (тётя, баба) with the word that says who she is before it,
+        # where she lives between, or after the name; alone, the title is kin.
+        ("соседка снизу тётя Роза опять приходила", {"Роза": "neighbour"}),
+        ("баба Шура соседка наша, ей 85", {"Шура": "neighbour"}),
+        ("тётя Галя пришла в гости", {"Галя": "aunt"}),
+    ],
+)  # fmt: skip
+def test_elders_titles_beside_the_word_that_says_who(
+    text: str, expected: dict[str, str | None]
+) -> None:
+    assert _people(text, "ru") == expected

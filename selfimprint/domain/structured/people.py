@@ -112,6 +112,7 @@ _WEAK_AFTER = re.compile(r"^\s+(?:is|was|has|had|just|always|never|got|keeps|kep
 # Kin words Russian speakers put before an elder's name whoever they are ("тётя Люба", "дядя
 # Коля", "баба Валя"): the kin word unless another relation word stands before it.
 _KIN_TITLES = frozenset({"тётя", "тетя", "дядя", "баба", "дед"})
+_WHERE_THEY_ARE = frozenset({"снизу", "сверху", "напротив", "сбоку", "рядом"})
 # Titles stand between a relation word and a name ("my therapist Dr. Brandt").
 _TITLES = frozenset({"dr", "mr", "mrs", "ms", "prof", "frau", "herr", "доктор"})
 # A capitalised word after these is a place or a company, unless a relation word says otherwise.
@@ -194,13 +195,25 @@ def _relation_near(
     gap = _TITLE_DOT.sub("", text[tokens[before].end : name.start]) if before >= 0 else ""
     if before >= 0 and not _SENTENCE_BREAK.search(gap):
         relation = relation_of(tokens[before].text)
-        if relation and before > 0 and tokens[before].text.casefold() in _KIN_TITLES:
-            # "соседка тётя Галя": an elder's title after the word that says who she is.
-            earlier = relation_of(tokens[before - 1].text)
-            if earlier and text[tokens[before - 1].end : tokens[before].start].isspace():
-                if before > 1 and _of_another(tokens[before - 2].text):
-                    return _THEIRS, tokens[before - 1].start, name.end  # "настина мама тетя лена"
-                return earlier, tokens[before - 1].start, name.end
+        if relation and tokens[before].text.casefold() in _KIN_TITLES:
+            # "соседка тётя Галя", "соседка снизу тётя Роза": an elder's title after the word
+            # that says who she is (and where she lives); "баба Шура соседка наша": before it.
+            who = before - 1
+            if who > 0 and tokens[who].text.casefold() in _WHERE_THEY_ARE:
+                who -= 1
+            earlier = relation_of(tokens[who].text) if who >= 0 else None
+            if (
+                earlier
+                and text[tokens[who].end : tokens[before].start]
+                .replace(tokens[who + 1].text if who + 1 < before else "", "")
+                .isspace()
+            ):
+                if who > 0 and _of_another(tokens[who - 1].text):
+                    return _THEIRS, tokens[who].start, name.end  # "настина мама тетя лена"
+                return earlier, tokens[who].start, name.end
+            later = relation_of(tokens[index + 1].text) if index + 1 < len(tokens) else None
+            if later and text[name.end : tokens[index + 1].start].isspace():
+                return later, tokens[before].start, tokens[index + 1].end
         owned = before > 0 and (
             _of_another(tokens[before - 1].text)
             or text.startswith("s' ", tokens[before - 1].end - 1)  # "jules' girlfriend noor"
