@@ -1749,3 +1749,25 @@ def test_unnamed_relapses_habits_given_up_again_and_memories_in_another_language
     language: str, older: str, newer: str, expected: bool
 ) -> None:
     assert _contradicts(language, older, newer) is expected
+
+
+@pytest.mark.parametrize(
+    ("language", "older", "newer", "expected"),
+    [
+        # Issue 34: whoever moves an occasion, the user's occasion moves ...
+        ("en", "Extra choir rehearsal for the harvest service is on 16 July.",
+         "Femi has moved the extra rehearsal from the 16th to the 18th", True),
+        # ... while another's change of a state stays theirs ...
+        ("en", "I work Saturday shifts at a warehouse in Spandau.",
+         "the guy Dariusz quit the warehouse today", False),
+        # ... moved "to a week from today", or with an object no word spells ("1:1").
+        ("en", "The 3rd year parent-teacher meeting is on Thursday 12 March.",
+         "parent teacher meeting is moved to a week from today", True),
+        ("en", "My 1:1 with Rahul is on Tuesday.", "rahul pushed our 1:1 to thursday", True),
+        ("en", "My 1:1 with Rahul is on Tuesday.", "rahul pushed our 1:1 hard today", False),
+    ],
+)  # fmt: skip
+def test_occasions_moved_by_anyone_to_a_week_from_today(
+    language: str, older: str, newer: str, expected: bool
+) -> None:
+    assert _contradicts(language, older, newer) is expected

@@ -404,11 +404,14 @@ def changes(text: str, older: str, cues: LanguageCues, min_shared: float) -> boo
         clauses += [(part, " ".join(parts[:i]) or previous) for i, part in enumerate(parts)]
         previous = sentence
     proper = _proper_stems(older) - people
+    occasion_only = bool(old_days) and all(c.slot is Slot.PLAN for c in claims(older, cues))
     for clause, before in clauses:
         said = cues.change_strong.search(clause)
         strong = bool(said)
         said = said or cues.change_weak.search(clause)
-        if said is None or _of_another(clause, said, old.stems, cues):
+        # Whoever moves or calls off an occasion, it is the user's that changes ("Femi has moved
+        # the extra rehearsal to the 18th"); another's job or home is theirs ("Tom quit Initech").
+        if said is None or (not occasion_only and _of_another(clause, said, old.stems, cues)):
             continue
         if cues.scope.search(clause) and not scoped_before:
             continue
