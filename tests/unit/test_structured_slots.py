@@ -1771,3 +1771,24 @@ def test_occasions_moved_by_anyone_to_a_week_from_today(
     language: str, older: str, newer: str, expected: bool
 ) -> None:
     assert _contradicts(language, older, newer) is expected
+
+
+@pytest.mark.parametrize(
+    ("language", "older", "newer", "expected"),
+    [
+        # Issue 34: a word clipped as chat clips it names the occasion ("собес") ...
+        ("ru", "12 мая у меня собеседование в Хлебторге.", "собес перенесли на 13е", True),
+        ("ru", "12 мая у меня собеседование в Хлебторге.", "собаку перенесли на диван", False),
+        # ... "переношу", "двигаем на неделю" move one, and its own day anywhere in the
+        # sentence names it.
+        ("ru", "В июле лечу в Гамбург к Андрею.", "Гамбург переношу на сентябрь", True),
+        ("ru", "14 марта лечу в Белград с Катей и Тимофеем на неделю.",
+         "из-за релиза разведку двигаем на неделю, летим 21 марта вместо 14-го", True),
+        ("ru", "14 марта лечу в Белград с Катей и Тимофеем на неделю.",
+         "из-за релиза разведку двигаем на неделю, летим 21 марта вместо 15-го", False),
+    ],
+)  # fmt: skip
+def test_clipped_words_and_the_days_of_a_moved_occasion(
+    language: str, older: str, newer: str, expected: bool
+) -> None:
+    assert _contradicts(language, older, newer) is expected

@@ -347,13 +347,18 @@ _ALIKE_PREFIX = 6
 
 
 def _alike(new: frozenset[str], old: frozenset[str]) -> frozenset[str]:
-    """The older stems the newer ones name: the same, or alike (`_ALIKE_PREFIX`)."""
+    """The older stems the newer ones name: the same, alike (`_ALIKE_PREFIX`), or clipped as
+    chat clips words ("собес" for "собеседование", `_CLIPPED`)."""
     return frozenset(
         o
         for o in old
         if o in new
         or (len(o) >= _ALIKE_PREFIX and any(n[:_ALIKE_PREFIX] == o[:_ALIKE_PREFIX] for n in new))
+        or any(len(n) >= _CLIPPED and o.startswith(n) for n in new)
     )
+
+
+_CLIPPED = 5
 
 
 _RU_PAST_ENDING = re.compile(r"(?:л|ла|ли|ло|лся|лась|лись|лось)$")
@@ -397,15 +402,17 @@ def changes(text: str, older: str, cues: LanguageCues, min_shared: float) -> boo
     people = _people_stems(older, cues.language)
     # Each clause with the clauses before it in its sentence; a sentence's first clause with the
     # sentence before it ("стоматолог звонила, сама заболела. перенесли на 17е": the dentist).
-    clauses: list[tuple[str, str]] = []
+    clauses: list[tuple[str, str, str]] = []
     previous = ""
     for sentence in _SENTENCE_END.split(clean):
         parts = [p for c in _CLAUSES.split(sentence) for p in _REASON.split(c)]
-        clauses += [(part, " ".join(parts[:i]) or previous) for i, part in enumerate(parts)]
+        clauses += [
+            (part, " ".join(parts[:i]) or previous, sentence) for i, part in enumerate(parts)
+        ]
         previous = sentence
     proper = _proper_stems(older) - people
     occasion_only = bool(old_days) and all(c.slot is Slot.PLAN for c in claims(older, cues))
-    for clause, before in clauses:
+    for clause, before, sentence in clauses:
         said = cues.change_strong.search(clause)
         strong = bool(said)
         said = said or cues.change_weak.search(clause)
@@ -423,7 +430,8 @@ def changes(text: str, older: str, cues: LanguageCues, min_shared: float) -> boo
             strong
             and old_days
             and (
-                _same_day_number(f"{before} {clause}", old_days)
+                # ... anywhere in its sentence ("двигаем на неделю, летим 21 марта вместо 14-го")
+                _same_day_number(f"{before} {sentence}", old_days)
                 or _moved_from_its_day(clause, old_days)
             )
         ):
