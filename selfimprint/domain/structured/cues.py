@@ -85,6 +85,8 @@ class LanguageCues:
     plan_when: re.Pattern[str]  # "this year", "в этом году": when a plan is, not what
     plan_filler: re.Pattern[str]  # "doing", "after all": no detail of a negated plan
     negation_detail: re.Pattern[str]  # "with", "by": after "not", a detail is denied
+    # "cancelled", "'s off", "перенесли", "не едем": words only a plan's change is said in
+    plan_changed: re.Pattern[str]
     someone_else: re.Pattern[str]  # "my sister", "Денис" right before a claim: not the user's
     first_person: re.Pattern[str]  # "I", "me", "мы": the user beside them
     habits: tuple[HabitCues, ...]
@@ -168,6 +170,7 @@ def _compile(
         plan_when=_one(slots["plan_when"]),
         plan_filler=_one(slots["plan_filler"]),
         negation_detail=_one(slots.get("negation_detail", r"(?!)")),
+        plan_changed=_one(slots["plan_changed"]),
         someone_else=_one(slots["someone_else"].replace("{rel}", rel)),
         first_person=_one(slots["first_person"]),
         habits=tuple(

@@ -125,6 +125,12 @@ class StructuredConfig(BaseModel):
     # included: 18 of 20 such names pass 0.6, 2 of 19 words wrongly found there do
     # (docs/decisions.md, "Names typed in lowercase beside a relation word").
     name_possible: float = Field(0.6, ge=0.0, le=1.0)
+    # A message that says a plan changed ("Rotto's off", "операцию перенесли") and shares no
+    # word with the occasion it changes ("taking Ellie to Rottnest on March 28", "hip replacement
+    # on March 18") changes the recent occasion its embedding is closest to, when the calibrated
+    # similarity reaches this: chosen on train writers (docs/decisions.md, "Occasions changed in
+    # other words").
+    occasion_match: float = Field(0.27, ge=0.0, le=1.0)
     importance: Mapping[CandidateType, float] = Field(default_factory=_default_importance)
     dated_event_importance: float = Field(0.7, ge=0.0, le=1.0)
     # A cause (or an "after") names the latest memory holding at least this share of its
@@ -226,7 +232,10 @@ def _read_texts(messages: Sequence[Message], config: StructuredConfig) -> tuple[
         after = _after(piece.text, piece.cues)
         if after:
             texts.append(after)
-        links = links or bool(causal or after)
+        # A plan moved or called off is matched against the older occasions by embedding too
+        # (slots.contradicted's `similar`): "Rotto's off" after "taking Ellie to Rottnest".
+        changed = bool(piece.cues.plan_changed.search(normalise(piece.text)))
+        links = links or bool(causal or after) or changed
     return list(dict.fromkeys(texts)), links
 
 
@@ -236,11 +245,11 @@ def texts_to_embed(
     config: StructuredConfig = DEFAULT_STRUCTURED,
 ) -> list[str]:
     """What `structured_extraction` needs passage vectors of: what it reads (`texts_to_read`),
-    and, when there is a cause or an "after" to link, the recent memories."""
+    and, when there is a cause or an "after" to link or a plan changed, the recent memories."""
     texts, links = _read_texts(messages, config)
     if links:
-        # Only a cause or an "after" is matched against older memories by embedding; embedding
-        # them for every batch would triple its cost (bench_api).
+        # Only a cause, an "after" or a changed plan is matched against older memories by
+        # embedding; embedding them for every batch would triple its cost (bench_api).
         texts.extend(r.content for r in recent)
     return list(dict.fromkeys(texts))
 
@@ -478,7 +487,23 @@ def structured_extraction(
                     reading = news
                     break
         said_before = [(ref, text) for message, ref, text in said if message != piece.message.id]
-        contradicts = list(contradicted(piece.text, older + said_before, piece.cues))
+        vector = vectors.get(piece.text)
+
+        def similar(content: str, vector: Sequence[float] | None = vector) -> float | None:
+            other = vectors.get(content)
+            if vector is None or other is None:
+                return None
+            return (_cosine(vector, other) - similarity_floor) / (1.0 - similarity_floor)
+
+        contradicts = list(
+            contradicted(
+                piece.text,
+                older + said_before,
+                piece.cues,
+                similar=similar,
+                min_similar=config.occasion_match,
+            )
+        )
         if reading.type == NONE and not mentions and not contradicts:
             continue
         kind = CandidateType(reading.type if reading.type != NONE else CandidateType.FACT.value)

@@ -16,7 +16,7 @@ A claim is the user's unless another person is its subject ("my sister moved to 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -660,9 +660,15 @@ def contradicted(
     cues: LanguageCues,
     *,
     min_shared: float = 0.2,
+    similar: Callable[[str], float | None] | None = None,
+    min_similar: float = 1.0,
 ) -> tuple[str, ...]:
     """Ids of the older (id, content) memories `text` contradicts: by a slot claim, by a plan it
-    negates, or by a change of the state they describe (`changes`)."""
+    negates, or by a change of the state they describe (`changes`); and, where the message says
+    a plan changed but no older memory shares its words, the upcoming occasion `similar` (the
+    calibrated similarity of an older memory's content to the message, None where unknown)
+    puts closest to it, at `min_similar` or more ("Rotto's off" after "taking Ellie to
+    Rottnest on March 28")."""
     if cues.hedge.search(QUOTED.sub(" ", normalise(text))):
         return ()
     mine = claims(text, cues)
@@ -671,6 +677,7 @@ def contradicted(
     # it is the habit an older memory says the user had given up (or taken up again).
     unnamed = _unnamed_habit_change(text, mine, cues)
     hits: list[str] = []
+    occasions: list[tuple[float, str]] = []  # (similarity, id) of the occasions not hit
     for memory_id, content in older:
         # Each memory is read in its own language ("I smoke again" before "снова не курю").
         own = language_cues(detect_language(content))
@@ -693,10 +700,22 @@ def contradicted(
             # A memory that names its day and claims nothing else is an occasion, a plan in
             # all but words ("I'm entering my leeks in the allotment show on August 29").
             plans = [Claim(Slot.PLAN, True, stems - days, False)]
+        occasion = bool(days) and _ahead(content, cues) and all(c.slot is Slot.PLAN for c in theirs)
         if (
             any(contradicts(new, old, stems, cues.light, moving) for new in mine for old in theirs)
             or (plans and _plan_negated(text, content, plans, cues))
             or changes(text, content, cues, min_shared)
         ):
+            hits.append(memory_id)
+            if occasion:
+                occasions.clear()
+                similar = None  # an occasion named in words: no other is guessed at
+        elif occasion and similar is not None:
+            likeness = similar(content)
+            if likeness is not None:
+                occasions.append((likeness, memory_id))
+    if occasions and not hits and cues.plan_changed.search(normalise(text)):
+        likeness, memory_id = max(occasions)
+        if likeness >= min_similar:
             hits.append(memory_id)
     return tuple(dict.fromkeys(hits))
