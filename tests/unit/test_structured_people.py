@@ -683,3 +683,18 @@ def test_elders_titles_beside_the_word_that_says_who(
     text: str, expected: dict[str, str | None]
 ) -> None:
     assert _people(text, "ru") == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # Issue 34: a couple made official, said early in the clause, whatever follows; who the
+        # partner is by "a fella" / "a bf" elsewhere in the message ...
+        ("so i have a fella. Rob and i made it official last night.", {"Rob": "boyfriend"}),
+        ("update: Theo and i are official 🫣 i have a bf again??", {"Theo": "boyfriend"}),
+        # ... but an evening out is none.
+        ("me and Tom are going out for drinks with the team later tonight", {"Tom": None}),
+    ],
+)  # fmt: skip
+def test_couples_made_official(text: str, expected: dict[str, str | None]) -> None:
+    assert _people(text) == expected

@@ -448,7 +448,8 @@ _TO_ME = re.compile(r"\b(?:me|мной|меня)\b", re.IGNORECASE)
 # The couple said with the name: "мы с Толей теперь вместе", "me and Jake are back together",
 # "Sam and I are dating": the partner (the labelling guide's reading).
 _TOGETHER = re.compile(
-    r"\b(?:(?:are|'re)\s+(?:back\s+|now\s+|officially\s+)?(?:together|dating|a couple|an item"
+    r"\b(?:made it official|(?:are|'re)\s+(?:back\s+|now\s+|officially\s+)?(?:together|dating"
+    r"|a couple|an item"
     # "going out" ends the clause: "me and Tom are going out for drinks" is an evening out.
     r"|official|(?:a\s+)?thing|going out(?=\s*(?:[.!?,…]|$|now\b|properly\b))"
     r"|seeing each other|exclusive)"
@@ -462,6 +463,10 @@ _COUPLE_AFTER = re.compile(r"^\s+and\s+(?:i|me)\b", re.IGNORECASE)
 _A_WOMAN = re.compile(r"\b(?:girl|woman|lady)\b", re.IGNORECASE)
 _HE = re.compile(r"\b(?:he|him|his|he's|он|его|ему)\b", re.IGNORECASE)
 _SHE = re.compile(r"\b(?:she|her|hers|she's|она|её|ее|ей)\b", re.IGNORECASE)
+
+
+_A_MAN_OF_MINE = re.compile(r"\b(?:(?:a|my) (?:bf|boyfriend|fella|feller))\b", re.IGNORECASE)
+_A_WOMAN_OF_MINE = re.compile(r"\b(?:(?:a|my) (?:gf|girlfriend))\b", re.IGNORECASE)
 
 
 def _dating(text: str, mention: PersonMention, cues: LanguageCues) -> str:
@@ -478,6 +483,10 @@ def _dating(text: str, mention: PersonMention, cues: LanguageCues) -> str:
         tag = names[0].tag if names else None
         if tag is not None:
             gender = "masc" if "masc" in tag else "femn" if "femn" in tag else None
+    if gender is None:
+        # "so i have a fella. rob and i made it official", "i have a bf again??"
+        him, her = bool(_A_MAN_OF_MINE.search(text)), bool(_A_WOMAN_OF_MINE.search(text))
+        gender = "masc" if him and not her else "femn" if her and not him else None
     if gender is None:
         he, she = bool(_HE.search(text)), bool(_SHE.search(text))
         gender = "masc" if he and not she else "femn" if she and not he else None
@@ -515,7 +524,8 @@ def _together_with(text: str, mention: PersonMention) -> bool:
         return not (_A_MEETING.search(before) or _A_MEETING.match(after))
     rest = _rest_of_sentence(text, mention)
     couple = bool(_COUPLE_BEFORE.search(text[: mention.start]) or _COUPLE_AFTER.match(rest))
-    return couple and bool(_TOGETHER.search(rest)) and len(rest.split()) <= 6
+    # Said within the clause's first words ("theo and i are official 🫣 i have a bf again").
+    return couple and bool(_TOGETHER.search(" ".join(rest.split()[:6])))
 
 
 # Who someone is, said of them apart from the name: "he was my smoke buddy", "shes my
