@@ -698,3 +698,21 @@ def test_elders_titles_beside_the_word_that_says_who(
 )  # fmt: skip
 def test_couples_made_official(text: str, expected: dict[str, str | None]) -> None:
     assert _people(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # Issue 34: each one named after "my <relation>s" is one of them; a neighbour named after
+        # where they live.
+        ("my flatmates are Chloe and Ravi btw", {"Chloe": "roommate", "Ravi": "roommate"}),
+        ("my cousins, Jo and Em, are here", {"Jo": "cousin", "Em": "cousin"}),
+        ("my friends said Tom was rude", {"Tom": None}),
+        ("the old man next door, Mr Douglas, came by", {"Douglas": "neighbour"}),
+        ("the old man at work, Mr Douglas, came by", {"Douglas": None}),
+    ],
+)  # fmt: skip
+def test_relations_listed_and_neighbours_named_after(
+    text: str, expected: dict[str, str | None]
+) -> None:
+    assert _people(text) == expected

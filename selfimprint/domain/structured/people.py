@@ -744,6 +744,23 @@ def _loose_relations(text: str, mentions: list[PersonMention], cues: LanguageCue
     return found
 
 
+# "the old man next door, Mr Douglas": the neighbour named after where they live.
+_NAMED_AFTER_WHERE = re.compile(
+    r"\b(?:next door|downstairs|upstairs|across the (?:hall|road|street)),\s*"
+    r"(?:(?:mr|mrs|ms|miss|dr)\.?\s+)?$",
+    re.IGNORECASE,
+)
+# "my flatmates are Chloe and Ravi", "my cousins, Jo and Em": each named is one of them.
+_LISTED_AFTER = re.compile(
+    r"\bmy ([a-z]+?)s(?:\s+are|\s*[,:])?\s+(?:[A-Z][a-z]+(?:\s*,\s*|\s+and\s+|\s*&\s*))*$"
+)
+
+
+def _listed_after(before: str, relation_of: Any) -> str | None:
+    said = _LISTED_AFTER.search(before)
+    return relation_of(said.group(1)) if said else None
+
+
 def _english(
     text: str,
     cues: LanguageCues,
@@ -803,6 +820,9 @@ def _english(
             continue
         relation, start, end = _relation_near(text, tokens, i, relation_of)
         relation = relation or _group_relation(after) or _endearment(before, after)
+        relation = relation or _listed_after(before, relation_of)
+        if relation is None and _NAMED_AFTER_WHERE.search(before):
+            relation = "neighbour"  # "the lady next door, mrs costa"
         if relation is None and (listed or titled) and _WHERE_THEY_LIVE.match(after):
             relation = "neighbour"  # "Mrs Dalgleish downstairs" (not "Lady across the hall")
         owner = i + 1 < len(tokens) and tokens[i + 1].text == "'s"
