@@ -1821,3 +1821,22 @@ def test_a_plan_changed_in_other_words_ends_the_closest_occasion_at_the_threshol
     assert _guessed("сорвался. вчера полпачки скурил", {"rotto": 0.9}, "ru") == ()
     # Without embeddings, the rules alone.
     assert contradicted(text, _OCCASIONS, cues("en")) == ()
+
+
+@pytest.mark.parametrize(
+    ("language", "older", "newer", "expected"),
+    [
+        # Issue 34: a job taken up in everyday Russian ends the one held before, or being
+        # out of work ...
+        ("ru", "Я сейчас без работы, ищу место прораба.",
+         "взяли в СК Магистраль прорабом, выхожу в пн!!", True),
+        ("ru", "Я су-шеф в ресторане Тайга.", "первый день в Нуре. кухня огонь", True),
+        ("ru", "Я работаю курьером в Доставкине.", "с понедельника выхожу лаборантом в ИЯФ", True),
+        # ... not a first day somewhere that is no workplace.
+        ("ru", "Я работаю курьером в Доставкине.", "первый день в Турции, море супер", False),
+    ],
+)  # fmt: skip
+def test_russian_jobs_taken_up_in_everyday_words(
+    language: str, older: str, newer: str, expected: bool
+) -> None:
+    assert _contradicts(language, older, newer) is expected
