@@ -46,7 +46,7 @@ from selfimprint.domain.structured.cues import LanguageCues, cues, normalise
 from selfimprint.domain.structured.dates import resolve_dates
 from selfimprint.domain.structured.head import NONE, KnownReadings, TypeReader
 from selfimprint.domain.structured.people import PersonMention, find_people, organisations
-from selfimprint.domain.structured.slots import contradicted
+from selfimprint.domain.structured.slots import contradicted, is_occasion
 from selfimprint.domain.structured.topics import topic_runs
 from selfimprint.domain.terms import FUNCTION_WORDS, LABEL, read
 from selfimprint.domain.verbatim_extraction import pieces
@@ -219,10 +219,13 @@ def texts_to_read(
     return _read_texts(messages, config)[0]
 
 
-def _read_texts(messages: Sequence[Message], config: StructuredConfig) -> tuple[list[str], bool]:
-    """`texts_to_read`, and whether a piece has a cause or an "after" to link."""
+def _read_texts(
+    messages: Sequence[Message], config: StructuredConfig
+) -> tuple[list[str], bool, bool]:
+    """`texts_to_read`, whether a piece has a cause or an "after" to link, and whether one says
+    a plan changed."""
     texts: list[str] = []
-    links = False
+    links = changed = False
     for piece in _pieces(messages, config):
         texts.append(piece.text)
         texts.extend(topic_runs(piece.text, piece.cues.topic_shift)[1:])
@@ -232,11 +235,11 @@ def _read_texts(messages: Sequence[Message], config: StructuredConfig) -> tuple[
         after = _after(piece.text, piece.cues)
         if after:
             texts.append(after)
+        links = links or bool(causal or after)
         # A plan moved or called off is matched against the older occasions by embedding too
         # (slots.contradicted's `similar`): "Rotto's off" after "taking Ellie to Rottnest".
-        changed = bool(piece.cues.plan_changed.search(normalise(piece.text)))
-        links = links or bool(causal or after) or changed
-    return list(dict.fromkeys(texts)), links
+        changed = changed or bool(piece.cues.plan_changed.search(normalise(piece.text)))
+    return list(dict.fromkeys(texts)), links, changed
 
 
 def texts_to_embed(
@@ -245,12 +248,16 @@ def texts_to_embed(
     config: StructuredConfig = DEFAULT_STRUCTURED,
 ) -> list[str]:
     """What `structured_extraction` needs passage vectors of: what it reads (`texts_to_read`),
-    and, when there is a cause or an "after" to link or a plan changed, the recent memories."""
-    texts, links = _read_texts(messages, config)
+    and, when there is a cause or an "after" to link, the recent memories (when a plan changed,
+    the recent occasions)."""
+    texts, links, changed = _read_texts(messages, config)
     if links:
-        # Only a cause, an "after" or a changed plan is matched against older memories by
-        # embedding; embedding them for every batch would triple its cost (bench_api).
+        # Only a cause or an "after" is matched against any older memory by embedding;
+        # embedding them for every batch would triple its cost (bench_api).
         texts.extend(r.content for r in recent)
+    elif changed:
+        # A changed plan only against the upcoming occasions.
+        texts.extend(r.content for r in recent if is_occasion(r.content))
     return list(dict.fromkeys(texts))
 
 

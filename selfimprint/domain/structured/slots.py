@@ -629,6 +629,23 @@ def _plan_negated(text: str, older: str, plans: list[Claim], cues: LanguageCues)
 _LAST_WORD = re.compile(r"\w+$")
 
 
+@lru_cache(maxsize=4096)
+def _cues_of(text: str) -> LanguageCues:
+    return language_cues(detect_language(text))
+
+
+@lru_cache(maxsize=4096)
+def is_occasion(content: str) -> bool:
+    """Whether a memory is an upcoming occasion: it names its day, tells of what is still ahead
+    and claims nothing but a plan ("I'm taking Ellie to Rottnest on March 28")."""
+    own = _cues_of(content)
+    return (
+        bool(day_names(content))
+        and _ahead(content, own)
+        and all(c.slot is Slot.PLAN for c in claims(content, own))
+    )
+
+
 def _unnamed_habit_change(text: str, mine: tuple[Claim, ...], cues: LanguageCues) -> bool | None:
     """Whether the user does the habit now: True where the message owns up to a relapse, False
     where it gives a habit up once more; None otherwise or where a clause names the habit (then
@@ -680,7 +697,7 @@ def contradicted(
     occasions: list[tuple[float, str]] = []  # (similarity, id) of the occasions not hit
     for memory_id, content in older:
         # Each memory is read in its own language ("I smoke again" before "снова не курю").
-        own = language_cues(detect_language(content))
+        own = _cues_of(content)
         theirs = claims(content, cues if own.language == cues.language else own)
         if unnamed is not None and any(
             c.slot is Slot.HABIT and c.holds is not unnamed for c in theirs
@@ -700,7 +717,7 @@ def contradicted(
             # A memory that names its day and claims nothing else is an occasion, a plan in
             # all but words ("I'm entering my leeks in the allotment show on August 29").
             plans = [Claim(Slot.PLAN, True, stems - days, False)]
-        occasion = bool(days) and _ahead(content, cues) and all(c.slot is Slot.PLAN for c in theirs)
+        occasion = is_occasion(content)
         if (
             any(contradicts(new, old, stems, cues.light, moving) for new in mine for old in theirs)
             or (plans and _plan_negated(text, content, plans, cues))
