@@ -123,13 +123,14 @@ class StructuredConfig(BaseModel):
     # word stands beside it ("pete my running coach", "tita nene", "hazel next door"): chat's
     # names that no list holds, or holds as everyday words. Chosen on train writers, p41-p48
     # included: 18 of 20 such names pass 0.6, 2 of 19 words wrongly found there do
-    # (docs/decisions.md, "Names typed in lowercase beside a relation word").
+    # (docs/decisions.md, "Lowercase names, habits without their names and occasions in other
+    # words").
     name_possible: float = Field(0.6, ge=0.0, le=1.0)
     # A message that says a plan changed ("Rotto's off", "операцию перенесли") and shares no
     # word with the occasion it changes ("taking Ellie to Rottnest on March 28", "hip replacement
     # on March 18") changes the recent occasion its embedding is closest to, when the calibrated
-    # similarity reaches this: chosen on train writers (docs/decisions.md, "Occasions changed in
-    # other words").
+    # similarity reaches this: chosen on train writers (docs/decisions.md, "Lowercase names,
+    # habits without their names and occasions in other words").
     occasion_match: float = Field(0.27, ge=0.0, le=1.0)
     importance: Mapping[CandidateType, float] = Field(default_factory=_default_importance)
     dated_event_importance: float = Field(0.7, ge=0.0, le=1.0)
