@@ -1840,3 +1840,10 @@ def test_russian_jobs_taken_up_in_everyday_words(
     language: str, older: str, newer: str, expected: bool
 ) -> None:
     assert _contradicts(language, older, newer) is expected
+
+
+def test_a_move_to_a_place_is_no_changed_plan() -> None:
+    # Issue 34: "moved to Manchester" (a home, another's) guesses no occasion; "moved to
+    # Wednesday" does.
+    assert _guessed("My friend Tom just moved to Manchester.", {"dentist": 0.9}) == ()
+    assert _guessed("they moved it to Wednesday, annoying", {"dentist": 0.9}) == ("dentist",)
