@@ -280,3 +280,25 @@ def test_written_days_weekdays_with_their_day_and_what_moved(
     text: str, sent: str, language: str, want: list[str]
 ) -> None:
     assert _said(text, sent, language) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "sent", "language", "want"),
+    [
+        # Issue 34: "this arvo" is today; "сегодня среда" names today, not next Wednesday ...
+        ("interview was this arvo and i blew it", "2026-06-15", "en", ["2026-06-15"]),
+        ("сорвался. сегодня среда а мы с Михалычем", "2026-02-11", "ru", ["2026-02-11"]),
+        ("в среду а мы с Михалычем", "2026-02-11", "ru", ["2026-02-18"]),
+        # ... a shift pattern is no date ...
+        ("на линии Европы график 5/2 с 10 до 7", "2026-12-03", "ru", []),
+        ("my rota 4/3 is brutal", "2026-12-03", "en", []),
+        # ... and a day moved from a month day was ahead, whatever the tense.
+        ("we moved the wedding from october 17 to december", "2026-02-01", "en",
+         ["2026-10-17"]),
+        ("we had the wedding on october 17", "2026-02-01", "en", ["2025-10-17"]),
+    ],
+)  # fmt: skip
+def test_afternoons_todays_weekday_shift_patterns_and_month_days_moved(
+    text: str, sent: str, language: str, want: list[str]
+) -> None:
+    assert _said(text, sent, language) == want

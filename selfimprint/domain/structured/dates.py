@@ -85,6 +85,9 @@ _REWRITES = (
     (r"\b(?:tonite|2nite|2night)\b", "tonight"),
     (r"\b(?:2day|tday)\b", "today"),
     (r"\b(?:седня|сегодн)\b", "сегодня"),
+    (r"\bthis arvo\b", "this afternoon"),  # Australian
+    # "сегодня среда": the weekday is today's, not the next one.
+    (r"\bсегодня\s+(?:понедельник|вторник|среда|четверг|пятница|суббота|воскресенье)\b", "сегодня"),
     (r"\b(сегодня|завтра|вчера)шн\w+", r"\1"),
     (r"\b(on|next|last|this|by|until|till|before|from|coming|past)\s+mon\b\.?", r"\1 monday"),
     (r"\b(on|next|last|this|by|until|till|before|from|coming|past)\s+sat\b\.?", r"\1 saturday"),
@@ -153,6 +156,8 @@ _NOT_A_DAY = re.compile(
     r"[a-z]{2,}(?<![aeiousy])s\b"
     # "the Fremont Sunday Market": a weekday inside a name.
     rf"|(?-i:\b[A-Z][a-z]+\s+)(?:{_WEEKDAY})(?-i:\s+(?!(?:{_MONTH_NAMES})\b)[A-Z][a-z]+)\b"
+    # "график 5/2", "a 4/3 rota": days on and off, not a date.
+    r"|\b(?:график\w*|schedule|rota|shifts?|pattern)\s+(?:\w+\s+)?\d\s*/\s*\d\b(?!\s*/)"
     # "monday nights", "sunday mornings": a habit.
     rf"|\b(?:{_WEEKDAY})(?:\s+(?:and|&)\s+(?:{_WEEKDAY}))?"
     r"\s+(?:nights|mornings|evenings|afternoons)\b",
@@ -361,7 +366,10 @@ def _weekday_index(word: str) -> int:
 # A plan moved from one day to another: the day it was on was ahead too, whatever the tense
 # ("перенесли с четверга на понедельник", "moved from Thursday to Monday").
 _MOVED_FROM = re.compile(
-    rf"\b(?:from|с|со)\s+(?:{_WEEKDAY}|the\s+\d{{1,2}}(?:st|nd|rd|th)|\d{{1,2}}-?(?:го|е|ого))"
+    rf"\b(?:from|с|со)\s+(?:{_WEEKDAY}|the\s+\d{{1,2}}(?:st|nd|rd|th)|\d{{1,2}}-?(?:го|е|ого)"
+    # "from october 17 to 12/12", "from the 9th of March to"
+    rf"|(?:{_MONTH_NAMES})\s+\d{{1,2}}(?:st|nd|rd|th)?"
+    rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTH_NAMES}))"
     r"\s+(?:to|на)\s+",
     _I,
 )
