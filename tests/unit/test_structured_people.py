@@ -32,7 +32,7 @@ def _people(text: str, language: str = "en") -> dict[str, str | None]:
         ("anjali is the sweetest housemate ever", {"Anjali": "roommate"}),
         # A capitalised word right after a listed first name is the surname ...
         ("Barb Keller runs the pantry now", {"Barb Keller": None}),
-        ("Dr Helen Fraser owns the practice", {"Helen Fraser": None}),
+        ("Dr Helen Fraser owns the practice", {"Helen Fraser": "doctor"}),
         # ... but not a day, a month, "I", a place noun, or a word after a full stop.
         ("saw Linda Monday at church", {"Linda": None}),
         ("Emma I think is mad at me", {"Emma": None}),
@@ -375,9 +375,8 @@ def test_relations_by_group_place_and_new_words(
         ("бригадир Саня орёт с утра", "ru", {"Саня": "manager"}),
         ("научрук Ирина Павловна вернула главу", "ru", {"Ирина Павловна": "teacher"}),
         # ... without a multi-word entry lending its last word a second meaning ("my buddy" is
-        # a friend), a title reading as a relation (a "Dr" may be anyone's), or "cuz" (because).
+        # a friend) or "cuz" (because).
         ("4 beers at my buddy Omar's bbq", "en", {"Omar": "friend"}),
-        ("Dr Mehta put me on a low salt diet", "en", {"Mehta": None}),
         ("lunch got moved cuz marisol has to work", "en", {"Marisol": None}),
         # Someone from a department is a colleague; from a country, nobody in particular.
         ("Bronwyn from reception made a cake", "en", {"Bronwyn": "colleague"}),
@@ -483,7 +482,7 @@ def test_relations_owned_by_others_places_of_work_and_endings(
         ("Graham, my boy, rang from London", "en", {"Graham": "son"}),
         ("Ellie's my little girl, she's 6", "en", {"Ellie": "daughter"}),
         ("my fella Cian teaches geography", "en", {"Cian": "boyfriend"}),
-        ("Dr Mehta is a nice young fella", "en", {"Mehta": None}),
+        ("Dr Mehta is a nice young fella", "en", {"Mehta": "doctor"}),
         ("the boy Tom from next door", "en", {"Tom": "neighbour"}),
         ("my girl friend Anna came", "en", {"Anna": "friend"}),
         # ... a supervisor is the boss (as the persona writers read it) ...
@@ -716,3 +715,62 @@ def test_relations_listed_and_neighbours_named_after(
     text: str, expected: dict[str, str | None]
 ) -> None:
     assert _people(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # A doctor by the title alone, as most writers read it ...
+        ("Dr Mackay phoned, knee op's booked for March 9th", {"Mackay": "doctor"}),
+        ("Dr Mehta put me on a low salt diet", {"Mehta": "doctor"}),
+        # ... unless the message says who they are apart from it, or they are another's ...
+        ("Dr Helen Fraser owns the practice, she's my boss", {"Helen Fraser": "boss"}),
+        ("my boss Dr Hughes is doing my appraisal", {"Hughes": "boss"}),
+        ("kayla's advisor dr hoffman got her a slot", {"Kayla": None, "Hoffman": None}),
+        ("mama's doctor over there, Dr Balogun, is old school", {"Balogun": None}),
+        # ... and in a message about therapy, the therapist.
+        ("therapy today was A Lot. dr okafor said i treat rest like work", {"Okafor": "therapist"}),
+        ("Mr Rahman is doing it", {"Rahman": None}),  # no other title says who
+    ],
+)
+def test_a_doctor_by_the_title(text: str, expected: dict[str, str | None]) -> None:
+    assert _people(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "expected"),
+    [
+        # A break-up said in the clause's first words, however long the run-on after it ...
+        (
+            "kayla and i broke up sunday, she said she needs someone who knows where theyre "
+            "going and i didnt have an answer",
+            "en",
+            {"Kayla": "ex"},
+        ),
+        ("that's me and EDDIE DONE, told him at the door", "en", {"Eddie": "ex"}),
+        # ... not work dumped on the user, an almost, or two others splitting up.
+        ("declan dumped a 200 page lease review on me at 6", "en", {"Declan": None}),
+        ("a year since Donna and me almost called it quits", "en", {"Donna": None}),
+        (
+            "mitch and ana have split up and he rang me for advice",
+            "en",
+            {"Mitch": None, "Ana": None},
+        ),
+        # A cousin said after the name.
+        ("Настя двоюродная из Абакана котов разводит", "ru", {"Настя": "cousin"}),
+        # An elder's kin title after the word that says who, with "наша" or "новый" between.
+        ("соседка наша тётя валя молоко носит", "ru", {"Валя": "neighbour"}),
+        ("сосед наш новый дядя Гена с пятого этажа", "ru", {"Гена": "neighbour"}),
+        ("соседка, тётя Валя, молоко носит", "ru", {"Валя": "aunt"}),  # a comma: two things
+        ("Shona that I work wi in the kitchen is a gem", "en", {"Shona": "colleague"}),
+    ],
+)
+def test_break_ups_cousins_and_elders_in_run_ons(
+    text: str, language: str, expected: dict[str, str | None]
+) -> None:
+    assert _people(text, language) == expected
+
+
+def test_a_cousin_said_with_the_noun_is_read_with_it() -> None:
+    # "двоюродный брат мужа": the husband's cousin, not the user's.
+    assert _people("Гоги — двоюродный брат мужа Нино", "ru")["Гоги"] is None

@@ -42,11 +42,13 @@ from selfimprint.domain.language import detect_language
 from selfimprint.domain.messages import Message, Role
 from selfimprint.domain.models import EdgeType, NodeType, Valence
 from selfimprint.domain.reply_context import asks_a_question
+from selfimprint.domain.structured.changes import ChangeHead
 from selfimprint.domain.structured.cues import LanguageCues, cues, normalise
 from selfimprint.domain.structured.dates import resolve_dates
 from selfimprint.domain.structured.head import NONE, KnownReadings, TypeReader
 from selfimprint.domain.structured.people import PersonMention, find_people, organisations
-from selfimprint.domain.structured.slots import contradicted, is_occasion
+from selfimprint.domain.structured.slots import contradicted, is_occasion, memory_slot
+from selfimprint.domain.structured.slots_model import Slot
 from selfimprint.domain.structured.topics import topic_runs
 from selfimprint.domain.terms import FUNCTION_WORDS, LABEL, read
 from selfimprint.domain.verbatim_extraction import pieces
@@ -132,6 +134,14 @@ class StructuredConfig(BaseModel):
     # similarity reaches this: chosen on train writers (docs/decisions.md, "Lowercase names,
     # habits without their names and occasions in other words").
     occasion_match: float = Field(0.27, ge=0.0, le=1.0)
+    # Where no rule reads a contradiction, a message the change head (`changes.ChangeHead`)
+    # reads as a change of a slot with at least `change_likely` contradicts the older memory
+    # holding that slot whose calibrated similarity to it is highest, when that reaches
+    # `change_match` ("handed the keys back for the Govan flat"). Chosen on the train writers,
+    # five folds by writer, against up to 8 of the writer's earlier memories as distractors
+    # (docs/decisions.md, "Learned readers for who and what changed").
+    change_likely: float = Field(0.8, ge=0.0, le=1.0)
+    change_match: float = Field(0.25, ge=0.0, le=1.0)
     importance: Mapping[CandidateType, float] = Field(default_factory=_default_importance)
     dated_event_importance: float = Field(0.7, ge=0.0, le=1.0)
     # A cause (or an "after") names the latest memory holding at least this share of its
@@ -262,6 +272,36 @@ def texts_to_embed(
     return list(dict.fromkeys(texts))
 
 
+def _changed_slot(
+    changes: ChangeHead | None, vector: Sequence[float] | None, config: StructuredConfig
+) -> Slot | None:
+    """The slot the change head is sure `vector`'s message says changed."""
+    change = changes.change(vector) if changes is not None and vector is not None else None
+    sure = change is not None and change.probability >= config.change_likely
+    return change.slot if change is not None and sure else None
+
+
+def texts_to_compare(
+    messages: Sequence[Message],
+    recent: Sequence[RecentMemory],
+    vectors: Mapping[str, Sequence[float]],
+    changes: ChangeHead | None,
+    config: StructuredConfig = DEFAULT_STRUCTURED,
+) -> list[str]:
+    """The recent memories still to embed once `texts_to_embed`'s vectors are in: those holding
+    a slot the change head is sure a piece says changed (`slots.contradicted`'s `changed`).
+    Only those, and only then: the head reads a change in about one message in ten."""
+    slots = {
+        slot
+        for piece in _pieces(messages, config)
+        if (slot := _changed_slot(changes, vectors.get(piece.text), config)) is not None
+    }
+    if not slots:
+        return []
+    wanted = (r.content for r in recent if r.content not in vectors)
+    return list(dict.fromkeys(c for c in wanted if memory_slot(c) in slots))
+
+
 def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
     dot = math.fsum(x * y for x, y in zip(a, b, strict=True))
     norm = math.sqrt(math.fsum(x * x for x in a)) * math.sqrt(math.fsum(y * y for y in b))
@@ -386,9 +426,11 @@ def structured_extraction(
     similarity_floor: float,
     config: StructuredConfig = DEFAULT_STRUCTURED,
     replies: Mapping[str, str] | None = None,
+    changes: ChangeHead | None = None,
 ) -> Extraction:
-    """The batch's candidates and edges; `vectors` holds passage vectors of `texts_to_embed`;
-    `replies`: message id -> the text it replied to (`ExtractionBatch.replies`)."""
+    """The batch's candidates and edges; `vectors` holds passage vectors of `texts_to_embed`
+    and `texts_to_compare`; `replies`: message id -> the text it replied to
+    (`ExtractionBatch.replies`); `changes`: the change head, where one reads this embedder."""
     replies = replies or {}
     if head is not None:
         # Every text the batch reads, read at once: a reader of tokens batches its forward pass.
@@ -510,6 +552,8 @@ def structured_extraction(
                 piece.cues,
                 similar=similar,
                 min_similar=config.occasion_match,
+                changed=_changed_slot(changes, vector, config),
+                min_changed=config.change_match,
             )
         )
         if reading.type == NONE and not mentions and not contradicts:

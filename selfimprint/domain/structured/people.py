@@ -113,6 +113,15 @@ _WEAK_AFTER = re.compile(r"^\s+(?:is|was|has|had|just|always|never|got|keeps|kep
 # Коля", "баба Валя"): the kin word unless another relation word stands before it.
 _KIN_TITLES = frozenset({"тётя", "тетя", "дядя", "баба", "дед"})
 _WHERE_THEY_ARE = frozenset({"снизу", "сверху", "напротив", "сбоку", "рядом"})
+# What may stand between the word that says who an elder is and the elder's kin title.
+_BESIDE_KIN = _WHERE_THEY_ARE | _RUSSIAN_MY | frozenset({"новый", "новая", "новенькая"})
+
+
+def _spaces_between(gap: str) -> bool:
+    """Whether only spaces stand between the words of `gap` (no comma, no full stop)."""
+    return all(not part or part.isspace() for part in re.split(r"[^\W\d_]+", gap))
+
+
 # Titles stand between a relation word and a name ("my therapist Dr. Brandt").
 _TITLES = frozenset({"dr", "mr", "mrs", "ms", "prof", "frau", "herr", "доктор"})
 # A capitalised word after these is a place or a company, unless a relation word says otherwise.
@@ -170,6 +179,9 @@ def _qualified(relation: str, tokens: list[_Token], at: int) -> str:
 # Said to be someone else's relative or partner: no relation to the user, and none said
 # elsewhere in the message is theirs (`_relations_apart`); read as None in the end.
 _THEIRS = "\x00theirs"
+# "Dr Mackay phoned": a doctor by the title alone, unless the message says who they are apart
+# from the name ("Dr Helen Fraser owns the practice, she's my boss"); read as doctor in the end.
+_TITLED_DOCTOR = "\x00dr"
 
 
 def _relation_near(
@@ -180,10 +192,12 @@ def _relation_near(
     моя сестра"); None when neither stands there."""
     name = tokens[index]
     before = index - 1
+    doctor = False  # "Dr Mackay phoned": a doctor, unless a word beside says who else
     while before >= 0 and tokens[before].text.casefold() in _TITLES:
         title = relation_of(tokens[before].text)
         if title:
             return title, tokens[before].start, name.end
+        doctor = doctor or tokens[before].text.casefold() == "dr"
         before -= 1
     # "Сестрёнка моя Люда", "my instructor called Pete": a possessive or "called" between.
     while before > 0 and tokens[before].text.casefold() in _BETWEEN:
@@ -198,16 +212,13 @@ def _relation_near(
         if relation and tokens[before].text.casefold() in _KIN_TITLES:
             # "соседка тётя Галя", "соседка снизу тётя Роза": an elder's title after the word
             # that says who she is (and where she lives); "баба Шура соседка наша": before it.
+            # ... with where she lives, "наша" or "новый" between ("соседка наша тётя валя",
+            # "сосед наш новый дядя Гена").
             who = before - 1
-            if who > 0 and tokens[who].text.casefold() in _WHERE_THEY_ARE:
+            while who > 0 and before - who <= 2 and tokens[who].text.casefold() in _BESIDE_KIN:
                 who -= 1
             earlier = relation_of(tokens[who].text) if who >= 0 else None
-            if (
-                earlier
-                and text[tokens[who].end : tokens[before].start]
-                .replace(tokens[who + 1].text if who + 1 < before else "", "")
-                .isspace()
-            ):
+            if earlier and _spaces_between(text[tokens[who].end : tokens[before].start]):
                 if who > 0 and _of_another(tokens[who - 1].text):
                     return _THEIRS, tokens[who].start, name.end  # "настина мама тетя лена"
                 return earlier, tokens[who].start, name.end
@@ -225,6 +236,13 @@ def _relation_near(
             return _THEIRS, tokens[before].start, name.end
         if relation:
             return _qualified(relation, tokens, before), tokens[before].start, name.end
+    if (
+        index + 1 < len(tokens)
+        and tokens[index + 1].text.casefold().startswith("двоюродн")
+        and not (index + 2 < len(tokens) and relation_of(tokens[index + 2].text))
+    ):
+        # "Настя двоюродная из Абакана"; "Гоги — двоюродный брат мужа" is read with its noun.
+        return "cousin", name.start, tokens[index + 1].end
     j = index + 1
     while j < len(tokens) and j <= index + 3 and tokens[j].text.casefold() in _COPULAS:
         j += 1
@@ -244,7 +262,17 @@ def _relation_near(
             relation = relation_of(word)
             if relation:
                 return relation, name.start, bracket.end()
+    title = tokens[index - 1]
+    if doctor and not _ANOTHERS_BEFORE.search(text[max(0, title.start - 30) : title.start]):
+        # Said in a message about therapy, the title is a therapist's ("therapy today was A
+        # Lot. dr okafor said ..."); another's ("kayla's advisor dr hoffman") is theirs.
+        titled = "therapist" if _THERAPY.search(text) else _TITLED_DOCTOR
+        return titled, title.start, name.end
     return None, name.start, name.end
+
+
+_ANOTHERS_BEFORE = re.compile(r"(?:\w(?:'s|’s)|\b(?:his|her|their))\b[^.!?]*$", re.IGNORECASE)
+_THERAPY = re.compile(r"\btherap(?:y|ist)\b|\bcounsell?(?:ing|or)\b", re.IGNORECASE)
 
 
 _BRACKET = re.compile(r"\s*\(((?:[^()\s,]+\s*){1,3})[^()]*\)")
@@ -267,6 +295,7 @@ _GROUP_AFTER = (
             r"|practice|clinic|kitchen|salon|depot|warehouse|department|dept)"
             r"|(?:from|in) the (?:[\w-]+ ){0,2}(?:lab|office|department|dept)"
             r"|who (?:used to )?(?:works?|worked) with me"
+            r"|(?:who|that) i (?:used to )?work(?:ed)? (?:with|wi)\b"
             # A department, as the labelling guide reads "someone from accounting".
             r"|from (?:the )?(?:hr|accounting|accounts|finance|payroll|marketing|sales|legal|qa"
             r"|reception|front desk|support|customer service|dispatch|admin|ops|operations"
@@ -419,12 +448,19 @@ def _broke_up_with(text: str, mention: PersonMention) -> bool:
     if _ENDED_WITH.search(text[: mention.start]):
         return True
     rest = _rest_of_sentence(text, mention)
+    # Said within the clause's first words, however long the run-on goes on after it ("kayla
+    # and i broke up sunday, she said she needs someone who ..."); "dumped a 200 page review on
+    # me" is work, "almost called it quits" no break-up.
+    first = " ".join(rest.split()[:6])
     with_user = (
         _COUPLE_BEFORE.search(text[: mention.start])
         or _COUPLE_AFTER.match(rest)
-        or _TO_ME.search(rest)
+        or _TO_ME.search(first)
     )
-    return bool(with_user and _BREAK_UP.search(rest)) and len(rest.split()) <= 8
+    return bool(with_user and _BREAK_UP.search(first) and not _ALMOST.search(first))
+
+
+_ALMOST = re.compile(r"\b(?:almost|nearly|почти|чуть не)\b", re.IGNORECASE)
 
 
 # A break-up told in the first person with no name by it ("разошлись мы", "we broke up", "he
@@ -440,7 +476,7 @@ _WE_BROKE_UP = re.compile(
 )
 # The couple said with the name: "me and Jake are done", "Nadia and I are through".
 _ARE_DONE = re.compile(
-    r"^\s+(?:(?:and (?:i|me) )?(?:are|'re) (?:done|over|through|finished)(?:\s+for good)?"
+    r"^\s+(?:(?:and (?:i|me) )?(?:(?:are|'re) )?(?:done|over|through|finished)(?:\s+for good)?"
     r"|вс[её](?:\s+(?:насовсем|окончательно))?)\s*(?:[.!?,…]|$)",
     re.IGNORECASE,
 )
@@ -601,7 +637,7 @@ def _relations_apart(
         else m
         for m in mentions
     ]
-    unsaid = [i for i, m in enumerate(mentions) if m.relation is None]
+    unsaid = [i for i, m in enumerate(mentions) if m.relation in (None, _TITLED_DOCTOR)]
     if len({mentions[i].name for i in unsaid}) != 1:
         return mentions
     lone = mentions[unsaid[0]]
@@ -1422,8 +1458,11 @@ def find_people(
         for m in read
         if m.name not in excluded and not _own_name(clean, m) and not _pet(clean, m)
     ]
+    said_at_last = {_THEIRS: None, _TITLED_DOCTOR: "doctor"}
     mentions = [
-        PersonMention(m.name, None, m.start, m.end) if m.relation == _THEIRS else m
+        PersonMention(m.name, said_at_last[m.relation], m.start, m.end)
+        if m.relation in said_at_last
+        else m
         for m in _relations_apart(clean, mentions, cues)
     ]
     best: dict[str, PersonMention] = {}

@@ -646,6 +646,16 @@ def is_occasion(content: str) -> bool:
     )
 
 
+def memory_slot(content: str) -> Slot | None:
+    """The one slot an older memory holds a claim in, read in its own language (an upcoming
+    occasion is a plan); None where it holds none or several."""
+    if is_occasion(content):
+        return Slot.PLAN
+    own = _cues_of(content)
+    held = {c.slot for c in claims(content, own) if c.holds}
+    return held.pop() if len(held) == 1 else None
+
+
 def _unnamed_habit_change(text: str, mine: tuple[Claim, ...], cues: LanguageCues) -> bool | None:
     """Whether the user does the habit now: True where the message owns up to a relapse, False
     where it gives a habit up once more; None otherwise or where a clause names the habit (then
@@ -679,15 +689,21 @@ def contradicted(
     min_shared: float = 0.2,
     similar: Callable[[str], float | None] | None = None,
     min_similar: float = 1.0,
+    changed: Slot | None = None,
+    min_changed: float = 1.0,
 ) -> tuple[str, ...]:
     """Ids of the older (id, content) memories `text` contradicts: by a slot claim, by a plan it
     negates, or by a change of the state they describe (`changes`); and, where the message says
     a plan changed but no older memory shares its words, the upcoming occasion `similar` (the
     calibrated similarity of an older memory's content to the message, None where unknown)
     puts closest to it, at `min_similar` or more ("Rotto's off" after "taking Ellie to
-    Rottnest on March 28")."""
+    Rottnest on March 28"). `changed`: the slot a reader of the message (`changes.ChangeHead`)
+    is sure changed; where no rule hit, the older memory holding that slot that `similar` puts
+    closest, at `min_changed` or more, is contradicted ("handed the keys back for the Govan
+    flat" after "I live in a top floor flat in Govan")."""
     if cues.hedge.search(QUOTED.sub(" ", normalise(text))):
         return ()
+    older = list(older)
     mine = claims(text, cues)
     # A relapse owned up to, or a habit given up once more, with the habit named nowhere the
     # clause rules read it ("сорвался. вчера полпачки скурили", "неделю назад опять бросил"):
@@ -735,4 +751,12 @@ def contradicted(
         likeness, memory_id = max(occasions)
         if likeness >= min_similar:
             hits.append(memory_id)
+    if changed is not None and not hits and similar is not None:
+        held = [
+            (likeness, memory_id)
+            for memory_id, content in older
+            if memory_slot(content) is changed and (likeness := similar(content)) is not None
+        ]
+        if held and max(held)[0] >= min_changed:
+            hits.append(max(held)[1])
     return tuple(dict.fromkeys(hits))
