@@ -124,3 +124,36 @@ async def test_a_lapse_ends_the_habit_given_up_and_a_craving_does_not(
         text = (await life.context("Am I still off the vape?"))["context"]
         lines = [line for line in text.splitlines() if "quit vaping" in line]
         assert lines and all(f"(until {ended.date().isoformat()})" in x for x in lines), text
+
+
+DENVER = "I live in an apartment in Capitol Hill, Denver."
+COLD = "the apartment in Capitol Hill is freezing tonight"
+FLATMATE_MOVING = "devon is moving to Austin to be with his girlfriend"
+BACK_HOME = "first night back in my childhood bedroom in Colorado Springs"
+
+
+async def test_a_move_told_in_other_words_ends_the_old_home(
+    stack_settings: Settings, tenant_key: str
+) -> None:
+    """Issue 34, the change head: "first night back in my childhood bedroom" says no rule's
+    words, yet it ends "I live in an apartment in Capitol Hill" (the head reads a home that
+    changed at 0.998 >= `change_likely`; the apartment is the home memory closest to it, 0.27 >=
+    `change_match`). The other side: a remark about the same flat, as close to it (0.42), that
+    the head reads no change in, and a flatmate's move, typed lowercase ("devon is moving to
+    Austin": another's home, by the list of first names), leave it current. Rule removed (the
+    activity without its change head), the apartment stays current."""
+    async with a_life(stack_settings, tenant_key, extraction=ExtractionMode.STRUCTURED) as life:
+        await life.say(DENVER)
+        await life.days_pass(2)
+        await life.say(COLD, FLATMATE_MOVING)
+        assert _one(await life.memories(), "Capitol Hill, Denver")["valid_until"] is None
+        await life.days_pass(3)
+        await life.say(BACK_HOME)
+        back_said = life.clock.now
+
+        apartment = _one(await life.memories(), "Capitol Hill, Denver")
+        assert apartment["valid_until"] is not None, apartment
+        ended = datetime.fromisoformat(apartment["valid_until"])
+        assert abs((ended - back_said).total_seconds()) < 60, (ended, back_said)
+        current, past = (await life.context("Where do I live now?"))["context"].split(PAST_HEADING)
+        assert "childhood bedroom" in current and "Capitol Hill, Denver" not in current, current

@@ -118,3 +118,23 @@ def test_the_shipped_head_reads_the_e5_embedder_only() -> None:
     assert head is not None
     assert set(head.slots.labels) == {"none", *(s.value for s in Slot)}
     assert change_head_for("another-embedder") is None
+
+
+def test_a_restatement_is_no_change() -> None:
+    # The rules read the message's own home and found it the same: the head does not overrule.
+    said_again = "I live in a tenement flat in Govan, top floor"
+    older = [(FLAT.id, FLAT.content)]
+    assert (
+        contradicted(
+            said_again,
+            older,
+            cues("en"),
+            similar=lambda c: 0.95,
+            changed=Slot.HOME,
+            min_changed=0.25,
+        )
+        == ()
+    )
+    assert contradicted(
+        TEXT, older, cues("en"), similar=lambda c: 0.95, changed=Slot.HOME, min_changed=0.25
+    ) == ("flat",)

@@ -1847,3 +1847,19 @@ def test_a_move_to_a_place_is_no_changed_plan() -> None:
     # Wednesday" does.
     assert _guessed("My friend Tom just moved to Manchester.", {"dentist": 0.9}) == ()
     assert _guessed("they moved it to Wednesday, annoying", {"dentist": 0.9}) == ("dentist",)
+
+
+@pytest.mark.parametrize(
+    ("newer", "expected"),
+    [
+        # Another's move, named in lowercase (a first name) or by a bare relation word ...
+        ("devon is moving to Austin to be with his girlfriend", False),
+        ("mom is moving to Austin", False),
+        ("sister just moved to Glasgow", False),
+        # ... leaves the user's home; the user's own move, with no subject, changes it.
+        ("finally moving to Austin next month", True),
+        ("just moved to Austin!!", True),
+    ],
+)
+def test_a_lowercase_name_or_bare_relation_is_another_subject(newer: str, expected: bool) -> None:
+    assert _contradicts("en", "I live in Capitol Hill, Denver.", newer) is expected

@@ -25,7 +25,7 @@ from selfimprint.domain.structured.cues import QUOTED, HabitCues, LanguageCues, 
 from selfimprint.domain.structured.cues import cues as language_cues
 from selfimprint.domain.structured.dates import day_names
 from selfimprint.domain.structured.morphology import is_first_name, is_place_name, is_verb
-from selfimprint.domain.structured.people import find_people
+from selfimprint.domain.structured.people import find_people, gazetteer
 from selfimprint.domain.structured.slots_model import Slot
 from selfimprint.domain.terms import FUNCTION_WORDS, NEGATIONS, read, stem
 
@@ -152,6 +152,10 @@ def _is_name(word: str, cues: LanguageCues) -> bool:
         return False
     if cues.language == "ru":
         return is_first_name(word)
+    if word.islower():
+        # Chat's lowercase names ("devon is moving to Austin"), by the list of first names:
+        # "finally moved" and "mom is moving" stay the user's (a word, no one's name).
+        return gazetteer().name_of(word, inside=False) is not None
     return not word.casefold().endswith("ly")
 
 
@@ -330,7 +334,10 @@ def _opening_subject(before: str, cues: LanguageCues) -> re.Match[str] | None:
         subject = cues.someone_else.search(" ".join(words[:n]))
         if subject is not None and len(words) > n:
             name = subject.group("name")
-            return subject if name is None or _is_name(name, cues) else None
+            if name is None or _is_name(name, cues):
+                return subject
+            if name[:1].isupper():
+                return None  # a sentence's first word ("Finally"): the user's
     return None
 
 
@@ -751,7 +758,10 @@ def contradicted(
         likeness, memory_id = max(occasions)
         if likeness >= min_similar:
             hits.append(memory_id)
-    if changed is not None and not hits and similar is not None:
+    # Where the rules read the message's own claim in that slot and found nothing to
+    # contradict, the value is the same ("I live in Govan" said again): they decided.
+    claimed = any(c.slot is changed and c.holds for c in mine)
+    if changed is not None and not hits and similar is not None and not claimed:
         held = [
             (likeness, memory_id)
             for memory_id, content in older
