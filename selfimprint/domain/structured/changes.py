@@ -2,8 +2,8 @@
 
 The contradiction rules (`slots`) read a change where their words are: "handed in my notice",
 "got the keys", "перенесли". New writers say it in words no rule holds ("handed the keys back
-for the Govan flat", "Quillbyte laid off 30% of eng and i was in the 30%", "reinstalled league
-last night"). A softmax head on the message's passage vector, trained by
+for the Govan flat", "Quillbyte laid off 30% of eng and i was in the 30%", "first night back in
+my childhood bedroom"). A softmax head on the message's passage vector, trained by
 `scripts/train_change_head.py` on the train writers' labelled contradictions, reads which slot
 changed (job, home, relationship, plan, habit) or none. The extractor acts on it only where
 the rules found nothing, the head is sure (`StructuredConfig.change_likely`), and an older

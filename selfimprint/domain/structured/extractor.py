@@ -137,7 +137,7 @@ class StructuredConfig(BaseModel):
     # Where no rule reads a contradiction, a message the change head (`changes.ChangeHead`)
     # reads as a change of a slot with at least `change_likely` contradicts the older memory
     # holding that slot whose calibrated similarity to it is highest, when that reaches
-    # `change_match` ("handed the keys back for the Govan flat"). Chosen on the train writers,
+    # `change_match` ("first night back in my childhood bedroom"). Chosen on the train writers,
     # five folds by writer, against up to 8 of the writer's earlier memories as distractors
     # (docs/decisions.md, "Learned readers for who and what changed").
     change_likely: float = Field(0.8, ge=0.0, le=1.0)

@@ -706,8 +706,8 @@ def contradicted(
     puts closest to it, at `min_similar` or more ("Rotto's off" after "taking Ellie to
     Rottnest on March 28"). `changed`: the slot a reader of the message (`changes.ChangeHead`)
     is sure changed; where no rule hit, the older memory holding that slot that `similar` puts
-    closest, at `min_changed` or more, is contradicted ("handed the keys back for the Govan
-    flat" after "I live in a top floor flat in Govan")."""
+    closest, at `min_changed` or more, is contradicted ("first night back in my childhood
+    bedroom" after "I live in an apartment in Capitol Hill")."""
     if cues.hedge.search(QUOTED.sub(" ", normalise(text))):
         return ()
     older = list(older)
