@@ -1863,3 +1863,21 @@ def test_a_move_to_a_place_is_no_changed_plan() -> None:
 )
 def test_a_lowercase_name_or_bare_relation_is_another_subject(newer: str, expected: bool) -> None:
     assert _contradicts("en", "I live in Capitol Hill, Denver.", newer) is expected
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "expected"),
+    [
+        # "no heating" negates a thing the older memory does not name: no flip of its state ...
+        (
+            "I live in an apartment in Capitol Hill, Denver.",
+            "the apartment in Capitol Hill has no heating again, freezing",
+            False,
+        ),
+        # ... while a "no" of what it names, or "no longer", still flips it.
+        ("I have a car, an old Corolla.", "no car again, sold the Corolla", True),
+        ("I run every morning before work.", "I no longer run every morning", True),
+    ],
+)
+def test_a_no_of_another_thing_flips_nothing(older: str, newer: str, expected: bool) -> None:
+    assert _contradicts("en", older, newer) is expected

@@ -80,6 +80,23 @@ def _negations(clause: str, cues: LanguageCues) -> int:
     return read(clause).negations - idle
 
 
+# "no heating" negates a thing: where the older memory does not name it, the "no" flips nothing
+# of its state ("the apartment in Capitol Hill has no heating again" after "I live in an
+# apartment in Capitol Hill"); "no longer", "no more" negate the state itself.
+_NO_THING = re.compile(r"\b(?:no|нет|никакой|никакого)\s+([^\W\d_]+)", re.IGNORECASE)
+_NEGATE_THE_STATE = frozenset({"longer", "more", "way", "one", "больше"})
+
+
+def _of_another_thing(clause: str, stems: frozenset[str]) -> int:
+    """Negations in `clause` of a thing the older memory (its `stems`) does not name."""
+    return sum(
+        1
+        for said in _NO_THING.finditer(clause)
+        if said.group(1).casefold() not in _NEGATE_THE_STATE
+        and not read(said.group(1)).stems & stems
+    )
+
+
 def _anothers_habit(clause: str, habit: HabitCues, cues: LanguageCues) -> bool:
     """Whether the habit is another person's: the clause's first word of it (the verb, or the
     habit itself) follows another subject ("my dad quit smoking", "папа бросил курить", "my
@@ -494,7 +511,9 @@ def changes(text: str, older: str, cues: LanguageCues, min_shared: float) -> boo
             # ("андрей перенёс приезд" after "в субботу приезжает Андрей"; "moving Ellie's
             # party" leaves "taking Ellie camping on September 26").
             continue
-        if strong or (_negations(clause, cues) % 2) != (old_negations % 2):
+        if strong or (_negations(clause, cues) - _of_another_thing(clause, old.stems)) % 2 != (
+            old_negations % 2
+        ):
             return True
         # "the dentist is now on Friday" after "a dentist appointment on Thursday": the same
         # thing on another day.
