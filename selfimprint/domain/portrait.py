@@ -171,7 +171,23 @@ def render_entry(entry: PortraitEntry, config: PortraitConfig = DEFAULT_PORTRAIT
             *([f"until:{entry.until.isoformat()}"] if entry.until else []),
         )
     )
-    return f"{HEADING}{entry.title}\n{meta}\n\n{entry.text}"
+    return f"{HEADING}{entry.title}\n{meta}\n\n{_escape(entry.text)}"
+
+
+# A text line that would read as the tensions log's heading ("# ...", which ends the blocks) is
+# written after a backslash, and so is one that starts with a backslash already: every text
+# reads back as written ("## " lines are refused: `_block_text`).
+_ESCAPE = "\\"
+
+
+def _escape(text: str) -> str:
+    return "\n".join(
+        _ESCAPE + line if line.startswith(("#", _ESCAPE)) else line for line in text.split("\n")
+    )
+
+
+def _unescape(lines: list[str]) -> str:
+    return "\n".join(line.removeprefix(_ESCAPE) for line in lines)
 
 
 def _meta_pattern(decimals: int) -> re.Pattern[str]:
@@ -219,7 +235,7 @@ def parse_entry(block: str, config: PortraitConfig = DEFAULT_PORTRAIT) -> Portra
             confirmed=_parse_date(confirmed, "confirmed"),
             challenged=_parse_date(challenged, "challenged"),
             permanence=Permanence(match["perm"]),
-            text="\n".join(text),
+            text=_unescape(text),
             until=_parse_date(match["until"], "until") if match["until"] else None,
         )
     except ValueError as error:  # pydantic's ValidationError is a ValueError

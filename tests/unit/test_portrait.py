@@ -175,6 +175,16 @@ def test_a_whole_portrait_round_trips(items: list[PortraitEntry]) -> None:
     assert len(parse_portrait(rendered)) == len(items)
 
 
+def test_a_text_line_like_a_heading_reads_back_as_written() -> None:
+    # A memory's words may start a line with "# " (the tensions log's heading would end the
+    # blocks there) or with a backslash: written escaped, read back unchanged.
+    text = "# of kids: two\n#2 not a block\n\\ a backslash\nplain"
+    entry = ARTICLE_ENTRY.model_copy(update={"text": text})
+    rendered = render_portrait([entry, ARTICLE_ENTRY])
+    assert "\n\\# of kids: two\n\\#2 not a block\n\\\\ a backslash\nplain" in rendered
+    assert parse_portrait(rendered) == (entry, ARTICLE_ENTRY)
+
+
 # Tensions ---------------------------------------------------------------------------------------
 
 T0 = datetime(2026, 3, 10, 9, 0, tzinfo=UTC)
