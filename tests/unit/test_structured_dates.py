@@ -302,3 +302,26 @@ def test_afternoons_todays_weekday_shift_patterns_and_month_days_moved(
     text: str, sent: str, language: str, want: list[str]
 ) -> None:
     assert _said(text, sent, language) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "sent", "language", "want"),
+    [
+        # Issue 34 (p57-p60, p69-p72 once in train): a month, a comma and a count is no day ...
+        ("a house in Renmore for september, 3 beds, us and a girl", "2026-07-01", "en", []),
+        ("walking along the Red since july, 5 km most days", "2026-09-25", "en", []),
+        # ... while the month and its day still are, with or without a year ...
+        ("moving on september 3", "2026-07-01", "en", ["2026-09-03"]),
+        ("moving on September 3, 2026", "2026-07-01", "en", ["2026-09-03"]),
+        # ... "every 2nd thursday" repeats, as "every second thursday" does ...
+        ("seeing the counsellor every 2nd thursday", "2026-11-16", "en", []),
+        ("seeing the counsellor on thursday", "2026-11-16", "en", ["2026-11-19"]),
+        # ... and so do "fri and sat nights", "sat" after "and" a weekday here.
+        ("gerry took me back for fri and sat nights", "2026-10-06", "en", []),
+        ("gerry took me back for fri night", "2026-10-06", "en", ["2026-10-09"]),
+    ],
+)  # fmt: skip
+def test_counts_after_a_month_and_weekdays_that_repeat(
+    text: str, sent: str, language: str, want: list[str]
+) -> None:
+    assert _said(text, sent, language) == want

@@ -1881,3 +1881,38 @@ def test_a_lowercase_name_or_bare_relation_is_another_subject(newer: str, expect
 )
 def test_a_no_of_another_thing_flips_nothing(older: str, newer: str, expected: bool) -> None:
     assert _contradicts("en", older, newer) is expected
+
+
+@pytest.mark.parametrize(
+    ("language", "older", "newer", "expected"),
+    [
+        # Issue 34 (p57-p60 once in train): "vape free" is without the habit ...
+        ("en", "I vape again, I started after a bad day at work in May.",
+         "officially vape free again, not had a single puff this month", True),
+        ("en", "I vape again, I started after a bad day at work in May.",
+         "officially vaping again, a puff here and there", False),
+        # ... soft drinks are a habit of their own, not alcohol ...
+        ("en", "I gave up Mountain Dew in January.",
+         "had 3 dews today, guess im back on the dew", True),
+        ("en", "I don't drink alcohol.", "had 3 dews today, guess im back on the dew", False),
+        # ... the last of it thrown out gives it up ("day 1 AGAIN") ...
+        ("en", "I'm back on chewing tobacco since May.",
+         "threw my last can of cope in the burn barrel this morning. day 1 AGAIN", True),
+        ("en", "I'm back on chewing tobacco since May.",
+         "bought a new can of cope this morning", False),
+        # ... another's habit, "becca from work", is hers ...
+        ("en", "I quit vaping at the start of the year.",
+         "becca from work vaped in the staff loo today", False),
+        ("en", "I quit vaping at the start of the year.", "i vaped in the staff loo today", True),
+        # ... and snus is a habit in Russian too: relapsed, given up again, a month without it.
+        ("ru", "Я бросил снюс 1 января и держусь.",
+         "СОРВАЛСЯ. на ночной напарник угостил и я закинул", True),
+        ("ru", "После срыва я опять закидываю снюс на сменах.", "всё, снова не употребляю", True),
+        ("ru", "Я снова закидываю снюс на сменах.", "месяц чистый без снюса", True),
+        ("ru", "Я снова закидываю снюс на сменах.", "месяц закидываю снюс каждый день", False),
+    ],
+)  # fmt: skip
+def test_habits_without_their_names_and_snus(
+    language: str, older: str, newer: str, expected: bool
+) -> None:
+    assert _contradicts(language, older, newer) is expected

@@ -137,7 +137,7 @@ _MONTH_NAMES = (
 _NOT_A_DAY = re.compile(
     # "every Tuesday and Thursday": both repeat (first: the next alternative takes one only).
     rf"\b(?:every|each)\s+(?:{_WEEKDAY})\s+(?:and|&|or)\s+(?:{_WEEKDAY})\b|"
-    rf"\b(?:every|each|most|all|some)\s+(?:other\s+|second\s+|third\s+|alternate\s+|single\s+)?"
+    rf"\b(?:every|each|most|all|some)\s+(?:other\s+|second\s+|2nd\s+|third\s+|3rd\s+|alternate\s+|single\s+)?"
     rf"(?:{_WEEKDAY})\b"
     # "the first Saturday of the month": a repeating day.
     rf"|\b(?:first|second|third|fourth|last)\s+(?:{_WEEKDAY})\s+of\s+(?:the|every|each)\s+month\b"
@@ -158,8 +158,8 @@ _NOT_A_DAY = re.compile(
     rf"|(?-i:\b[A-Z][a-z]+\s+)(?:{_WEEKDAY})(?-i:\s+(?!(?:{_MONTH_NAMES})\b)[A-Z][a-z]+)\b"
     # "график 5/2", "a 4/3 rota": days on and off, not a date.
     r"|\b(?:график\w*|schedule|rota|shifts?|pattern)\s+(?:\w+\s+)?\d\s*/\s*\d\b(?!\s*/)"
-    # "monday nights", "sunday mornings": a habit.
-    rf"|\b(?:{_WEEKDAY})(?:\s+(?:and|&)\s+(?:{_WEEKDAY}))?"
+    # "monday nights", "fri and sat nights": a habit ("sat" is left unread as a verb).
+    rf"|\b(?:{_WEEKDAY})(?:\s+(?:and|&)\s+(?:{_WEEKDAY}|sat))?"
     r"\s+(?:nights|mornings|evenings|afternoons)\b",
     _I,
 )
@@ -549,6 +549,10 @@ def _a_span(clean: str, match: re.Match[str]) -> bool:
 _COUNT_RANGE = re.compile(r"([1-9]\d?)\s*-\s*([1-9]\d?)")
 
 
+# A month, a comma and a number that is not a year: the number counts something else.
+_MONTH_COMMA_COUNT = re.compile(rf"\b(?:{_MONTH})\s*,\s*\d{{1,2}}\b(?!\s*,?\s*\d{{4}})", _I)
+
+
 def _written(clean: str, base: datetime, language: str) -> list[_Found]:
     """Dates written with a month (or slashes), by dateparser; None of its other finds."""
     settings = {
@@ -570,6 +574,8 @@ def _written(clean: str, base: datetime, language: str) -> list[_Found]:
             continue  # "in January", a bare number, a time: not a written day
         if re.fullmatch(r"\W*\d{4}\W*", phrase):
             continue
+        if _MONTH_COMMA_COUNT.search(phrase):
+            continue  # "a house for september, 3 beds", "since july, 5 km": a count after it
         numbers = [int(n) for n in re.findall(r"\d+", phrase) if len(n) < 4]
         if numbers and min(numbers) > 31:
             continue  # "her 70th in june": a birthday's count, not a day
