@@ -774,3 +774,27 @@ def test_break_ups_cousins_and_elders_in_run_ons(
 def test_a_cousin_said_with_the_noun_is_read_with_it() -> None:
     # "двоюродный брат мужа": the husband's cousin, not the user's.
     assert _people("Гоги — двоюродный брат мужа Нино", "ru")["Гоги"] is None
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "expected"),
+    [
+        # Issue 34 (p57-p60, p69-p72 once in train): the partner who ended it is an ex ...
+        ("so thats that. rory ended it. said hes not in a place for a relationship", "en",
+         {"Rory": "ex"}),
+        ("3 days ago brenda ended it and i still feel like garbage", "en", {"Brenda": "ex"}),
+        # ... not one who ended something else, or ended it with another ...
+        ("the meeting ran long so Sam ended it early", "en", {"Sam": None}),
+        ("Tom ended it with his girlfriend last night", "en", {"Tom": None}),
+        # ... a couple that "called it a day" has parted ...
+        ("nadia and i called it a day 2 days ago. mutual-ish", "en", {"Nadia": "ex"}),
+        # ... "the boyf", and "у нас" between the word that says who and the name.
+        ("the boyf rory landed at the end of my shift with flowers", "en", {"Rory": "boyfriend"}),
+        ("начальник у нас Игорь Петрович, мужик нормальный", "ru", {"Игорь Петрович": "boss"}),
+        ("у нас в цеху Игорь Петрович новенький", "ru", {"Игорь Петрович": None}),
+    ],
+)  # fmt: skip
+def test_who_ended_it_the_boyf_and_ours(
+    text: str, language: str, expected: dict[str, str | None]
+) -> None:
+    assert _people(text, language) == expected

@@ -1916,3 +1916,24 @@ def test_habits_without_their_names_and_snus(
     language: str, older: str, newer: str, expected: bool
 ) -> None:
     assert _contradicts(language, older, newer) is expected
+
+
+@pytest.mark.parametrize(
+    ("language", "older", "newer", "expected"),
+    [
+        # Issue 34: a break-up the people reader reads ends the relationship with that person ...
+        ("en", "I'm in a relationship with Nadia.",
+         "nadia and i called it a day 2 days ago. mutual-ish", True),
+        ("en", "I'm in a relationship with Owen, we've been together four years.",
+         "so owen and i are officialy done. he said it after christmas", True),
+        ("en", "I'm seeing Rory.", "so thats that. rory ended it. said hes not ready", True),
+        # ... not an evening called off, nor a meeting someone ended.
+        ("en", "I'm in a relationship with Nadia.",
+         "nadia and i called it a night, the gig was rubbish", False),
+        ("en", "I'm seeing Rory.", "the meeting ran long so rory ended it early", False),
+    ],
+)  # fmt: skip
+def test_a_break_up_read_with_the_name_ends_that_relationship(
+    language: str, older: str, newer: str, expected: bool
+) -> None:
+    assert _contradicts(language, older, newer) is expected

@@ -106,7 +106,7 @@ _RUSSIAN_MY = frozenset(
     {"мой", "моя", "моего", "моей", "моему", "моим", "наш", "наша", "нашего", "нашей"}
 )  # fmt: skip
 # "Муж у меня Антон", "Сестра у меня Аня": the everyday Russian "my" stands after the word.
-_BETWEEN = _RUSSIAN_MY | {"called", "named", "нашему", "нашим", "у", "меня"}
+_BETWEEN = _RUSSIAN_MY | {"called", "named", "нашему", "нашим", "у", "меня", "нас"}
 # After a sentence-initial word these say nothing of a person ("Work is crazy", "Life has ...").
 _WEAK_AFTER = re.compile(r"^\s+(?:is|was|has|had|just|always|never|got|keeps|kept)\b", re.I)
 # Kin words Russian speakers put before an elder's name whoever they are ("тётя Люба", "дядя
@@ -416,7 +416,8 @@ def _said_to_be_someone(text: str, tokens: list[_Token], i: int, relation_of: An
 # A break-up said with the name makes the partner an ex (the labelling guide's reading): "me and
 # Jake broke up", "nadia and i ended things", "мы с Толей расстались".
 _BREAK_UP = re.compile(
-    r"\b(?:broke up|break up|split up|splitting up|ended things|dumped|called it (?:quits|off)"
+    r"\b(?:broke up|break up|split up|splitting up|ended things|dumped"
+    r"|called it (?:quits|off|a day)"
     r"|binned (?:me )?off|растались"
     r"|(?:called|broke) off (?:the|our) engagement"
     r"|separat(?:ed|ing)|divorc(?:ed|ing)"
@@ -434,6 +435,14 @@ def _rest_of_sentence(text: str, mention: PersonMention) -> str:
     )
 
 
+# "rory ended it", "Brenda ended things tonight": the partner ended it with the user (not "Tom
+# ended it with his girlfriend", another's).
+_ENDED_IT = re.compile(
+    r"^\s+(?:just\s+|finally\s+|has\s+|officially\s+)?ended (?:it|things)"
+    r"(?:\s+(?:with me|for good|tonight|today|yesterday|last night|this morning))?"
+    r"\s*(?:[.!?,…]|$|\band\b)",
+    re.IGNORECASE,
+)
 # "ended it with mark", "broke up with Jake": the user's break-up said before the name.
 _ENDED_WITH = re.compile(
     r"(?:^|[.!?]\s*|\b(?:i|we|i've|just|finally)\s+)(?:ended (?:it|things)|broke up|split up"
@@ -445,7 +454,7 @@ _ENDED_WITH = re.compile(
 def _broke_up_with(text: str, mention: PersonMention) -> bool:
     """The user's own break-up with them: "me and Jake broke up", "Jake dumped me", "мы с Толей
     расстались", "ended it with mark"; not "her and Sam broke up"."""
-    if _ENDED_WITH.search(text[: mention.start]):
+    if _ENDED_WITH.search(text[: mention.start]) or _ENDED_IT.match(text[mention.end :]):
         return True
     rest = _rest_of_sentence(text, mention)
     # Said within the clause's first words, however long the run-on goes on after it ("kayla
@@ -476,7 +485,8 @@ _WE_BROKE_UP = re.compile(
 )
 # The couple said with the name: "me and Jake are done", "Nadia and I are through".
 _ARE_DONE = re.compile(
-    r"^\s+(?:(?:and (?:i|me) )?(?:(?:are|'re) )?(?:done|over|through|finished)(?:\s+for good)?"
+    r"^\s+(?:(?:and (?:i|me) )?(?:(?:are|'re) )?(?:(?:officially|officialy|offically|so) )?"
+    r"(?:done|over|through|finished)(?:\s+for good)?"
     r"|вс[её](?:\s+(?:насовсем|окончательно))?)\s*(?:[.!?,…]|$)",
     re.IGNORECASE,
 )
@@ -1476,6 +1486,31 @@ def find_people(
 @lru_cache(maxsize=4096)
 def _people_of(text: str) -> tuple[PersonMention, ...]:
     return find_people(text, language_cues(detect_language(text)))
+
+
+# Words without which no break-up reading can hold: a cheap gate before reading the people.
+_PARTING = re.compile(
+    r"\b(?:broke|break|split|splitting|ended|dumped|called|binned|separat\w*|divorc\w*|done|over"
+    r"|through|finished|left|ghosted|расста\w*|растались|разош\w*|расход\w*|развел\w*|развод\w*"
+    r"|вс[её]|бросил\w*|больше)\b",
+    re.IGNORECASE,
+)
+
+
+@lru_cache(maxsize=4096)
+def broken_up_with(text: str) -> frozenset[str]:
+    """The people `text` says the user has broken up with, by the readings that make a partner
+    an ex ("me and Jake broke up", "rory ended it", "nadia and i called it a day", "мы с Толей
+    расстались"; "we split up" with the one person the message names); not "my ex Tom", a
+    relation said, nor "her and Sam broke up", another's."""
+    clean = normalise(text)
+    if not _PARTING.search(clean):
+        return frozenset()
+    mentions = _people_of(text)
+    ended = {m.name for m in mentions if _broke_up_with(clean, m) or _done_with(clean, m)}
+    if _WE_BROKE_UP.search(clean) and len({m.name for m in mentions}) == 1:
+        ended.add(mentions[0].name)
+    return frozenset(ended)
 
 
 _ONLY_POSSESSIVE = re.compile(r"^\s*(?:\w+\s+)?$")

@@ -25,7 +25,7 @@ from selfimprint.domain.structured.cues import QUOTED, HabitCues, LanguageCues, 
 from selfimprint.domain.structured.cues import cues as language_cues
 from selfimprint.domain.structured.dates import day_names
 from selfimprint.domain.structured.morphology import is_first_name, is_place_name, is_verb
-from selfimprint.domain.structured.people import find_people, gazetteer
+from selfimprint.domain.structured.people import broken_up_with, find_people, gazetteer
 from selfimprint.domain.structured.slots_model import Slot
 from selfimprint.domain.terms import FUNCTION_WORDS, NEGATIONS, read, stem
 
@@ -274,6 +274,12 @@ def _claims(text: str, cues: LanguageCues) -> tuple[Claim, ...]:
         elif not any(c.value for c in held) and mine(slot_cues.other):
             held.append(Claim(slot, True, _UNNAMED, True, True))
         found += held
+    if not any(c.slot is Slot.RELATIONSHIP and not c.holds for c in found):
+        # A break-up the people reader reads ("rory ended it", "nadia and i called it a day"):
+        # the relationship with that person ends, as the guide makes them an ex.
+        for name in sorted(broken_up_with(text)):
+            value, named = _value(name)
+            found.append(Claim(Slot.RELATIONSHIP, False, value, True, named))
     found += _habits(clean, cues)
     return tuple(dict.fromkeys(found))
 
