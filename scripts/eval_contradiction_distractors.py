@@ -110,6 +110,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--writers", default="", help="only these personas (comma-separated)")
     parser.add_argument("--show", action="store_true", help="print each distractor contradicted")
     parser.add_argument(
+        "--misses", action="store_true", help="print each labelled pair missed or said wrongly"
+    )
+    parser.add_argument(
         "--rules-only", action="store_true", help="no embeddings, no change head (ablation)"
     )
     args = parser.parse_args(argv)
@@ -145,6 +148,12 @@ def main(argv: list[str] | None = None) -> int:
         fn += len(row.contradicts - said)
         far += len(extra)
         hits = [m for m in extra if m.id in said]
+        if args.misses:
+            for memory in row.recent:
+                if (memory.id in said) != (memory.id in row.contradicts):
+                    kind = "missed" if memory.id in row.contradicts else "said wrongly"
+                    shown = f"{row.id}: {row.text}\n  {kind}: {memory.content}\n"
+                    print(shown)  # noqa: T201 - a script's report
         far_hit += len(hits)
         if args.show:
             for memory in hits:

@@ -798,3 +798,43 @@ def test_who_ended_it_the_boyf_and_ours(
     text: str, language: str, expected: dict[str, str | None]
 ) -> None:
     assert _people(text, language) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "expected"),
+    [
+        # Issue 34 (p65-p68 once in train): a break-up typed "seperating", or decided on
+        # together in Russian ("решили с Дашей расстаться"), makes the partner an ex ...
+        ("Gareth and i are seperating, its just not working", "en", {"Gareth": "ex"}),
+        ("Gareth and i are celebrating, its our anniversary", "en", {"Gareth": None}),
+        ("вчера решили с Дашей расстаться. по-взрослому", "ru", {"Даша": "ex"}),
+        ("вчера решили с Дашей съездить в Тбилиси", "ru", {"Даша": None}),
+        # ... "back together" said without its verb ...
+        ("me and Keisha back together, she said yes", "en", {"Keisha": "girlfriend"}),
+        ("me and Keisha back home, she said hi", "en", {"Keisha": None}),
+        # ... a child named by birth order, a son or a daughter by the pronouns ...
+        ("my youngest Sam says he wants to be a youtuber", "en", {"Sam": "son"}),
+        ("my eldest, Amy, got her results today", "en", {"Amy": "daughter"}),
+        ("my youngest Sam starts school", "en", {"Sam": None}),
+        # ... in Russian, a relation word after a name only in the name's case ("Гене
+        # кардиолог велела": Gena's doctor) ...
+        ("потому что Гене кардиолог велела сделать ЭКГ", "ru", {"Гена": None}),
+        ("Гена начальник гаража опять орал", "ru", {"Гена": "boss"}),
+        # ... "парень" and "девушка" before a name are the user's only when owned ...
+        ("парень Ираклий из клуба оказался айтишником", "ru", {"Ираклий": None}),
+        ("мой парень Ираклий оказался айтишником", "ru", {"Ираклий": "boyfriend"}),
+        ("у меня появился парень, Илья", "ru", {"Илья": "boyfriend"}),
+        ("Лёша сосед золотой парень. Гену до больницы довёз", "ru",
+         {"Лёша": "neighbour", "Гена": None}),
+        # ... an elder's title after the word that says who she is, with where between, and
+        # a tutor said in the feminine.
+        ("соседка новая по площадке баба Шура заходила за солью", "ru", {"Шура": "neighbour"}),
+        ("соседка снизу бабушка Манана принесла долму", "ru", {"Манана": "neighbour"}),
+        ("моя бабушка Нина приехала", "ru", {"Нина": "grandmother"}),
+        ("Нино моя репетиторша преподаёт в ТГУ", "ru", {"Нино": "teacher"}),
+    ],
+)  # fmt: skip
+def test_break_ups_in_typos_birth_order_apposition_case_and_a_guy(
+    text: str, language: str, expected: dict[str, str | None]
+) -> None:
+    assert _people(text, language) == expected

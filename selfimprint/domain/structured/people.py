@@ -111,7 +111,7 @@ _BETWEEN = _RUSSIAN_MY | {"called", "named", "нашему", "нашим", "у",
 _WEAK_AFTER = re.compile(r"^\s+(?:is|was|has|had|just|always|never|got|keeps|kept)\b", re.I)
 # Kin words Russian speakers put before an elder's name whoever they are ("тётя Люба", "дядя
 # Коля", "баба Валя"): the kin word unless another relation word stands before it.
-_KIN_TITLES = frozenset({"тётя", "тетя", "дядя", "баба", "дед"})
+_KIN_TITLES = frozenset({"тётя", "тетя", "дядя", "баба", "дед", "бабушка", "дедушка"})
 _WHERE_THEY_ARE = frozenset({"снизу", "сверху", "напротив", "сбоку", "рядом"})
 # What may stand between the word that says who an elder is and the elder's kin title.
 _BESIDE_KIN = _WHERE_THEY_ARE | _RUSSIAN_MY | frozenset({"новый", "новая", "новенькая"})
@@ -184,6 +184,23 @@ _THEIRS = "\x00theirs"
 _TITLED_DOCTOR = "\x00dr"
 
 
+# Russian "парень" and "девушка" are any young man or woman ("парень Ираклий из клуба", "на
+# девушке Насте"); before a name they are the user's partner only owned ("мой парень Илья",
+# "с девушкой Настей") or made official ("теперь парень Илья").
+_GUY_OR_GIRL = re.compile(r"^(?:парен|парн|девушк)", re.IGNORECASE)
+_OWNED_PARTNER = _POSSESSIVES | frozenset(
+    "моей моим моему моего с со официально теперь уже появился появилась есть".split()
+)
+
+
+def _a_guy(tokens: list[_Token], at: int, index: int) -> bool:
+    """Whether tokens[at], right before the name at tokens[index], is a Russian word for a young
+    man or woman that no possessive makes the user's partner."""
+    if not _GUY_OR_GIRL.match(tokens[at].text) or at + 1 != index:
+        return False  # "Девушка моя Настя": a possessive between
+    return at == 0 or tokens[at - 1].text.casefold() not in _OWNED_PARTNER
+
+
 def _relation_near(
     text: str, tokens: list[_Token], index: int, relation_of: Any
 ) -> tuple[str | None, int, int]:
@@ -215,8 +232,13 @@ def _relation_near(
             # ... with where she lives, "наша" or "новый" between ("соседка наша тётя валя",
             # "сосед наш новый дядя Гена").
             who = before - 1
-            while who > 0 and before - who <= 2 and tokens[who].text.casefold() in _BESIDE_KIN:
-                who -= 1
+            while who > 0 and before - who <= 4:
+                if tokens[who].text.casefold() in _BESIDE_KIN:
+                    who -= 1
+                elif who > 1 and tokens[who - 1].text.casefold() == "по":
+                    who -= 2  # "соседка новая по площадке баба Шура"
+                else:
+                    break
             earlier = relation_of(tokens[who].text) if who >= 0 else None
             if earlier and _spaces_between(text[tokens[who].end : tokens[before].start]):
                 if who > 0 and _of_another(tokens[who - 1].text):
@@ -234,6 +256,9 @@ def _relation_near(
             # "her brother Tom", "Niamh's husband Pádraig", "Гулин брат Айдар": their relation
             # to someone else, which the guide leaves unsaid (and no other word may say it).
             return _THEIRS, tokens[before].start, name.end
+        if relation and _a_guy(tokens, before, index):
+            # "парень Ираклий из клуба": a guy, no one's boyfriend (nor is the word said apart).
+            return None, tokens[before].start, name.end
         if relation:
             return _qualified(relation, tokens, before), tokens[before].start, name.end
     if (
@@ -398,6 +423,19 @@ def _endearment(before: str, after: str) -> str | None:
     return _ENDEARMENTS[said.group(1).casefold()] if said else None
 
 
+# "my youngest macsen", "my eldest, Osian": a child named by birth order, a son or a daughter
+# by the message's pronouns (none or both: no relation said).
+_BY_ORDER = re.compile(r"\bmy\s+(?:youngest|oldest|eldest|middle\s+one),?\s+$", re.IGNORECASE)
+_HE_CHAT = re.compile(r"\b(?:he|him|his|he's|hes|himself)\b", re.IGNORECASE)
+
+
+def _child_by_order(text: str, before: str) -> str | None:
+    if not _BY_ORDER.search(before):
+        return None
+    he, she = bool(_HE_CHAT.search(text)), bool(_SHE.search(text))
+    return "son" if he and not she else "daughter" if she and not he else None
+
+
 def _group_relation(after: str) -> str | None:
     return next((relation for relation, said in _GROUP_AFTER if said.match(after)), None)
 
@@ -410,6 +448,8 @@ def _said_to_be_someone(text: str, tokens: list[_Token], i: int, relation_of: An
     word could be a name at all, so "my sister said" names no one."""
     relation = _relation_near(text, tokens, i, relation_of)[0]
     relation = relation or _group_relation(text[tokens[i].end :])
+    if _BY_ORDER.search(text[: tokens[i].start]):
+        return True  # "my youngest macsen"
     return relation is not None and relation != _THEIRS
 
 
@@ -420,8 +460,9 @@ _BREAK_UP = re.compile(
     r"|called it (?:quits|off|a day)"
     r"|binned (?:me )?off|растались"
     r"|(?:called|broke) off (?:the|our) engagement"
-    r"|separat(?:ed|ing)|divorc(?:ed|ing)"
-    r"|расстались|разошлись|расстаёмся|расстаемся|развелись|разводимся)\b",
+    r"|sep[ae]rat(?:ed|ing)|divorc(?:ed|ing)"
+    r"|расстались|разошлись|расстаёмся|расстаемся|развелись|разводимся"
+    r"|расстаться|разойтись|развестись)\b",
     re.IGNORECASE,
 )
 
@@ -494,7 +535,8 @@ _TO_ME = re.compile(r"\b(?:me|мной|меня)\b", re.IGNORECASE)
 # The couple said with the name: "мы с Толей теперь вместе", "me and Jake are back together",
 # "Sam and I are dating": the partner (the labelling guide's reading).
 _TOGETHER = re.compile(
-    r"\b(?:made it official|(?:are|'re)\s+(?:back\s+|now\s+|officially\s+)?(?:together|dating"
+    r"\b(?:made it official|back\s+together"
+    r"|(?:are|'re)\s+(?:back\s+|now\s+|officially\s+)?(?:together|dating"
     r"|a couple|an item"
     # "going out" ends the clause: "me and Tom are going out for drinks" is an evening out.
     r"|official|(?:a\s+)?thing|going out(?=\s*(?:[.!?,…]|$|now\b|properly\b))"
@@ -502,7 +544,7 @@ _TOGETHER = re.compile(
     r"|(?:теперь|снова|опять|уже|официально)?\s*(?:вместе|встречаемся|пара)\b)",
     re.IGNORECASE,
 )
-_COUPLE_BEFORE = re.compile(r"(?:\bмы\s+с|\bme\s+and)\s+$", re.IGNORECASE)
+_COUPLE_BEFORE = re.compile(r"(?:\bмы\s+с|\bme\s+and|\bрешили\s+с)\s+$", re.IGNORECASE)
 _COUPLE_AFTER = re.compile(r"^\s+and\s+(?:i|me)\b", re.IGNORECASE)
 
 
@@ -772,6 +814,8 @@ def _loose_relations(text: str, mentions: list[PersonMention], cues: LanguageCue
         after = tokens[i + 1].text.casefold() if i + 1 < len(tokens) else ""
         if relation in _SAID_OF_ANYONE or _of_another(before):
             continue
+        if _GUY_OR_GIRL.match(token.text) and before not in _OWNED_PARTNER:
+            continue  # "золотой парень": a good guy, no one's boyfriend
         if before in _ANY_ONE and not _own_household(text, tokens, i, relation, mentions):
             continue  # "с клиентом" is anyone's client; "без сына я не хочу" the user's own
         if i and any(m.start <= tokens[i - 1].start < m.end for m in mentions):
@@ -867,6 +911,7 @@ def _english(
         relation, start, end = _relation_near(text, tokens, i, relation_of)
         relation = relation or _group_relation(after) or _endearment(before, after)
         relation = relation or _listed_after(before, relation_of)
+        relation = relation or _child_by_order(text, before)
         if relation is None and _NAMED_AFTER_WHERE.search(before):
             relation = "neighbour"  # "the lady next door, mrs costa"
         if relation is None and (listed or titled) and _WHERE_THEY_LIVE.match(after):
@@ -1108,6 +1153,8 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
                 previous.casefold() == "у" or _of_a_name(tokens, after + 1, morph)
             )
             said = relation_of(tokens[after].text) if after < len(tokens) and not theirs else None
+            if said and not _same_case(tokens[i].text, tokens[after].text, morph):
+                said = None  # "Гене кардиолог велела": Gena's doctor, not Gena
             said = _qualified(said, tokens, after) if said else None
             relation = said or _group_relation(text[end:])
         if relation is None and owner is None and _our_worker(tokens, i, after, morph):
@@ -1126,6 +1173,14 @@ _OURS = frozenset({"наш", "наша", "нашу", "нашего", "нашей
 
 # "у вадика, бригадира моего": after "у" the relation word is still the user's with "my".
 _MY_OBLIQUE = _RUSSIAN_MY | {"моих", "нашу", "мою", "наших"}
+
+
+def _same_case(name: str, word: str, morph: Any) -> bool:
+    """Whether a relation word after a name can stand in the name's case, as an apposition
+    does ("Гена начальник", "у вадика, бригадира"); a name the dictionary gives no case agrees."""
+    named = {p.tag.case for p in morph.parse(name.casefold()) if "Name" in p.tag and p.tag.case}
+    said = {p.tag.case for p in morph.parse(word.casefold()) if p.tag.case}
+    return not named or not said or bool(named & said)
 
 
 def _of_a_name(tokens: list[_Token], at: int, morph: Any) -> bool:

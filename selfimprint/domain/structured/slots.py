@@ -172,7 +172,11 @@ def _is_name(word: str, cues: LanguageCues) -> bool:
     if word.islower():
         # Chat's lowercase names ("devon is moving to Austin"), by the list of first names:
         # "finally moved" and "mom is moving" stay the user's (a word, no one's name).
-        return gazetteer().name_of(word, inside=False) is not None
+        # ... and typed without its apostrophe ("gareths handed his notice in").
+        return any(
+            gazetteer().name_of(form, inside=False) is not None
+            for form in (word, word[:-1] if word.endswith("s") else word)
+        )
     return not word.casefold().endswith("ly")
 
 
@@ -708,6 +712,37 @@ def _unnamed_habit_change(text: str, mine: tuple[Claim, ...], cues: LanguageCues
     return None
 
 
+def _by_what(plans: list[Claim], content: str, language: str) -> list[Claim]:
+    """An occasion's plans told by what happens, not by who or where: a change of another
+    plan with the same friend ("moving Ellie's party to the 24th" after "taking Ellie camping
+    on September 26") leaves it."""
+    relations = language_cues(language).relation_words
+    who = (
+        _proper_stems(content)
+        | _people_stems(content, language)
+        | {s for m in relations.finditer(content) for s in read(m.group(0)).stems}
+    )
+    return [Claim(c.slot, c.holds, c.value - who, c.change) for c in plans if c.value - who]
+
+
+def _hedged(clean: str, cues: LanguageCues) -> bool:
+    """Whether doubt hedges the message's change: a hedge anywhere, unless the change is said
+    first and the hedge only in a later clause, of what comes next ("staff do is off, might try
+    for january instead")."""
+    hedge = cues.hedge.search(clean)
+    if hedge is None:
+        return False
+    said = cues.change_strong.search(clean) or cues.plan_changed.search(clean)
+    return (
+        said is None
+        or said.start() > hedge.start()
+        or not _NEXT_CLAUSE.search(clean, said.end(), hedge.start())
+    )
+
+
+_NEXT_CLAUSE = re.compile(r"[,;.!?]+|\s(?:but|and|so|а|но|и|так что|поэтому)\s", re.IGNORECASE)
+
+
 _MOVING = re.compile(
     r"\b(?:moving|will move|are moving|переезжа\w+|перееду|переедем|съезжа\w+)\b", re.IGNORECASE
 )
@@ -733,7 +768,7 @@ def contradicted(
     is sure changed; where no rule hit, the older memory holding that slot that `similar` puts
     closest, at `min_changed` or more, is contradicted ("first night back in my childhood
     bedroom" after "I live in an apartment in Capitol Hill")."""
-    if cues.hedge.search(QUOTED.sub(" ", normalise(text))):
+    if _hedged(QUOTED.sub(" ", normalise(text)), cues):
         return ()
     older = list(older)
     mine = claims(text, cues)
@@ -767,7 +802,13 @@ def contradicted(
             plans = [Claim(Slot.PLAN, True, stems - days, False)]
         occasion = is_occasion(content)
         if (
-            any(contradicts(new, old, stems, cues.light, moving) for new in mine for old in theirs)
+            # An occasion's plan is compared too: "pushed lunch with bethan to the 26th" after
+            # "I'm meeting Bethan for lunch on Saturday 19 September".
+            any(
+                contradicts(new, old, stems, cues.light, moving)
+                for new in mine
+                for old in (*theirs, *_by_what(plans, content, own.language))
+            )
             or (plans and _plan_negated(text, content, plans, cues))
             or changes(text, content, cues, min_shared)
         ):
