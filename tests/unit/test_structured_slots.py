@@ -2006,3 +2006,56 @@ def test_jobs_titles_separations_drinks_bets_and_moved_plans_in_chat_words(
     language: str, older: str, newer: str, expected: bool
 ) -> None:
     assert _contradicts(language, older, newer) is expected
+
+
+@pytest.mark.parametrize(
+    ("language", "older", "newer", "expected"),
+    [
+        # Issue 34 (train writers' rules-only misses): a last shift said mid-message, its place
+        # in lowercase, or a notice handed in in Scots ...
+        ("en", "I'm the lead line cook at Southern Ember.",
+         "told the boss today my last shift at southern ember is the 19th", True),
+        ("en", "I'm the lead line cook at Southern Ember.",
+         "told the boss today my last shift at the weekend was rough", False),
+        ("en", "I'm a cashier at Asda.",
+         "first day at lidl done!! last day at asda was friday", True),
+        ("en", "I work for Calder as a plumber.", "handed me notice in at calder today", True),
+        # ... a contractor's job after "unemployed" ...
+        ("en", "I'm unemployed since the layoffs.",
+         "its official, im a QA contractor at Peakline now", True),
+        # ... back at a relative's ...
+        ("en", "I live in a flat in Belfast.", "back living at nan's as of today", True),
+        ("en", "I live in a flat in Belfast.", "dinner at nan's as of today is a tradition",
+         False),
+        # ... plans dropped in chat: the plug pulled, can't go; doubt
+        # given as the reason ("since we'd probably argue") hedges nothing ...
+        ("en", "I'm walking the Camino with Maeve from 10 August.",
+         "we've pulled the plug on the Camino. next year maybe", True),
+        ("en", "I'm going to visit Nana Peg in Clifden on Saturday.",
+         "cant go to nanas tomorrow now, got put on a double", True),
+        ("en", "We're going to Rotorua as a family on the weekend of 16 May.",
+         "cancelled the Rotorua trip since we'd probably just argue in the car", True),
+        ("en", "We're going to Rotorua as a family on the weekend of 16 May.",
+         "probably cancelling the Rotorua trip", False),
+        # ... a trial separation, a break, an item, ended it with a name ...
+        ("en", "I'm married to Martin.", "we're calling it a trial seperation", True),
+        ("en", "I'm married to Ngozi.", "ngozi says we are on a break, i should not call", True),
+        ("en", "Ngozi and I are on a break.", "we are together again, God is faithful", True),
+        ("en", "I'm single since 2019.", "me and Eddie are an item 🙈", True),
+        ("en", "I'm seeing Mark.", "ended it with mark on saturday, no drama", True),
+        ("en", "I'm seeing Mark.", "ended it with a joke on saturday, mark laughed", False),
+        # ... a cola, the slot machines, a first drink in nearly two years (not nearly had one),
+        # and a habit of another's, said with "has been".
+        ("en", "I don't drink soda anymore.", "ok confession. I had a coca cola at the bbq", True),
+        ("en", "I quit playing the slot machines.",
+         "fell off the wagon and put 80 dollars in the slots", True),
+        ("en", "I don't drink alcohol.", "had 3 cans tonight. first drink in nearly 2 years", True),
+        ("en", "I don't drink alcohol.", "nearly had a drink tonight but didnt", False),
+        ("en", "My dad has been sober for 16 months.",
+         "first drink in nearly 2 years tonight", False),
+    ],
+)  # fmt: skip
+def test_last_shifts_dropped_plans_breaks_colas_and_first_drinks_in_chat(
+    language: str, older: str, newer: str, expected: bool
+) -> None:
+    assert _contradicts(language, older, newer) is expected

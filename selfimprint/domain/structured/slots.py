@@ -713,15 +713,13 @@ def _unnamed_habit_change(text: str, mine: tuple[Claim, ...], cues: LanguageCues
 
 
 def _by_what(plans: list[Claim], content: str, language: str) -> list[Claim]:
-    """An occasion's plans told by what happens, not by who or where: a change of another
-    plan with the same friend ("moving Ellie's party to the 24th" after "taking Ellie camping
-    on September 26") leaves it."""
+    """An occasion's plans told by what happens, not by who: a change of another plan with the
+    same friend ("moving Ellie's party to the 24th" after "taking Ellie camping on September
+    26") leaves it."""
     relations = language_cues(language).relation_words
-    who = (
-        _proper_stems(content)
-        | _people_stems(content, language)
-        | {s for m in relations.finditer(content) for s in read(m.group(0)).stems}
-    )
+    who = _people_stems(content, language) | {
+        s for m in relations.finditer(content) for s in read(m.group(0)).stems
+    }
     return [Claim(c.slot, c.holds, c.value - who, c.change) for c in plans if c.value - who]
 
 
@@ -740,7 +738,10 @@ def _hedged(clean: str, cues: LanguageCues) -> bool:
     )
 
 
-_NEXT_CLAUSE = re.compile(r"[,;.!?]+|\s(?:but|and|so|а|но|и|так что|поэтому)\s", re.IGNORECASE)
+_NEXT_CLAUSE = re.compile(
+    r"[,;.!?]+|\s(?:but|and|so|since|because|cos|coz|а|но|и|так что|поэтому|потому что|так как)\s",
+    re.IGNORECASE,
+)
 
 
 _MOVING = re.compile(
