@@ -832,6 +832,9 @@ def test_who_ended_it_the_boyf_and_ours(
         ("соседка снизу бабушка Манана принесла долму", "ru", {"Манана": "neighbour"}),
         ("моя бабушка Нина приехала", "ru", {"Нина": "grandmother"}),
         ("Нино моя репетиторша преподаёт в ТГУ", "ru", {"Нино": "teacher"}),
+        # A capitalised name no list holds, after "the guy" (the "the guy X").
+        ("need to ring the guy Leighton who did our boiler", "en", {"Leighton": None}),
+        ("need to ring the guy who did our boiler, Leighton Buzzard way", "en", {}),
     ],
 )  # fmt: skip
 def test_break_ups_in_typos_birth_order_apposition_case_and_a_guy(

@@ -2059,3 +2059,46 @@ def test_last_shifts_dropped_plans_breaks_colas_and_first_drinks_in_chat(
     language: str, older: str, newer: str, expected: bool
 ) -> None:
     assert _contradicts(language, older, newer) is expected
+
+
+@pytest.mark.parametrize(
+    ("language", "older", "newer", "expected"),
+    [
+        # Issue 34 (train writers' rules-only misses), Russian: the first night anywhere but a
+        # stay away is a move ...
+        ("ru", "Я живу в Нижнем Новгороде.", "первая ночь в хостеле на Сабуртало, спать", True),
+        ("ru", "Я живу в Нижнем Новгороде.", "первая ночь в больнице, соседи храпят", False),
+        # ... a flat rented, said in the past ...
+        ("ru", "Мы с Геной живём в своём доме в Рамони.",
+         "сняли однушку на Кольцовской до весны", True),
+        ("ru", "Мы с Геной живём в своём доме в Рамони.", "сняли видео на Кольцовской", False),
+        # ... the last flight flown, the work-record book taken, "пока не работаю" ...
+        ("ru", "Я работаю бортпроводницей в Южном Ветре.",
+         "сегодня отлетала последний рейс, ревела", True),
+        ("ru", "Работаю дальнобойщиком в ДонТрансе.", "трудовую забрал, в понедельник в Тандем",
+         True),
+        ("ru", "Я уволился из Пицца Бума и пока не работаю.",
+         "теперь работаю в Вок Стрит на Карла Маркса", True),
+        # ... dating made official ...
+        ("ru", "Я в разводе и ни с кем не встречаюсь.",
+         "мы с Виктором теперь официально встречаемся", True),
+        # ... not going, the verb first, without the reason ("потому что мама ...") as the
+        # plan; a fishing trip called off ("отбой рыбалке"), a voucher handed back ...
+        ("ru", "3 октября я еду в Таганрог на юбилей к сестре Наде.",
+         "не еду я к Наде на юбилей, потому что мама слегла", True),
+        ("ru", "12 февраля я везу маму к кардиологу.",
+         "не еду я к Наде на юбилей, потому что мама слегла", False),
+        ("ru", "В субботу еду с Вадимом на подлёдную рыбалку.", "кароче отбой рыбалке, лёд поплыл",
+         True),
+        ("ru", "У нас с Тимуром путёвка в Анталью на август.", "сдала путёвку в Анталью, 60%",
+         True),
+        # ... and energy drinks by brand, vaping in slang.
+        ("ru", "Я бросил пить энергетики.", "сорвался вчера, выпил два адреналина", True),
+        ("ru", "Не парю с 16 февраля.", "сорвался. протянули парилку и я затянулся", True),
+        ("ru", "Не парю с 16 февраля.", "не парюсь из-за работы, всё норм", False),
+    ],
+)  # fmt: skip
+def test_russian_first_nights_last_flights_dating_and_plans_dropped_verb_first(
+    language: str, older: str, newer: str, expected: bool
+) -> None:
+    assert _contradicts(language, older, newer) is expected

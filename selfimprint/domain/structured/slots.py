@@ -34,6 +34,9 @@ _CLAUSES = re.compile(r"[,;.!?]+|\s(?:but|and|а|но|и)\s", re.IGNORECASE)
 _PUNCTUATION = re.compile(r"[,;.!?]+")
 # A claim's value ends with its sentence: "I'll let you know. Off to bake" plans no baking.
 _SENTENCE_END = re.compile(r"[;.!?]")
+# Where a plan's value gives way to the reason it changed ("не еду к Наде, потому что мама
+# слегла" is no plan about mum).
+_REASON = re.compile(r",?\s+(?:because|cos|coz|since|потому что|так как|из-за)\b", re.IGNORECASE)
 # "there" / "там": the value the older claim names, whatever it is.
 _ANY = frozenset({"there", "там"})
 # The value of a claim of a new partner left unnamed: equal to no name.
@@ -249,6 +252,8 @@ def _claims(text: str, cues: LanguageCues) -> tuple[Claim, ...]:
             for match in (m for p in patterns for m in p.finditer(clean)):
                 users, value = _whose(clean, match, slot, ends, cues)
                 value = _SENTENCE_END.split(value, 1)[0] if value else value
+                if value and slot is Slot.PLAN:
+                    value = _REASON.split(value, 1)[0]  # the plan, not why it changed
                 if users and not (slot in _OWN and _names_a_time(value)):
                     kept.append((match, value))
             return kept
