@@ -841,3 +841,34 @@ def test_break_ups_in_typos_birth_order_apposition_case_and_a_guy(
     text: str, language: str, expected: dict[str, str | None]
 ) -> None:
     assert _people(text, language) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "expected"),
+    [
+        # Issue 34 (p77-p80 once scored, then train): a Russian relation word before a name is
+        # the name's only in its case ("брат Глеба" is Gleb's brother) ...
+        ("Костя, брат Глеба, обещал помочь", "ru", {"Костя": None, "Глеб": None}),
+        ("у брата Глеба день рождения", "ru", {"Глеб": "brother"}),
+        # ... one after a name is another's when "его" or a name in the genitive follows ...
+        ("а Нинка бывшая его уже звонила", "ru", {"Нинка": None}),
+        ("Нина бывшая жена Валеры заявляет что гараж её", "ru", {"Нина": None, "Валера": None}),
+        ("Оля, жена моя, приехала", "ru", {"Оля": "wife"}),
+        # ... and covers its word, so no one else takes it ("шефиня наша") ...
+        ("Елена Викторовна, шефиня наша, скинула контракт, так как Таня на больничном", "ru",
+         {"Елена Викторовна": "boss", "Таня": None}),
+        # ... an adjective's feminine ("с благоверной моей Людой"), more doctors' words ...
+        ("с благоверной моей Людой поругались", "ru", {"Люда": "wife"}),
+        ("мой репродуктолог теперь Ирина Сергеевна", "ru", {"Ирина Сергеевна": "doctor"}),
+        # ... "the twins dad" is the children's, "from my new job" a colleague, "done AGAIN"
+        # a break-up.
+        ("marcus is the twins dad. been on and off since", "en", {"Marcus": None}),
+        ("marcus is my dad. been on and off since", "en", {"Marcus": "father"}),
+        ("sam from my new job is a right laugh", "en", {"Sam": "colleague"}),
+        ("well thats that. me and MARCUS are done AGAIN.", "en", {"Marcus": "ex"}),
+    ],
+)  # fmt: skip
+def test_russian_cases_owners_after_the_name_and_twins_dads(
+    text: str, language: str, expected: dict[str, str | None]
+) -> None:
+    assert _people(text, language) == expected

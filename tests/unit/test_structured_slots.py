@@ -2102,3 +2102,48 @@ def test_russian_first_nights_last_flights_dating_and_plans_dropped_verb_first(
     language: str, older: str, newer: str, expected: bool
 ) -> None:
     assert _contradicts(language, older, newer) is expected
+
+
+@pytest.mark.parametrize(
+    ("language", "older", "newer", "expected"),
+    [
+        # Issue 34 (p77-p80 once scored, then train): a relapse "down the pan", "smoke free and
+        # i binned it", Benson ...
+        ("en", "I haven't had a drink since New Year's Day.",
+         "3 pints and a whisky at the do last night. 45 days down the pan", True),
+        ("en", "I quit smoking on New Year's Day.",
+         "bought 10 benson on the way in. 7 weeks smoke free and i binned it", True),
+        # ... a habit given up in the clause after the change is said ...
+        ("en", "I have a couple of pints at the shinty on a Saturday.",
+         "thats me stopped altogether. no even the saturday pints", True),
+        ("en", "I have a couple of pints at the shinty on a Saturday.",
+         "no saturday pints this week, the shinty was off", False),
+        # ... together again or done, in lowercase or caps ...
+        ("en", "Moira and I are separated for now.", "me and moira are giving it another go", True),
+        ("en", "Marcus and I are giving it another go.",
+         "told him im done with him for good", True),
+        ("en", "I'm back together with Marcus.", "me and MARCUS are done AGAIN", True),
+        # ... a last shift on the boat, the first night back in one's own bed somewhere ...
+        ("en", "I'm second engineer with West Highland Ferries on the Craignure boat.",
+         "thats me last shift on the Craignure boat finished", True),
+        ("en", "I'm living in my pal Ally's static caravan at Ganavan.",
+         "first night back in my own bed in Soroba", True),
+        # ... a trip off with doubt only about next year, apostrophes and all.
+        ("en", "Ally and I are going sea fishing off Mull on 2 May.",
+         "fishing trip's off. ally's done his back in. next year maybe", True),
+        ("en", "Ally and I are going sea fishing off Mull on 2 May.",
+         "fishing trip's maybe off. ally's done his back in", False),
+        # Russian: work left with "с X всё" beside "не работаю", a new job said "я теперь",
+        # a cigarette smoked.
+        ("ru", "Я работаю в агентстве Лингвамост.",
+         "с Лингвамостом всё, больше на них не работаю", True),
+        ("ru", "Я работаю в агентстве Лингвамост.", "с Лингвамостом всё решили", False),
+        ("ru", "Я на пенсии с июля, нигде не работаю.", "я теперь сторож на лодочной станции",
+         True),
+        ("ru", "Я бросила курить два года назад.", "выкурила три подряд на балконе", True),
+    ],
+)  # fmt: skip
+def test_relapses_down_the_pan_last_shifts_on_boats_and_work_left_in_russian(
+    language: str, older: str, newer: str, expected: bool
+) -> None:
+    assert _contradicts(language, older, newer) is expected

@@ -117,6 +117,11 @@ _WHERE_THEY_ARE = frozenset({"снизу", "сверху", "напротив", "
 _BESIDE_KIN = _WHERE_THEY_ARE | _RUSSIAN_MY | frozenset({"новый", "новая", "новенькая"})
 
 
+# Plural nouns chat types without their apostrophe before a relation word ("the twins dad",
+# "the kids mum"): the relation is theirs.
+_THEIR_KIN = frozenset({"twins", "kids", "boys", "girls", "childrens", "sons", "daughters"})
+
+
 def _spaces_between(gap: str) -> bool:
     """Whether only spaces stand between the words of `gap` (no comma, no full stop)."""
     return all(not part or part.isspace() for part in re.split(r"[^\W\d_]+", gap))
@@ -256,6 +261,12 @@ def _relation_near(
             # "her brother Tom", "Niamh's husband Pádraig", "Гулин брат Айдар": their relation
             # to someone else, which the guide leaves unsaid (and no other word may say it).
             return _THEIRS, tokens[before].start, name.end
+        if (
+            relation
+            and _CYRILLIC_CAPITALISED.match(name.text)
+            and not _same_case(name.text, tokens[before].text, _russian_tools()[2])
+        ):
+            relation = None  # "брат Глеба": Gleb's brother, not Gleb (the cases differ)
         if relation and _a_guy(tokens, before, index):
             # "парень Ираклий из клуба": a guy, no one's boyfriend (nor is the word said apart).
             return None, tokens[before].start, name.end
@@ -278,6 +289,8 @@ def _relation_near(
         for k in (j + 1, j + 2, j + 3) if possessive else (j, j + 1):
             relation = relation_of(tokens[k].text) if k < len(tokens) else None
             named_next = k + 1 < len(tokens) and bool(_CAPITALISED.match(tokens[k + 1].text))
+            if relation and tokens[k - 1].text.casefold() in _THEIR_KIN:
+                break  # "marcus is the twins dad": the children's father
             if relation and not named_next:  # "Tom and my sister Anna": Anna's sister-ness
                 return _qualified(relation, tokens, k), name.start, tokens[k].end
     # "jess (roomie)", "eli (baby brother, 21)": a relation word said in brackets after it.
@@ -310,7 +323,9 @@ _GROUP_AFTER = (
     (
         "colleague",
         re.compile(
-            r"^,?\s+(?:(?:from|at)\s+(?:work|the office|my (?:work|job|office|team))|on my team"
+            r"^,?\s+(?:(?:from|at)\s+(?:work|the office"
+            r"|my (?:(?:new|old) )?(?:work|job|office|team))"
+            r"|on my team"
             # "from the day crew", "from the QA pod", "who used to work with me"
             r"|from (?:(?:my|our) (?:[\w-]+ ){0,2}|the (?:[\w-]+ ){1,2})"
             r"(?:team|crew|shift|department|dept|pod|squad)"
@@ -527,7 +542,7 @@ _WE_BROKE_UP = re.compile(
 # The couple said with the name: "me and Jake are done", "Nadia and I are through".
 _ARE_DONE = re.compile(
     r"^\s+(?:(?:and (?:i|me) )?(?:(?:are|'re) )?(?:(?:officially|officialy|offically|so) )?"
-    r"(?:done|over|through|finished)(?:\s+for good)?"
+    r"(?:done|over|through|finished)(?:\s+(?:for good|again))?"
     r"|вс[её](?:\s+(?:насовсем|окончательно))?)\s*(?:[.!?,…]|$)",
     re.IGNORECASE,
 )
@@ -669,9 +684,15 @@ def _relation_word(word: str, cues: LanguageCues) -> str | None:
         return None
     _, _, morph, _ = _russian_tools()
     for parse in morph.parse(lowered)[:2]:
-        relation = cues.relations.get(str(parse.normal_form))
-        if relation:
-            return relation
+        forms = [str(parse.normal_form)]
+        if {"ADJF", "femn"} <= set(parse.tag.grammemes):
+            # "с благоверной моей": an adjective's dictionary form is masculine (благоверный).
+            feminine = parse.inflect({"Nom", "Sing", "Fem"})  # natasha takes UD names
+            forms.insert(0, str(feminine.word) if feminine else forms[0])
+        for form in forms:
+            relation = cues.relations.get(form)
+            if relation:
+                return relation
     return None
 
 
@@ -1053,14 +1074,7 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
     tokens = _tokens(text)
 
     def relation_of(word: str) -> str | None:
-        lowered = word.casefold()
-        if lowered in cues.relations:
-            return cues.relations[lowered]
-        for parse in morph.parse(lowered)[:2]:
-            relation = cues.relations.get(str(parse.normal_form))
-            if relation:
-                return relation
-        return None
+        return _relation_word(word, cues)
 
     found: list[PersonMention] = []
     for i, token in enumerate(tokens):
@@ -1152,9 +1166,12 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
             theirs = not mine and (
                 previous.casefold() == "у" or _of_a_name(tokens, after + 1, morph)
             )
+            theirs = theirs or _owned_after(tokens, after, morph, relation_of)
             said = relation_of(tokens[after].text) if after < len(tokens) and not theirs else None
             if said and not _same_case(tokens[i].text, tokens[after].text, morph):
                 said = None  # "Гене кардиолог велела": Gena's doctor, not Gena
+            if said:
+                end = max(end, tokens[after].end)  # "шефиня наша" is hers, said of no one else
             said = _qualified(said, tokens, after) if said else None
             relation = said or _group_relation(text[end:])
         if relation is None and owner is None and _our_worker(tokens, i, after, morph):
@@ -1175,10 +1192,28 @@ _OURS = frozenset({"наш", "наша", "нашу", "нашего", "нашей
 _MY_OBLIQUE = _RUSSIAN_MY | {"моих", "нашу", "мою", "наших"}
 
 
+def _owned_after(tokens: list[_Token], at: int, morph: Any, relation_of: Any) -> bool:
+    """Whether the relation word at tokens[at], after a name, is another's: "Нинка бывшая
+    его", "Нина бывшая жена Валеры" (the ex-wife of Валера's)."""
+    if at + 1 >= len(tokens):
+        return False
+    following = tokens[at + 1].text.casefold()
+    if following in _ANOTHERS:
+        return True
+    if not relation_of(following) or at + 2 >= len(tokens):
+        return False
+    owner = morph.parse(tokens[at + 2].text.casefold())
+    return any({"Name", "gent", "sing"} <= set(p.tag.grammemes) for p in owner)
+
+
 def _same_case(name: str, word: str, morph: Any) -> bool:
     """Whether a relation word after a name can stand in the name's case, as an apposition
     does ("Гена начальник", "у вадика, бригадира"); a name the dictionary gives no case agrees."""
-    named = {p.tag.case for p in morph.parse(name.casefold()) if "Name" in p.tag and p.tag.case}
+    named = {
+        p.tag.case
+        for p in morph.parse(name.casefold())
+        if "Name" in p.tag and "sing" in p.tag and p.tag.case  # "Валеры" is one Валера's
+    }
     said = {p.tag.case for p in morph.parse(word.casefold()) if p.tag.case}
     return not named or not said or bool(named & said)
 

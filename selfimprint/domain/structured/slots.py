@@ -123,6 +123,9 @@ def _habits(clean: str, cues: LanguageCues) -> list[Claim]:
     anymore" negates a "without": done); a lapse ("had a vape", "закурил") says it changed."""
     found: list[Claim] = []
     relapsed = bool(cues.habit_relapse.search(clean))
+    # A change said in a clause of its own ("thats me stopped altogether. no even the saturday
+    # pints"): the habit a clause gives up there has changed.
+    changed = bool(cues.habit_change.search(clean))
     for clause in _CLAUSES.split(clean):
         for habit in cues.habits:
             without = bool(habit.without.search(clause))
@@ -146,7 +149,7 @@ def _habits(clean: str, cues: LanguageCues) -> list[Claim]:
                     Slot.HABIT,
                     done,
                     frozenset({habit.name}),
-                    bool(cues.habit_change.search(clause)) or lapse,
+                    bool(cues.habit_change.search(clause)) or lapse or (changed and not done),
                 )
             )
     return found
@@ -732,6 +735,9 @@ def _hedged(clean: str, cues: LanguageCues) -> bool:
     """Whether doubt hedges the message's change: a hedge anywhere, unless the change is said
     first and the hedge only in a later clause, of what comes next ("staff do is off, might try
     for january instead")."""
+    if cues.hedge.search(QUOTED.sub(" ", clean)) is None:
+        return False  # doubt only in what someone said ("'maybe next year' she said")
+    # Positions in the text as typed: chat's apostrophes ("trip's off. ally's") read as quotes.
     hedge = cues.hedge.search(clean)
     if hedge is None:
         return False
@@ -774,7 +780,7 @@ def contradicted(
     is sure changed; where no rule hit, the older memory holding that slot that `similar` puts
     closest, at `min_changed` or more, is contradicted ("first night back in my childhood
     bedroom" after "I live in an apartment in Capitol Hill")."""
-    if _hedged(QUOTED.sub(" ", normalise(text)), cues):
+    if _hedged(normalise(text), cues):
         return ()
     older = list(older)
     mine = claims(text, cues)
