@@ -2147,3 +2147,35 @@ def test_relapses_down_the_pan_last_shifts_on_boats_and_work_left_in_russian(
     language: str, older: str, newer: str, expected: bool
 ) -> None:
     assert _contradicts(language, older, newer) is expected
+
+
+@pytest.mark.parametrize(
+    ("language", "older", "newer", "expected"),
+    [
+        # Issue 34 (the English train writers' misses in the shipped reader): a home in
+        # lowercase counted in weeks or months "now" (not a town, a bed or a hospital) ...
+        ("en", "We live in a terrace in Whitchurch.",
+         "been in rhiwbina 3 months now and i still drive to the old tesco", True),
+        ("en", "We live in a terrace in Whitchurch.", "been in town almost 2 months now", False),
+        ("en", "We live in a terrace in Whitchurch.", "been in therapy 3 months now", False),
+        # ... keys got after living in someone's basement ...
+        ("en", "I'm living in my daughter Shannon's basement until I find a place.",
+         "GOT THE KEYS, tyler picked his room already", True),
+        # ... done with the bar in Irish English, the plant closing for good ...
+        ("en", "I work Friday and Saturday nights at Flanagan's bar.",
+         "thats me DONE with flanagans for good. walked out", True),
+        ("en", "I'm a shift supervisor at Northgate Fabricating.",
+         "letter came today, Northgate is closing the plant for good", True),
+        ("en", "I'm a shift supervisor at Northgate Fabricating.",
+         "Northgate is closing the canteen on fridays", False),
+        # ... a trip missed without the apostrophe, the first drinks of rye.
+        ("en", "I'm going to Calgary for the Stampede in July.",
+         "told kevin i cant make stampede, training wont let me off", True),
+        ("en", "I don't drink anymore.",
+         "had 3 rye and cokes tonight. first drinks since last fall", True),
+    ],
+)  # fmt: skip
+def test_homes_counted_in_months_plants_closing_and_first_drinks_in_chat(
+    language: str, older: str, newer: str, expected: bool
+) -> None:
+    assert _contradicts(language, older, newer) is expected

@@ -34,9 +34,6 @@ _CLAUSES = re.compile(r"[,;.!?]+|\s(?:but|and|а|но|и)\s", re.IGNORECASE)
 _PUNCTUATION = re.compile(r"[,;.!?]+")
 # A claim's value ends with its sentence: "I'll let you know. Off to bake" plans no baking.
 _SENTENCE_END = re.compile(r"[;.!?]")
-# Where a plan's value gives way to the reason it changed ("не еду к Наде, потому что мама
-# слегла" is no plan about mum).
-_REASON = re.compile(r",?\s+(?:because|cos|coz|since|потому что|так как|из-за)\b", re.IGNORECASE)
 # "there" / "там": the value the older claim names, whatever it is.
 _ANY = frozenset({"there", "там"})
 # The value of a claim of a new partner left unnamed: equal to no name.
@@ -269,6 +266,9 @@ def _claims(text: str, cues: LanguageCues) -> tuple[Claim, ...]:
         if ended:
             for match, raw in ended:
                 value, named = _value(raw)
+                # A name typed in lowercase where only a name stands ("done with flanagans for
+                # good"): named, so it ends that job only.
+                named = named or bool(match.groupdict().get("named"))
                 if slot is Slot.PLAN and not value:
                     # "the Japan trip isn't happening": the plan is what the clause names.
                     value = read(_clause_of(clean, match.start())).stems
