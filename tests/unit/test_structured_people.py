@@ -872,3 +872,25 @@ def test_russian_cases_owners_after_the_name_and_twins_dads(
     text: str, language: str, expected: dict[str, str | None]
 ) -> None:
     assert _people(text, language) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "expected"),
+    [
+        # Issue 34 (the English train writers' misses): the group said after a pair of names is
+        # each one's ...
+        ("tadhg and kasia from work got me a cake", "en",
+         {"Tadhg": "colleague", "Kasia": "colleague"}),
+        ("tadhg and kasia got me a cake from work", "en", {"Tadhg": None, "Kasia": None}),
+        # ... the user made someone's partner ...
+        ("ok so eoin asked me to be his girlfriend and i said yes", "en", {"Eoin": "boyfriend"}),
+        ("ok so eoin asked me to be his best man and i said yes", "en", {"Eoin": None}),
+        # ... "my lady friend".
+        ("my lady friend Brenda says i need a hobby", "en", {"Brenda": "girlfriend"}),
+        ("my friend Brenda says i need a hobby", "en", {"Brenda": "friend"}),
+    ],
+)  # fmt: skip
+def test_pairs_from_work_partners_made_and_lady_friends(
+    text: str, language: str, expected: dict[str, str | None]
+) -> None:
+    assert _people(text, language) == expected

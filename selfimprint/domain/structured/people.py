@@ -145,6 +145,8 @@ _FRIEND_FROM = {
     "university": "classmate",
     "college": "classmate",
     "class": "classmate",
+    "lady": "girlfriend",  # "my lady friend Brenda"
+    "gentleman": "boyfriend",
     "course": "classmate",
 }
 # A neighbour "по комнате / по общаге / по блоку" shares the room: a roommate.
@@ -451,6 +453,10 @@ def _child_by_order(text: str, before: str) -> str | None:
     return "son" if he and not she else "daughter" if she and not he else None
 
 
+# "tadhg and kasia from work": the group said after the pair is each one's.
+_AND_ANOTHER = re.compile(r"^\s+(?:and|&)\s+[^\W\d_]+(?=\s)", re.IGNORECASE)
+
+
 def _group_relation(after: str) -> str | None:
     return next((relation for relation, said in _GROUP_AFTER if said.match(after)), None)
 
@@ -537,6 +543,13 @@ _WE_BROKE_UP = re.compile(
     r"|\bwe(?:'re| are) (?:done|over|finished)\b"
     r"|\b(?:мы\s+)?(?:расстались|растались|разошлись|расходимся|разводимся)(?:\s+мы)?\b"
     r"|\bмы\s+больше\s+не\s+(?:встречаемся|вместе)\b|\bбросил[аи]? меня\b",
+    re.IGNORECASE,
+)
+# The user made another's partner ("eoin asked me to be his girlfriend", "she introduced me
+# as her fella"): that one is the user's boyfriend (his) or girlfriend (her).
+_MADE_PARTNER = re.compile(
+    r"\b(?:asked me to be|called me|introduced me(?: \w+){0,5} as|i'?m now|i'?m officially)"
+    r" (?P<whose>his|her) (?:girlfriend|boyfriend|partner|fella|man|woman|gf|bf)\b",
     re.IGNORECASE,
 )
 # The couple said with the name: "me and Jake are done", "Nadia and I are through".
@@ -714,8 +727,14 @@ def _relations_apart(
     if len({mentions[i].name for i in unsaid}) != 1:
         return mentions
     lone = mentions[unsaid[0]]
-    if _WE_BROKE_UP.search(text) and len({m.name for m in mentions}) == 1:
-        relation: str | None = "ex"
+    made = _MADE_PARTNER.search(text)
+    if made and len({m.name for m in mentions}) == 1:
+        # "eoin asked me to be his girlfriend": he is the user's boyfriend.
+        relation: str | None = (
+            "boyfriend" if made.group("whose").casefold() == "his" else "girlfriend"
+        )
+    elif _WE_BROKE_UP.search(text) and len({m.name for m in mentions}) == 1:
+        relation = "ex"
     else:
         free = {
             relation
@@ -931,11 +950,16 @@ def _english(
             continue
         relation, start, end = _relation_near(text, tokens, i, relation_of)
         relation = relation or _group_relation(after) or _endearment(before, after)
+        relation = relation or _group_relation(_AND_ANOTHER.sub("", after, count=1))
         relation = relation or _listed_after(before, relation_of)
         relation = relation or _child_by_order(text, before)
         if relation is None and _NAMED_AFTER_WHERE.search(before):
             relation = "neighbour"  # "the lady next door, mrs costa"
-        if relation is None and (listed or titled) and _WHERE_THEY_LIVE.match(after):
+        if (
+            relation is None
+            and (listed or titled or read_as_name)
+            and _WHERE_THEY_LIVE.match(after)
+        ):
             relation = "neighbour"  # "Mrs Dalgleish downstairs" (not "Lady across the hall")
         owner = i + 1 < len(tokens) and tokens[i + 1].text == "'s"
         # "at Leah's" is hers, "at Lowe's" a shop: only a known first name owns the place.
