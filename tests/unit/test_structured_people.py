@@ -888,6 +888,10 @@ def test_russian_cases_owners_after_the_name_and_twins_dads(
         # ... "my lady friend".
         ("my lady friend Brenda says i need a hobby", "en", {"Brenda": "girlfriend"}),
         ("my friend Brenda says i need a hobby", "en", {"Brenda": "friend"}),
+        # A race or a club named after a place is no one ("Chester marathon", "Roath Harriers").
+        ("theres Chester marathon in october, could i?", "en", {}),
+        ("my mate Nia from Roath Harriers says i can", "en", {"Nia": "friend"}),
+        ("Chester is my best mate", "en", {"Chester": "friend"}),
     ],
 )  # fmt: skip
 def test_pairs_from_work_partners_made_and_lady_friends(
