@@ -79,7 +79,11 @@ class Grounding:
 
 
 def _words(text: str) -> frozenset[str]:
-    return read(text).stems - _THE_USER
+    # A label before a colon ("AUD RETAKE: 81!!") is the user's words too: `read` sets it
+    # apart as a speaker's, which a message of the user's own is not.
+    reading = read(text)
+    label = read(reading.speaker).stems if reading.speaker else frozenset()
+    return (reading.stems | label) - _THE_USER
 
 
 def _digits(text: str) -> frozenset[str]:

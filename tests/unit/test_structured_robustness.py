@@ -35,6 +35,9 @@ ODD = [
     "Mr. Dr. Prof. and my sister, my sister, my sister",
     "Марта Марта Марта, моя моя коллега коллега",
     "\x00\x01 control \u200b zero-width",
+    # Shouted words before a colon read like a speaker's label ("Caroline: hey"): they are
+    # still the user's own words, so a memory that repeats them is grounded (issue 34).
+    "FAR EXAM: 74!!! ONE DOWN TWO TO GO, so proud",
 ]
 
 
