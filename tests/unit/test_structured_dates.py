@@ -325,3 +325,35 @@ def test_counts_after_a_month_and_weekdays_that_repeat(
     text: str, sent: str, language: str, want: list[str]
 ) -> None:
     assert _said(text, sent, language) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "sent", "want"),
+    [
+        # Issue 34 (p73-p76 once in train): a subordinate clause has its own tense ...
+        ("he asked if id fancy a drink on friday", "2026-02-02T12:00:00+00:00", ["2026-02-06"]),
+        ("he asked me for a drink on friday", "2026-02-02T12:00:00+00:00", ["2026-01-30"]),
+        ("already told denise so monday im back at my desk", "2026-09-24T12:00:00-05:00",
+         ["2026-09-28"]),
+        ("found a place that can do the 19th", "2026-08-28T12:00:00+01:00", ["2026-09-19"]),
+        ("found a place and did the 19th", "2026-08-28T12:00:00+01:00", ["2026-08-19"]),
+        # ... "'ve got" is a present ...
+        ("the fiddler says theyve got a gig thursday", "2026-08-03T12:00:00+01:00",
+         ["2026-08-06"]),
+        ("the fiddler says they got a gig thursday", "2026-08-03T12:00:00+01:00",
+         ["2026-07-30"]),
+        # ... a day months back needs a past tense to be taken there ...
+        ("kirsty is getting married on 19th september", "2026-02-09T12:00:00+00:00",
+         ["2026-09-19"]),
+        ("kirsty got married on 19th september", "2026-02-09T12:00:00+00:00", ["2025-09-19"]),
+        # ... and a slashed date is the day first, but on a clock of the Americas.
+        ("insurance renewal is due 1/11", "2026-10-16T12:00:00+01:00", ["2026-11-01"]),
+        ("insurance renewal is due 1/11", "2026-10-16T12:00:00-05:00", ["2027-01-11"]),
+        ("first exam is 08/12", "2026-11-20T12:00:00+00:00", ["2026-12-08"]),
+    ],
+)  # fmt: skip
+def test_clauses_present_perfects_far_days_and_day_first(
+    text: str, sent: str, want: list[str]
+) -> None:
+    at = datetime.fromisoformat(sent)
+    assert [d.isoformat() for d in resolve_dates(text, at, cues("en"))] == want

@@ -2179,3 +2179,49 @@ def test_homes_counted_in_months_plants_closing_and_first_drinks_in_chat(
     language: str, older: str, newer: str, expected: bool
 ) -> None:
     assert _contradicts(language, older, newer) is expected
+
+
+@pytest.mark.parametrize(
+    ("language", "older", "newer", "expected"),
+    [
+        # Issue 34 (p73-p76 once in train): the first night in a home of any kind ...
+        ("en", "I rent a flat in Inverness with my flatmate Eilidh.",
+         "FIRST NIGHT IN THE COTTAGE!!! no curtains but its mine", True),
+        ("en", "I rent a flat in Inverness with my flatmate Eilidh.",
+         "first night shift in the cottage hospital was grim", False),
+        ("en", "I live in an apartment in Alief with my cousin and my grandmother.",
+         "first night in the mission bend house and dadi loves her room", True),
+        # ... back in a home for good, as of a day ...
+        ("en", "I'm staying at my aunt Shabana's place in Pasadena while our apartment is fixed.",
+         "WE'RE HOME. back in the alief apartment as of last night", True),
+        ("en", "I'm staying at my aunt Shabana's place in Pasadena while our apartment is fixed.",
+         "went back in the alief apartment to grab my charger", False),
+        # ... started at a place typed in lowercase, with when ...
+        ("en", "I'm a vet nurse at Firthside Vets in Dingwall.",
+         "started at black isle yesterday and im going to like it here", True),
+        ("en", "I'm a vet nurse at Firthside Vets in Dingwall.",
+         "started at 9 yesterday and im knackered", False),
+        # ... not a break-up when denied ...
+        ("en", "I'm dating Sofia.", "so we're long distance. not breaking up just more driving",
+         False),
+        ("en", "I'm dating Sofia.", "so we're breaking up, too much driving", True),
+        # ... a Russian partner with a dash, a job word with a prefix, a plan before the
+        # decision, and no subject after a preposition.
+        ("ru", "Катя — моя девушка, учится в Праге.",
+         "мы с катей всё. расстались вчера вечером по видео", True),
+        ("ru", "Я бэкенд-разработчик в Сфералабе.",
+         "последний день в Сфералабе отбыл. тортик притащил", True),
+        ("ru", "12 июля еду на семинар Estel в Ростов.",
+         "на семинар Estel в Ростов решила не ехать. дорого", True),
+        ("ru", "12 июля еду на семинар Estel в Ростов.",
+         "на дачу в субботу решила не ехать. дождь", False),
+        ("ru", "Я сейчас одинок, после Кати ни с кем не встречаюсь.",
+         "Лиза теперь официально моя девушка", True),
+        ("ru", "Я работаю бренд-менеджером в Корзинке.",
+         "Думаю про фриланс. Но если совсем без работы — сойду с ума.", False),
+    ],
+)  # fmt: skip
+def test_first_nights_lowercase_starts_denied_break_ups_and_russian_forms(
+    language: str, older: str, newer: str, expected: bool
+) -> None:
+    assert _contradicts(language, older, newer) is expected

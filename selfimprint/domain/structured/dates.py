@@ -225,7 +225,10 @@ _ORDINAL_NOUNS = frozenset(
 _DAY_MONTH = re.compile(r"\b(\d{1,2})\.(\d{1,2})(?:\.(\d{4}|\d{2}))?\b")
 _TARGET_BEFORE = re.compile(r"\b(?:by|until|till|for|to|before|до|к|ко|на)\s+(?:the\s+)?$", _I)
 _CLAUSE_END = re.compile(
-    r"(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bMrs)(?<!\bSt)\.(?!\d)|[,;!?]|\s(?:and|but|while|а|но|и)\s",
+    r"(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bMrs)(?<!\bSt)\.(?!\d)|[,;!?]|\s(?:and|but|while|а|но|и)\s"
+    # A subordinate clause has its own tense: "asked if id fancy a drink on friday", "found a
+    # place that can do the 19th", "so monday im back at my desk".
+    r"|\s(?:because|cos|cuz|so|if)\s|\sthat\s(?=(?:can|could|will|would|i|we|he|she|they)\b)",
     _I,
 )
 _YEAR = re.compile(r"\b\d{4}\b")
@@ -450,7 +453,9 @@ def _in_year(month: int, day: int, today: date, *, past: bool, ahead: bool) -> d
     nearest = min(options, key=lambda d: abs(d - today))
     if past and nearest > today + _TENSE_REACH:
         return max((d for d in options if d <= today), default=nearest)
-    if ahead and nearest < today - _TENSE_REACH:
+    if (ahead or not past) and nearest < today - _TENSE_REACH:
+        # Months back with no past tense: a plan ("is getting married on 19th september",
+        # said in February).
         return min((d for d in options if d >= today), default=nearest)
     return nearest
 
@@ -553,9 +558,17 @@ _COUNT_RANGE = re.compile(r"([1-9]\d?)\s*-\s*([1-9]\d?)")
 _MONTH_COMMA_COUNT = re.compile(rf"\b(?:{_MONTH})\s*,\s*\d{{1,2}}\b(?!\s*,?\s*\d{{4}})", _I)
 
 
-def _written(clean: str, base: datetime, language: str) -> list[_Found]:
+def _day_first(sent_at: datetime) -> bool:
+    """Whether "3/9" is the 3rd of September: everywhere but the Americas, whose UTC offsets are
+    all negative (the writers' own clocks: month first on every one, day first on every other)."""
+    offset = sent_at.utcoffset()
+    return offset is None or offset >= timedelta(0)
+
+
+def _written(clean: str, base: datetime, language: str, day_first: bool = True) -> list[_Found]:
     """Dates written with a month (or slashes), by dateparser; None of its other finds."""
     settings = {
+        "DATE_ORDER": "DMY" if day_first or language != "en" else "MDY",
         "RELATIVE_BASE": base,
         "PREFER_DATES_FROM": "future",
         "RETURN_AS_TIMEZONE_AWARE": False,
@@ -622,7 +635,7 @@ def resolve_dates(text: str, sent_at: datetime, cues: LanguageCues) -> tuple[dat
         clean = clean[: written.start] + " " * (written.end - written.start) + clean[written.end :]
     found += words
     if _WRITTEN.search(clean):
-        found += _written(clean, base, language)
+        found += _written(clean, base, language, _day_first(sent_at))
     taken = [(f.start, f.end) for f in found]
 
     def free(start: int, end: int) -> bool:

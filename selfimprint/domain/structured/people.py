@@ -106,7 +106,18 @@ _RUSSIAN_MY = frozenset(
     {"мой", "моя", "моего", "моей", "моему", "моим", "наш", "наша", "нашего", "нашей"}
 )  # fmt: skip
 # "Муж у меня Антон", "Сестра у меня Аня": the everyday Russian "my" stands after the word.
-_BETWEEN = _RUSSIAN_MY | {"called", "named", "нашему", "нашим", "у", "меня", "нас"}
+# ... and so does a "new" ("соседка новая, Зоя Павловна").
+_BETWEEN = _RUSSIAN_MY | {
+    "called",
+    "named",
+    "нашему",
+    "нашим",
+    "у",
+    "меня",
+    "нас",
+    "новая",
+    "новый",
+}
 # After a sentence-initial word these say nothing of a person ("Work is crazy", "Life has ...").
 _WEAK_AFTER = re.compile(r"^\s+(?:is|was|has|had|just|always|never|got|keeps|kept)\b", re.I)
 # Kin words Russian speakers put before an elder's name whoever they are ("тётя Люба", "дядя
@@ -130,7 +141,20 @@ def _spaces_between(gap: str) -> bool:
 # Titles stand between a relation word and a name ("my therapist Dr. Brandt").
 _TITLES = frozenset({"dr", "mr", "mrs", "ms", "prof", "frau", "herr", "доктор"})
 # A capitalised word after these is a place or a company, unless a relation word says otherwise.
-_PLACE_BEFORE = re.compile(r"\b(?:to|in|from|at|near|into|via|for|в|во|из|на)\s+$", re.IGNORECASE)
+_PLACE_BEFORE = re.compile(
+    r"\b(?:to|in|from|at|near|into|via|for|в|во|из|на)\s+(?:the\s+)?$", re.IGNORECASE
+)
+# "thanks to Dougie", "talked to Ana": "to" after these leads to a person, not a place.
+_TO_SOMEONE = re.compile(
+    r"\b(?:thanks|thank|talk(?:ed|ing)?|sp(?:oke|eak|eaking)|sa(?:id|ying)|listen(?:ed|ing)?"
+    r"|married|engaged|introduced|lied|explain(?:ed)?|apologi[sz]ed|sen[dt]|g[ia]ve|wr[io]te"
+    r"|repl(?:y|ied)|handed|lent|owe[sd]?|according)\s+(?:it\s+|that\s+|this\s+)?to\s+$",
+    re.IGNORECASE,
+)
+# Holidays: "Merry Christmas", "Christmas Eve", "happy valentines" name no one.
+_HOLIDAYS = frozenset(
+    "christmas xmas easter hanukkah diwali eid thanksgiving halloween valentines".split()
+)
 _POSSESSIVES = _RUSSIAN_MY | {"my", "our", "мою", "нашу"}
 
 
@@ -167,6 +191,8 @@ def _qualified(relation: str, tokens: list[_Token], at: int) -> str:
     if relation == "partner" and before == "work":
         return "colleague"  # "my work partner Nikki"
     after = tokens[at + 1].text.casefold() if at + 1 < len(tokens) else ""
+    if after in _RUSSIAN_MY and at + 2 < len(tokens):
+        after = tokens[at + 2].text.casefold()  # "сестра моя двоюродная"
     if relation in ("brother", "sister") and (
         before.startswith("двоюродн") or after.startswith("двоюродн")
     ):
@@ -203,7 +229,11 @@ _OWNED_PARTNER = _POSSESSIVES | frozenset(
 def _a_guy(tokens: list[_Token], at: int, index: int) -> bool:
     """Whether tokens[at], right before the name at tokens[index], is a Russian word for a young
     man or woman that no possessive makes the user's partner."""
-    if not _GUY_OR_GIRL.match(tokens[at].text) or at + 1 != index:
+    if not _GUY_OR_GIRL.match(tokens[at].text):
+        return False
+    if [t.text.casefold() for t in tokens[at + 1 : index]] == ["по", "имени"]:
+        return True  # "парень по имени Артур": a guy named Артур
+    if at + 1 != index:
         return False  # "Девушка моя Настя": a possessive between
     return at == 0 or tokens[at - 1].text.casefold() not in _OWNED_PARTNER
 
@@ -231,7 +261,7 @@ def _relation_near(
         before -= 2
     # Within the sentence: "he is my neighbour. Anna too" says nothing of Anna.
     gap = _TITLE_DOT.sub("", text[tokens[before].end : name.start]) if before >= 0 else ""
-    if before >= 0 and not _SENTENCE_BREAK.search(gap):
+    if before >= 0 and not _SENTENCE_BREAK.search(gap) and not _listed(gap, text, name):
         relation = relation_of(tokens[before].text)
         if relation and tokens[before].text.casefold() in _KIN_TITLES:
             # "соседка тётя Галя", "соседка снизу тётя Роза": an elder's title after the word
@@ -258,6 +288,10 @@ def _relation_near(
             _of_another(tokens[before - 1].text)
             or text.startswith("s' ", tokens[before - 1].end - 1)  # "jules' girlfriend noor"
             or _name_possessive_unmarked(tokens[before - 1].text)  # "liams mum sandra"
+            or (  # "Вадимов сын Кирилл"
+                _CYRILLIC_CAPITALISED.match(tokens[before - 1].text) is not None
+                and _owner_before_noun(text, tokens, before - 1, _russian_tools()[2]) is not None
+            )
         )
         if relation and owned:
             # "her brother Tom", "Niamh's husband Pádraig", "Гулин брат Айдар": their relation
@@ -311,6 +345,15 @@ def _relation_near(
     return None, name.start, name.end
 
 
+# "мама, Полина, Вадим": a name between commas with another name after it is one of a list,
+# and the relation word before it is an item of its own.
+_NEXT_ITEM = re.compile(r"\s*,\s*[A-ZА-ЯЁ]")
+
+
+def _listed(gap: str, text: str, name: _Token) -> bool:
+    return "," in gap and bool(_NEXT_ITEM.match(text, name.end))
+
+
 _ANOTHERS_BEFORE = re.compile(r"(?:\w(?:'s|’s)|\b(?:his|her|their))\b[^.!?]*$", re.IGNORECASE)
 _THERAPY = re.compile(r"\btherap(?:y|ist)\b|\bcounsell?(?:ing|or)\b", re.IGNORECASE)
 
@@ -355,9 +398,10 @@ _GROUP_AFTER = (
     (
         "classmate",
         re.compile(
-            r"^,?\s+(?:from\s+(?:uni|university|college|class|my (?:[\w-]+ ){0,2}(?:course|class"
-            r"|program|programme|section|seminar|lecture)|(?:high |primary |secondary |grad |med "
-            r"|law |nursing |pharmacy |art )?school)|из (?:универа|института|университета|группы"
+            # "from vet nursing college", "from my old UH accounting classes"
+            r"^,?\s+(?:from\s+(?:(?:my|our)\s+)?(?:(?:old|former)\s+)?(?:(?!the\b)[\w-]+\s+){0,3}?"
+            r"(?:uni|university|college|class(?:es)?|course|program|programme|section|seminar"
+            r"|lecture|school)|из (?:универа|института|университета|группы"
             r"|класса)"
             # "Yaw and I were in the same class at Legon"
             r"|and (?:i|me) (?:were|was) in the same (?:class|year|course|form|group))\b",
@@ -506,7 +550,8 @@ def _rest_of_sentence(text: str, mention: PersonMention) -> str:
 _ENDED_IT = re.compile(
     r"^\s+(?:just\s+|finally\s+|has\s+|officially\s+)?ended (?:it|things)"
     r"(?:\s+(?:with me|for good|tonight|today|yesterday|last night|this morning))?"
-    r"\s*(?:[.!?,…]|$|\band\b)",
+    # A run-on's next clause: "nadia ended things we sat in the car for two hours".
+    r"\s*(?:[.!?,…]|$|\b(?:and|we|i|so|but)\b)",
     re.IGNORECASE,
 )
 # "ended it with mark", "broke up with Jake": the user's break-up said before the name.
@@ -522,6 +567,8 @@ def _broke_up_with(text: str, mention: PersonMention) -> bool:
     расстались", "ended it with mark"; not "her and Sam broke up"."""
     if _ENDED_WITH.search(text[: mention.start]) or _ENDED_IT.match(text[mention.end :]):
         return True
+    if _WITH_BEFORE.search(text[: mention.start]) and _PARTED_AFTER.match(text[mention.end :]):
+        return True  # "с катей расстались"
     rest = _rest_of_sentence(text, mention)
     # Said within the clause's first words, however long the run-on goes on after it ("kayla
     # and i broke up sunday, she said she needs someone who ..."); "dumped a 200 page review on
@@ -595,8 +642,11 @@ def _dating(text: str, mention: PersonMention, cues: LanguageCues) -> str:
     the pronouns of the message ("Ana and I are dating, she ..."); partner when none says."""
     gender = None
     said = _DATING_BEFORE.search(text[: mention.start])
+    after = _DATING_AFTER.match(text[mention.end :])
     if said and (said.group("he") or said.group("him") or _A_WOMAN.search(said.group(0))):
         gender = "masc" if said.group("he") or said.group("him") else "femn"
+    elif after:
+        gender = "masc" if after.group("he") else "femn"
     elif cues.language == "ru":
         morph = _russian_tools()[2]
         names = [p for p in morph.parse(mention.name) if "Name" in p.tag]
@@ -638,8 +688,27 @@ _A_MEETING = re.compile(
 )
 
 
+# "neil, the guy im seeing off hinge": the same said after the name.
+_DATING_AFTER = re.compile(
+    r"^\s*,\s+the (?:(?P<he>guy|boy|man|lad|fella)|girl|woman|lady)"
+    r" (?:i'?m|i am|i'?ve been|ive been) (?:seeing|dating)\b",
+    re.IGNORECASE,
+)
+# "с катей расстались", "с лизой сошлись": the user's plural verb right after "с" and the name.
+_WITH_BEFORE = re.compile(r"(?:^|[\s,.!?…])(?:с|со)\s+$", re.IGNORECASE)
+_PARTED_AFTER = re.compile(
+    r"^\s+(?:мы\s+)?(?:расстались|разошлись|развелись|расходимся|разводимся)\b", re.IGNORECASE
+)
+_JOINED_AFTER = re.compile(
+    r"^\s+(?:мы\s+)?(?:снова\s+|опять\s+)?(?:сошлись|съехались|начали встречаться)\b",
+    re.IGNORECASE,
+)
+
+
 def _together_with(text: str, mention: PersonMention) -> bool:
     before, after = text[: mention.start], text[mention.end :]
+    if _DATING_AFTER.match(after) or (_WITH_BEFORE.search(before) and _JOINED_AFTER.match(after)):
+        return True
     if _DATING_BEFORE.search(before):
         return not (_A_MEETING.search(before) or _A_MEETING.match(after))
     rest = _rest_of_sentence(text, mention)
@@ -675,6 +744,11 @@ def _said_pattern(language: str, relation_words: tuple[str, ...]) -> re.Pattern[
 
 
 _OF_A_THING = re.compile(r"\b(?:that|this|it|there)\s*(?:'s|’s|s|\s+is|\s+was)\s*$", re.I)
+# A kin word or a doctor said apart from the name names the person only in apposition ("annoyingly
+# wise, my sister") or after "he's": "promised my mum id paint her hall", "share a room w my
+# cousin" and "my mum says" speak of someone else, nearly always unnamed.
+_APPOSITION_BEFORE = re.compile(r"(?:^|[,:;(—–-])\s*$")
+_PRONOUN_FIRST = re.compile(r"(?:he|she|they)\b", re.IGNORECASE)
 
 
 def _said_apart(text: str, cues: LanguageCues) -> list[tuple[str, int, int]]:
@@ -688,6 +762,13 @@ def _said_apart(text: str, cues: LanguageCues) -> list[tuple[str, int, int]]:
         for group in range(1, (pattern.groups or 0) + 1):
             relation = _relation_word(match.group(group), cues) if match.group(group) else None
             if relation is not None:
+                if (
+                    cues.language != "ru"
+                    and relation in _SAID_OF_ANYONE
+                    and not _PRONOUN_FIRST.match(match.group(0))
+                    and not _APPOSITION_BEFORE.search(text[: match.start()])
+                ):
+                    break
                 found.append((relation, match.start(group), match.end(group)))
                 break
     return found
@@ -711,6 +792,14 @@ def _relation_word(word: str, cues: LanguageCues) -> str | None:
             if relation:
                 return relation
     return None
+
+
+# Working together said of the one person the message names: a colleague.
+_WORK_TOGETHER = re.compile(
+    r"\b(?:вместе\s+работа(?:ем|ли)|работа(?:ем|ли)\s+вместе|(?:we|i)\s+(?:used to\s+)?"
+    r"work(?:ed)?\s+together)\b",
+    re.IGNORECASE,
+)
 
 
 def _relations_apart(
@@ -749,6 +838,8 @@ def _relations_apart(
         if not free:
             loose = _loose_relations(text, mentions, cues)
             relation = next(iter(loose)) if len(loose) == 1 else None
+        if not free and not loose and _WORK_TOGETHER.search(text):
+            relation = "colleague"  # "мы с ней вместе работаем", "we work together"
     if relation is None:
         return mentions
     return [
@@ -760,7 +851,9 @@ def _relations_apart(
 _PREPOSITIONS_RU = frozenset("с со к ко у при для от о об про по за без".split())
 # Whose relative or colleague a relation word names when it is not the user's: "Tomás's sister",
 # "her brother", "его жена".
-_ANOTHERS = frozenset("his her their its 's ’s его её ее их неё нее него них".split())
+_ANOTHERS = frozenset(
+    "his her their its 's ’s его её ее их неё нее него них ихний ихняя ихнего ихней ихнему".split()
+)
 # A Russian possessive adjective of a name ("Тамарин сын", "Колькина жена", "Полининого брата").
 _NAME_POSSESSIVE = re.compile(r"^([а-яё]+)[иы]н(?:а|о|ы|ой|ого|ому|ым|ую)?$")
 # Kin words said without a name are nearly always of someone unnamed ("mum cried, gary cried"),
@@ -895,6 +988,10 @@ def _listed_after(before: str, relation_of: Any) -> str | None:
     return relation_of(said.group(1)) if said else None
 
 
+# "Mrs Grant, one of our clients,": one of the user's, by the plural relation word.
+_ONE_OF = re.compile(r"^\s*,?\s+(?:is\s+)?one of (?:my|our) (\w+?)s\b", re.IGNORECASE)
+
+
 def _english(
     text: str,
     cues: LanguageCues,
@@ -905,6 +1002,7 @@ def _english(
     tokens = _tokens(text)
     found: list[PersonMention] = []
     names = gazetteer()
+    place_end = -1  # where the last capitalised word read as a place ends, plus one
     # Multi-word relation words ("best friend") are read by their last word.
     single = {w.split()[-1]: r for w, r in cues.relations.items()}
 
@@ -927,6 +1025,13 @@ def _english(
             # "my buddy gary. 35 years.": a name, the number in the next sentence)
         if i and tokens[i - 1].text.casefold() in ("st", "saint"):
             continue  # "St Mary's"
+        neighbours = {
+            t.text.casefold().removesuffix("'s")
+            for t in tokens[max(i - 1, 0) : i + 2]
+            if text[min(t.end, token.end) : max(t.start, token.start)].strip() == ""
+        }
+        if neighbours & _HOLIDAYS or (key.startswith("valentine") and "happy" in neighbours):
+            continue  # "Merry Christmas", "Christmas Eve", "happy valentines"
         if key in _PLACE_NOUNS and i and _CAPITALISED.match(tokens[i - 1].text):
             continue  # "Myrtle Beach"
         before, after = text[: token.start], text[token.end :]
@@ -957,6 +1062,8 @@ def _english(
         relation = relation or _group_relation(_AND_ANOTHER.sub("", after, count=1))
         relation = relation or _listed_after(before, relation_of)
         relation = relation or _child_by_order(text, before)
+        one_of = _ONE_OF.match(after)
+        relation = relation or (relation_of(one_of.group(1)) if one_of else None)
         if relation is None and _NAMED_AFTER_WHERE.search(before):
             relation = "neighbour"  # "the lady next door, mrs costa"
         if (
@@ -967,7 +1074,15 @@ def _english(
             relation = "neighbour"  # "Mrs Dalgleish downstairs" (not "Lady across the hall")
         owner = i + 1 < len(tokens) and tokens[i + 1].text == "'s"
         # "at Leah's" is hers, "at Lowe's" a shop: only a known first name owns the place.
-        place_like = bool(_PLACE_BEFORE.search(before)) and not (owner and listed)
+        place_like = (
+            bool(_PLACE_BEFORE.search(before))
+            and not _TO_SOMEONE.search(before)
+            and not (owner and listed)
+        ) or (i > 0 and tokens[i - 1].end == place_end)  # "to Memorial Hermann": one place
+        if place_like and capitalised:
+            place_end = token.end + 1  # a capitalised word after it, one space on, is the same
+        if place_like and i and tokens[i - 1].text.casefold() == "the" and relation is None:
+            continue  # "at the Galleria", "to the Royal"
         following = tokens[i + 1].text.casefold() if i + 1 < len(tokens) else ""
         if following in _PLACE_NOUNS or (i and tokens[i - 1].text.casefold() == "the"):
             listed = None  # "Myrtle Beach", "Sydney Road", "the King's Birthday"
@@ -980,6 +1095,7 @@ def _english(
             or titled
             or relation is not None
             or (capitalised and bool(_DATING_BEFORE.search(before)))
+            or bool(_DATING_AFTER.match(after))
             or (listed is not None and not place_like)
             or (capitalised and not place_like and verb_after is not None)
             or (
@@ -1093,6 +1209,14 @@ def _first_name(word: str, morph: Any, before: str = "", initial: bool = False) 
     return name.capitalize()
 
 
+def _names_next(tokens: list[_Token], at: int) -> bool:
+    """A capitalised name right after the relation word at tokens[at] (a possessive between)."""
+    k = at + 1
+    if k < len(tokens) and tokens[k].text.casefold() in ("мой", "моя", "наш", "наша"):
+        k += 1  # not "начальник нашего Управления"
+    return k < len(tokens) and bool(_CYRILLIC_CAPITALISED.match(tokens[k].text))
+
+
 def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[PersonMention]:
     segmenter, ner, morph, doc_type = _russian_tools()
     doc = doc_type(text)
@@ -1152,12 +1276,15 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
             owner is None
             and previous.casefold() in _WHERE_TO
             and word.casefold() not in known
-            and not (
-                morph.word_is_known(word.casefold())
-                and any("Name" in p.tag for p in morph.parse(word.casefold()))
+            and (
+                not morph.word_is_known(word.casefold())
+                or not any("Name" in p.tag for p in morph.parse(word.casefold()))
+                or _more_a_place(word, morph, previous.casefold() in _IN_OR_FROM)
             )
         ):
-            continue  # "на Бекетова", "в Земуне", "в Леруа": a street, a place, a shop
+            # "на Бекетова", "в Земуне", "в Леруа": a street, a place, a shop; "в Вене", "из
+            # Питера": a city before a name
+            continue
         relation, start, end = _relation_near(text, tokens, i, relation_of)
         at_start = bool(_SENTENCE_START.search(text[: token.start]))
         if at_start and _SPEAKER.match(text[token.end :]) and word.casefold() not in known:
@@ -1196,6 +1323,13 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
             )
             theirs = theirs or _owned_after(tokens, after, morph, relation_of)
             said = relation_of(tokens[after].text) if after < len(tokens) and not theirs else None
+            if said and (
+                _names_next(tokens, after)
+                or _SENTENCE_BREAK.search(text[tokens[after - 1].end : tokens[after].start])
+            ):
+                # "Вадим, подружка моя Наташа": Наташа's, the next one named; "Артур. парень
+                # по имени ...": the next sentence's.
+                said = None
             if said and not _same_case(tokens[i].text, tokens[after].text, morph):
                 said = None  # "Гене кардиолог велела": Gena's doctor, not Gena
             if said:
@@ -1211,6 +1345,19 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
 # Prepositions of place: a capitalised word after one that no first name in the dictionary
 # spells is where, not who (a surname or a word it does not hold: "на Бекетова", "в Земуне").
 _WHERE_TO = frozenset({"в", "во", "на", "из", "до", "под", "за"})
+
+
+_IN_OR_FROM = frozenset({"в", "во", "из"})
+
+
+def _more_a_place(word: str, morph: Any, in_or_from: bool) -> bool:
+    """Whether the dictionary reads a word as a place more than as a name: "в Вене", "из
+    Питера", "на Дону", "в Коле" (a place first after "в" or "из"); not "женат на Лене"."""
+    parses = morph.parse(word.casefold())
+    if in_or_from and parses and "Geox" in parses[0].tag:
+        return True
+    place = float(sum(p.score for p in parses if "Geox" in p.tag))
+    return place > float(sum(p.score for p in parses if "Name" in p.tag))
 
 
 _OURS = frozenset({"наш", "наша", "нашу", "нашего", "нашей", "нашему", "нашим"})
@@ -1242,6 +1389,8 @@ def _same_case(name: str, word: str, morph: Any) -> bool:
         for p in morph.parse(name.casefold())
         if "Name" in p.tag and "sing" in p.tag and p.tag.case  # "Валеры" is one Валера's
     }
+    if not morph.word_is_known(word.casefold()):
+        return True  # "Паша тимлид": the dictionary's cases of a word it lacks are guesses
     said = {p.tag.case for p in morph.parse(word.casefold()) if p.tag.case}
     return not named or not said or bool(named & said)
 
@@ -1386,6 +1535,8 @@ def _owner_before_noun(text: str, tokens: list[_Token], i: int, morph: Any) -> s
     following = morph.parse(tokens[i + 1].text.casefold())[0]
     if following.tag.POS != "NOUN" or {"Name", "Surn", "Patr"} & set(following.tag.grammemes):
         return None
+    if i + 2 < len(tokens) and tokens[i + 2].text.casefold() in _RUSSIAN_MY:
+        return None  # "Ефимов ортопед мой": the user's orthopaedist, Ефимов by surname
     stem, suffix = match.group(1).casefold(), match.group(2).casefold()
     bases = [stem + "а", stem + "я"] if suffix == "ин" else [stem, stem + "й"]
     if suffix == "ев":

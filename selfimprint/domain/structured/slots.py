@@ -183,6 +183,12 @@ def _is_name(word: str, cues: LanguageCues) -> bool:
     return not word.casefold().endswith("ly")
 
 
+_GOVERNED = re.compile(
+    r"\b(?:после|с|со|у|к|от|для|без|про|о|об|за|до|при|перед|after|with|since|from)\s+$",
+    re.IGNORECASE,
+)
+
+
 def _subject(text: str, match: re.Match[str], cues: LanguageCues) -> re.Match[str] | None:
     """The other person whose claim a match reads: its subject, right before it, is a relation
     word, a pronoun or a name ("my sister just moved to Glasgow", "сестра переехала в Казань");
@@ -193,8 +199,8 @@ def _subject(text: str, match: re.Match[str], cues: LanguageCues) -> re.Match[st
     if cues.first_person.search(before + match.group(0)):
         return None
     subject = cues.someone_else.search(before)
-    if subject is None:
-        return None
+    if subject is None or _GOVERNED.search(before[: subject.start()]):
+        return None  # "после Кати ни с кем не встречаюсь": no subject after a preposition
     name = subject.group("name")
     return subject if name is None or _is_name(name, cues) else None
 
