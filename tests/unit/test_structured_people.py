@@ -791,7 +791,9 @@ def test_a_cousin_said_with_the_noun_is_read_with_it() -> None:
         # ... "the boyf", and "у нас" between the word that says who and the name.
         ("the boyf rory landed at the end of my shift with flowers", "en", {"Rory": "boyfriend"}),
         ("начальник у нас Игорь Петрович, мужик нормальный", "ru", {"Игорь Петрович": "boss"}),
-        ("у нас в цеху Игорь Петрович новенький", "ru", {"Игорь Петрович": None}),
+        # (Where the user works, as "ours", is a colleague: test_colleagues_by_where_...)
+        ("у нас в цеху Игорь Петрович новенький", "ru", {"Игорь Петрович": "colleague"}),
+        ("у нас в гостях Игорь Петрович", "ru", {"Игорь Петрович": None}),
     ],
 )  # fmt: skip
 def test_who_ended_it_the_boyf_and_ours(
@@ -979,3 +981,30 @@ def test_places_holidays_and_relations_after_the_name(
     text: str, expected: dict[str, str | None]
 ) -> None:
     assert _people(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "expected"),
+    [
+        # Issue 34 (the train writers' colleague misses): where the user works, as "ours" ...
+        ("у нас в бригаде новый парень Артур, подсобник", "ru", {"Артур": "colleague"}),
+        ("у нас в гостях новый парень Артур", "ru", {"Артур": None}),
+        ("Денис у нас в команде сеньор", "ru", {"Денис": "colleague"}),
+        ("Оксана, мы с ней 6 лет в паре работаем", "ru", {"Оксана": "colleague"}),
+        ("chantelle the new girl on my team makes me laugh", "en", {"Chantelle": "colleague"}),
+        # ... the group they come from ...
+        ("Ринат из ПТО сказал акты потерялись", "ru", {"Ринат": "colleague"}),
+        ("Ильдар с соседней бригады говорит платят больше", "ru", {"Ильдар": "colleague"}),
+        ("Ильдар с соседней улицы говорит платят больше", "ru", {"Ильдар": None}),
+        ("Dariusz from the warehouse talks to me on breaks", "en", {"Dariusz": "colleague"}),
+        ("Sarah from the pub talks to me on breaks", "en", {"Sarah": None}),
+        # ... what they do, before the group, or "the other" of the user's trade.
+        ("Lena, the postdoc in our group, reads everything", "en", {"Lena": "colleague"}),
+        ("Bev, one of the other bus drivers, took my route", "en", {"Bev": "colleague"}),
+        ("Sarah, one of the regulars, took my seat", "en", {"Sarah": None}),
+    ],
+)  # fmt: skip
+def test_colleagues_by_where_the_user_works(
+    text: str, language: str, expected: dict[str, str | None]
+) -> None:
+    assert _people(text, language) == expected

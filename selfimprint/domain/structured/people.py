@@ -368,7 +368,8 @@ _GROUP_AFTER = (
     (
         "colleague",
         re.compile(
-            r"^,?\s+(?:(?:from|at)\s+(?:work|the office"
+            # "Lena Vogt, the postdoc in our group": a word for what they do may stand first.
+            r"^,?\s+(?:the\s+(?:[\w-]+\s+){1,2}?)?(?:(?:from|at)\s+(?:work|the office"
             r"|my (?:(?:new|old) )?(?:work|job|office|team))"
             r"|on my team"
             # "from the day crew", "from the QA pod", "who used to work with me"
@@ -378,7 +379,11 @@ _GROUP_AFTER = (
             # maths department", "Tobias from the lab", "Zofia at our practice".
             r"|(?:from|in|at|on) (?:my|our) (?:[\w-]+ ){0,2}(?:lab|office|group|unit|ward|site"
             r"|practice|clinic|kitchen|salon|depot|warehouse|department|dept)"
-            r"|(?:from|in) the (?:[\w-]+ ){0,2}(?:lab|office|department|dept)"
+            r"|(?:from|in) the (?:[\w-]+ ){0,2}(?:lab|office|department|dept|warehouse|depot|yard"
+            r"|kitchen|plant|factory|shop floor|ward)"
+            # "Bev, one of the other bus drivers", "bruno the other dev": the user is one too.
+            r"|(?:one of )?the other (?:[\w-]+ )?(?:drivers?|devs?|developers?|nurses?|teachers?"
+            r"|cooks?|chefs?|cleaners?|porters?|guards?|baristas?|engineers?|techs?|night guy)"
             r"|who (?:used to )?(?:works?|worked) with me"
             r"|(?:who|that) i (?:used to )?work(?:ed)? (?:with|wi)\b"
             # A department, as the labelling guide reads "someone from accounting".
@@ -389,6 +394,10 @@ _GROUP_AFTER = (
             r"|поддержки|саппорта|юротдела|айти|логистики|закупок|ресепшена|регистратуры"
             r"|администрации|дизайна|аналитики|разработки|бэкенда|фронтенда)"
             r"|с работы|с моей работы|из (?:(?:соседнего|нашего|моего|другого) )?отдела"
+            # "Ринат из ПТО", "бахтияр с нашего склада", "ильдар с соседней бригады", "Айдар с
+            # ресепшена", "марина из тренерской"
+            r"|(?:с|из) (?:(?:нашего|нашей|соседнего|соседней|моего|моей) )?(?:склада|бригады"
+            r"|смены|цеха|салона|тренерской|учительской|ординаторской|экипажа|ресепшена|пто)"
             r"|из (?:моей|нашей) (?:команды|смены|бригады|лаборатории|клиники|больницы|отделения"
             r"|мастерской|кухни)"
             r"|(?:который|которая) работа\w+ со мной)\b",
@@ -796,8 +805,13 @@ def _relation_word(word: str, cues: LanguageCues) -> str | None:
 
 # Working together said of the one person the message names: a colleague.
 _WORK_TOGETHER = re.compile(
-    r"\b(?:вместе\s+работа(?:ем|ли)|работа(?:ем|ли)\s+вместе|(?:we|i)\s+(?:used to\s+)?"
-    r"work(?:ed)?\s+together)\b",
+    r"\b(?:вместе\s+работа(?:ем|ли)|работа(?:ем|ли)\s+(?:вместе|в паре)|в паре\s+работа(?:ем|ли)"
+    r"|бок о бок|(?:we|i)\s+(?:used to\s+)?work(?:ed)?\s+together"
+    # Where the user works, as "ours": "у нас в бригаде новый парень Артур", "Денис у нас
+    # сеньор", "the new girl on my team".
+    r"|у (?:нас|меня) (?:в|на) (?:бригад|салон|команд|экипаж|бухгалтери|офис|отдел|смен|цех"
+    r"|работ|склад|завод|кухн|процедурн)\w*|(?:on|in) (?:my|our) (?:team|crew|shift|ward|unit)"
+    r")\b",
     re.IGNORECASE,
 )
 
