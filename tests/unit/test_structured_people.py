@@ -1008,3 +1008,30 @@ def test_colleagues_by_where_the_user_works(
     text: str, language: str, expected: dict[str, str | None]
 ) -> None:
     assert _people(text, language) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "expected"),
+    [
+        # Issue 34 (the train writers' misses): children listed by the word for them ...
+        ("We have 3 children, our boys Chidi (16) and Tobenna (7)", "en",
+         {"Chidi": "son", "Tobenna": "son"}),
+        ("im 41, two boys Osian (13) and Macsen (9)", "en", {"Osian": "son", "Macsen": "son"}),
+        ("me and my boys Tom and Sam went fishing", "en", {"Tom": None, "Sam": None}),
+        # ... by birth order after the name, and in Scots ...
+        ("Dayo my last born is the clown. He just did an impression of me", "en",
+         {"Dayo": "son"}),
+        ("Dayo my mate is the clown. He just did an impression of me", "en", {"Dayo": "friend"}),
+        ("my lassie Kirsty is a nursery nurse", "en", {"Kirsty": "daughter"}),
+        # ... and a Russian therapist named in a message about going to one; not the partner
+        # in couples counselling.
+        ("нашла психолога, Ксения, онлайн", "ru", {"Ксения": "therapist"}),
+        ("хожу теперь к психологу по вторникам, к Марине Олеговне", "ru",
+         {"Марина Олеговна": "therapist"}),
+        ("Theo and i started couples counselling, the counsellor is calm", "en", {"Theo": None}),
+    ],
+)  # fmt: skip
+def test_children_by_word_and_order_and_russian_therapists(
+    text: str, language: str, expected: dict[str, str | None]
+) -> None:
+    assert _people(text, language) == expected

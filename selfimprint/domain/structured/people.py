@@ -481,6 +481,8 @@ _ENDEARMENTS = {
     "lady": "partner",
     "cuz": "cousin",  # "cuz" alone is "because"
     "lad": "son",
+    "laddie": "son",
+    "lassie": "daughter",
     "old man": "father",
     "dawg": "friend",
 }
@@ -499,12 +501,15 @@ def _endearment(before: str, after: str) -> str | None:
 
 # "my youngest macsen", "my eldest, Osian": a child named by birth order, a son or a daughter
 # by the message's pronouns (none or both: no relation said).
-_BY_ORDER = re.compile(r"\bmy\s+(?:youngest|oldest|eldest|middle\s+one),?\s+$", re.IGNORECASE)
+_ORDER = r"(?:my|our)\s+(?:youngest|oldest|eldest|middle\s+one|last\s*born|first\s*born)"
+_BY_ORDER = re.compile(rf"\b{_ORDER},?\s+$", re.IGNORECASE)
+# ... or after the name: "Arjun (my oldest)", "DAYO my last born", "Lorraine my youngest".
+_BY_ORDER_AFTER = re.compile(rf"^\s*[,(]?\s*{_ORDER}\b", re.IGNORECASE)
 _HE_CHAT = re.compile(r"\b(?:he|him|his|he's|hes|himself)\b", re.IGNORECASE)
 
 
-def _child_by_order(text: str, before: str) -> str | None:
-    if not _BY_ORDER.search(before):
+def _child_by_order(text: str, before: str, after: str = "") -> str | None:
+    if not (_BY_ORDER.search(before) or _BY_ORDER_AFTER.match(after)):
         return None
     he, she = bool(_HE_CHAT.search(text)), bool(_SHE.search(text))
     return "son" if he and not she else "daughter" if she and not he else None
@@ -963,11 +968,18 @@ def _loose_relations(text: str, mentions: list[PersonMention], cues: LanguageCue
             continue
         before = tokens[i - 1].text.casefold() if i else ""
         after = tokens[i + 1].text.casefold() if i + 1 < len(tokens) else ""
-        if relation in _SAID_OF_ANYONE or _of_another(before):
+        # ... but a Russian "психолог" in a message that names one person is theirs ("нашла
+        # психолога, Ксения"; "хожу к психологу, к Марине Олеговне").
+        ru_therapist = relation == "therapist" and cues.language == "ru"
+        if (relation in _SAID_OF_ANYONE and not ru_therapist) or _of_another(before):
             continue
         if _GUY_OR_GIRL.match(token.text) and before not in _OWNED_PARTNER:
             continue  # "золотой парень": a good guy, no one's boyfriend
-        if before in _ANY_ONE and not _own_household(text, tokens, i, relation, mentions):
+        if (
+            before in _ANY_ONE
+            and not (ru_therapist and before in ("к", "у"))
+            and not _own_household(text, tokens, i, relation, mentions)
+        ):
             continue  # "с клиентом" is anyone's client; "без сына я не хочу" the user's own
         if i and any(m.start <= tokens[i - 1].start < m.end for m in mentions):
             continue  # "callums girlfriend"
@@ -992,14 +1004,23 @@ _NAMED_AFTER_WHERE = re.compile(
     re.IGNORECASE,
 )
 # "my flatmates are Chloe and Ravi", "my cousins, Jo and Em": each named is one of them.
+# ... "our boys Chidi (16) and Tobenna (7)", "two boys Osian (13) and Macsen (9)".
 _LISTED_AFTER = re.compile(
-    r"\bmy ([a-z]+?)s(?:\s+are|\s*[,:])?\s+(?:[A-Z][a-z]+(?:\s*,\s*|\s+and\s+|\s*&\s*))*$"
+    r"\b(?:my|our|two|three|four) ([a-z]+?)s(?:\s+are|\s*[,:])?\s+"
+    r"(?:[A-Z][a-z]+(?:\s*\(\d+\))?(?:\s*,\s*|\s+and\s+|\s*&\s*))*$"
 )
+_CHILDREN = {"boy": "son", "girl": "daughter"}
 
 
 def _listed_after(before: str, relation_of: Any) -> str | None:
     said = _LISTED_AFTER.search(before)
-    return relation_of(said.group(1)) if said else None
+    if said is None:
+        return None
+    relation: str | None = relation_of(said.group(1))
+    if relation is None and not said.group(0).casefold().startswith("my "):
+        # "our boys", "two boys": sons; "my boys" may as well be the user's mates.
+        relation = _CHILDREN.get(said.group(1).casefold())
+    return relation
 
 
 # "Mrs Grant, one of our clients,": one of the user's, by the plural relation word.
@@ -1028,6 +1049,8 @@ def _english(
         key = word.casefold()
         if word in cues.not_names or key in _SKIP or key in _TITLES or key in single:
             continue
+        if key in _ENDEARMENTS and i and tokens[i - 1].text.casefold() == "my":
+            continue  # "my lassie kirsty": the word says who, the name follows
         social = bool(cues.name_after and cues.name_after.search(text[: token.start]))
         numbered = (
             i + 1 < len(tokens)
@@ -1075,7 +1098,7 @@ def _english(
         relation = relation or _group_relation(after) or _endearment(before, after)
         relation = relation or _group_relation(_AND_ANOTHER.sub("", after, count=1))
         relation = relation or _listed_after(before, relation_of)
-        relation = relation or _child_by_order(text, before)
+        relation = relation or _child_by_order(text, before, after)
         one_of = _ONE_OF.match(after)
         relation = relation or (relation_of(one_of.group(1)) if one_of else None)
         if relation is None and _NAMED_AFTER_WHERE.search(before):
