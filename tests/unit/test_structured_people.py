@@ -1035,3 +1035,33 @@ def test_children_by_word_and_order_and_russian_therapists(
     text: str, language: str, expected: dict[str, str | None]
 ) -> None:
     assert _people(text, language) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "expected"),
+    [
+        # Issue 34 (the train writers' false people): things the user named ...
+        ("I have a cactus called Kevin that my housemate Anjali gave me", "en",
+         {"Anjali": "roommate"}),
+        ("we got a blue heeler named Tater, he rides shotgun", "en", {}),
+        ("there's a girl at the wall called Nadia who gives me beta", "en", {"Nadia": None}),
+        ("listed the house with a realtor named Sandra today", "en", {"Sandra": None}),
+        # ... holidays named after people, firms of two surnames, titles, sign-offs, "Da" ...
+        ("what does Louis Riel Day actually celebrate?", "en", {}),
+        ("interview at Hollis & Price this friday", "en", {}),
+        ("Chloe & Ravi came over for tea", "en", {"Chloe": None, "Ravi": None}),
+        ("Told Pastor Adeyemi I can't leave the shop", "en", {"Adeyemi": None}),
+        ("Happy Hogmanay! Bea x", "en", {}),
+        ("Bea says happy Hogmanay to you", "en", {"Bea": None}),
+        ("Da has dementia, he's 81", "en", {}),
+        # ... a Russian patronymic is part of the name before it, and a name before a verb is
+        # its subject, in its dictionary form.
+        ("у вадима олеговича дочь тоже волейболистка", "ru", {"Вадим Олегович": None}),
+        ("в прошлую среду Тима сам спросил про школы", "ru", {"Тима": None}),
+        ("в субботу Рината вызывают на завод", "ru", {"Ринат": None}),
+    ],
+)  # fmt: skip
+def test_things_named_firms_titles_sign_offs_and_russian_forms(
+    text: str, language: str, expected: dict[str, str | None]
+) -> None:
+    assert _people(text, language) == expected

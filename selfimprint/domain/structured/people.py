@@ -139,7 +139,9 @@ def _spaces_between(gap: str) -> bool:
 
 
 # Titles stand between a relation word and a name ("my therapist Dr. Brandt").
-_TITLES = frozenset({"dr", "mr", "mrs", "ms", "prof", "frau", "herr", "доктор"})
+_TITLES = frozenset(
+    {"dr", "mr", "mrs", "ms", "prof", "frau", "herr", "pastor", "rev", "reverend", "doña", "доктор"}
+)
 # A capitalised word after these is a place or a company, unless a relation word says otherwise.
 _PLACE_BEFORE = re.compile(
     r"\b(?:to|in|from|at|near|into|via|for|в|во|из|на)\s+(?:the\s+)?$", re.IGNORECASE
@@ -151,10 +153,24 @@ _TO_SOMEONE = re.compile(
     r"|repl(?:y|ied)|handed|lent|owe[sd]?|according)\s+(?:it\s+|that\s+|this\s+)?to\s+$",
     re.IGNORECASE,
 )
-# Holidays: "Merry Christmas", "Christmas Eve", "happy valentines" name no one.
+# Holidays: "Merry Christmas", "Christmas Eve", "happy valentines", "secret santa" name no one.
 _HOLIDAYS = frozenset(
-    "christmas xmas easter hanukkah diwali eid thanksgiving halloween valentines".split()
+    "christmas xmas easter hanukkah diwali eid thanksgiving halloween valentines santa".split()
 )
+# Two capitalised words joined by "&", the second no first name: a firm ("Chloe & Ravi" are two).
+_FIRM = re.compile(r"\s*&\s*([A-Z][a-z]+)\b")
+_FIRM_BEFORE = re.compile(r"\b[A-Z][a-z]+\s*&\s*$")
+
+
+def _a_firm(text: str, token: _Token, names: Gazetteer) -> bool:
+    second = _FIRM.match(text, token.end)
+    if second is not None:
+        return names.name_of(second.group(1), inside=True) is None
+    return bool(_FIRM_BEFORE.search(text[: token.start])) and (
+        names.name_of(token.text, inside=True) is None
+    )
+
+
 _POSSESSIVES = _RUSSIAN_MY | {"my", "our", "мою", "нашу"}
 
 
@@ -1062,6 +1078,15 @@ def _english(
             # "my buddy gary. 35 years.": a name, the number in the next sentence)
         if i and tokens[i - 1].text.casefold() in ("st", "saint"):
             continue  # "St Mary's"
+        following_word = tokens[i + 1].text.casefold() if i + 1 < len(tokens) else ""
+        if following_word == "day" or (
+            i + 2 < len(tokens)
+            and tokens[i + 2].text.casefold() == "day"
+            and _CAPITALISED.match(tokens[i + 1].text)
+        ):
+            continue  # "Louis Riel Day", "terry fox day": a holiday
+        if _a_firm(text, token, names):
+            continue  # "Garza & Whitfield", "Hollis & Price": a firm
         neighbours = {
             t.text.casefold().removesuffix("'s")
             for t in tokens[max(i - 1, 0) : i + 2]
@@ -1246,6 +1271,20 @@ def _first_name(word: str, morph: Any, before: str = "", initial: bool = False) 
     return name.capitalize()
 
 
+_BEFORE_A_VERB = frozenset("сам сама тоже уже опять снова вчера сегодня наконец даже не".split())
+
+
+def _verb_follows(tokens: list[_Token], at: int, morph: Any) -> bool:
+    """Whether a verb comes next (a few adverbs between): the name before it is its subject, in
+    its dictionary form ("Тима сам спросил" is Тима, not Тим's genitive)."""
+    while at < len(tokens) and tokens[at].text.casefold() in _BEFORE_A_VERB:
+        at += 1
+    if at >= len(tokens):
+        return False
+    verb = morph.parse(tokens[at].text.casefold())[0].tag
+    return "VERB" in verb and "plur" not in verb  # "Рината вызывают": their object, not subject
+
+
 def _names_next(tokens: list[_Token], at: int) -> bool:
     """A capitalised name right after the relation word at tokens[at] (a possessive between)."""
     k = at + 1
@@ -1266,7 +1305,10 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
         return _relation_word(word, cues)
 
     found: list[PersonMention] = []
+    joined: set[int] = set()  # patronymics read with the name before them
     for i, token in enumerate(tokens):
+        if i in joined:
+            continue  # "вадима олеговича": Олегович is part of the name, not one of his own
         word = token.text
         shouted = word.isupper() and len(word) > 2
         if shouted:
@@ -1299,7 +1341,8 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
                 word,
                 morph,
                 tokens[i - 1].text if i else "",
-                bool(_SENTENCE_START.search(text[: token.start])),
+                bool(_SENTENCE_START.search(text[: token.start]))
+                or _verb_follows(tokens, i + 1, morph),
             )
         in_ner = any(start <= token.start < stop for start, stop in tagged)
         if not (name or in_ner) and _unknown_with_relation(text, tokens, i, morph, relation_of):
@@ -1348,6 +1391,7 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
             patronymic = _patronymic(tokens[i + 1].text, morph)
             if patronymic:
                 full, end, after = f"{full} {patronymic}", max(end, tokens[i + 1].end), i + 2
+                joined.add(i + 1)
                 if relation is None:  # "Ирина Михайловна, наша начальница": after the full name
                     relation, _, said_end = _relation_near(text, tokens, i + 1, relation_of)
                     end = max(end, said_end)
@@ -1712,17 +1756,50 @@ _PET_BEFORE = re.compile(
 )
 
 
+_SIGN_OFF = re.compile(r"\s*x{1,3}\s*$", re.IGNORECASE)
+
+
 def _own_name(text: str, mention: PersonMention) -> bool:
     """The user's own name in a self-introduction: not a person the message tells of. Only a
     name typed in its dictionary form ("я Оле позвонил" is a call to Оля)."""
     typed = text[mention.start : mention.end]
     if typed.casefold() != mention.name.casefold() or text[mention.end :].startswith("'s"):
         return False
+    if _SIGN_OFF.match(text, mention.end) and _SENTENCE_START.search(text[: mention.start]):
+        return True  # "Happy Hogmanay! Bea x": the user signing off
     return bool(_SELF_INTRO.search(text[: mention.start]))
 
 
+# A thing the user named: "a cactus called Kevin", "a 2014 corolla with 240k miles named bertha",
+# "the truck is gonna be called Trompo Loco"; not a person so named ("a guy called Ben", "a realtor
+# named Sandra", "a girl at the wall called Nadia": a preposition says where the person is).
+_THING_NAMED = re.compile(
+    r"\b(?:a|an|my|our|the)\s+(?:(?!(?:at|from|in|on|of|to|next|by|near|who|that)\b)[\w-]+\s+){0,2}?"
+    r"(?P<noun>[a-z][\w-]*)(?:\s+with\s+(?:[\w-]+\s+){1,3}?)?\s*,?\s+(?:is\s+)?"
+    r"(?:gonna\s+be\s+|going\s+to\s+be\s+)?(?:named|called)\s+$",
+    re.IGNORECASE,
+)
+_PERSON_NOUNS = frozenset(
+    "guy girl man woman men women lad lass boy bloke lady fella dude chap gent gentleman kid baby "
+    "toddler teen teenager son daughter friend mate person one someone somebody fellow teacher "
+    "nurse doctor surgeon dentist midwife carer colleague neighbour neighbor coach client customer "
+    "patient student cousin brother sister uncle aunt nephew niece grandson granddaughter realtor "
+    "ref referee agent vet plumber electrician builder lawyer solicitor manager boss tutor "
+    "therapist counsellor counselor instructor trainer officer cop detective pastor priest vicar "
+    "barber hairdresser mechanic driver landlord landlady boyfriend girlfriend husband wife "
+    "partner fiance fiancee".split()
+)
+
+
 def _pet(text: str, mention: PersonMention) -> bool:
-    return bool(_PET_BEFORE.search(text[: mention.start]))
+    if _PET_BEFORE.search(text[: mention.start]):
+        return True
+    thing = _THING_NAMED.search(text[: mention.start])
+    if thing is None:
+        return False
+    # "a girl at the wall called Nadia": the person said just before the place she is at.
+    said = [w.casefold() for w in _WORD.findall(text[: thing.start()])[-3:]]
+    return not ({thing.group("noun").casefold(), *said} & _PERSON_NOUNS)
 
 
 def _as_written(mention: PersonMention, text: str) -> PersonMention:
