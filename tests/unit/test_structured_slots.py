@@ -2225,3 +2225,38 @@ def test_first_nights_lowercase_starts_denied_break_ups_and_russian_forms(
     language: str, older: str, newer: str, expected: bool
 ) -> None:
     assert _contradicts(language, older, newer) is expected
+
+
+@pytest.mark.parametrize(
+    ("language", "older", "newer", "expected"),
+    [
+        # Issue 34 (p77-p88's misses): a plan on a day done in the present, a holiday spent
+        # somewhere, not going on it, not doing it any more ...
+        ("en", "I'm going on the church retreat in Oban with Derek on 27 June.",
+         "decided im not going on the church retreat to Oban, cant leave jordan", True),
+        ("en", "I'm going on the church retreat in Oban with Derek on 27 June.",
+         "still going on the church retreat to Oban, cant wait", False),
+        ("en", "We're spending Christmas at Tasha's in London.",
+         "change of plan were not doing christmas at tashas anymore", True),
+        ("en", "We're spending Christmas at Tasha's in London.",
+         "were doing christmas crackers at tashas tonight", False),
+        # ... a job done on contract ...
+        ("en", "I contract for Maplewood Payments, a Toronto fintech.",
+         "handed in my notice to ben this morning, hes my manager at Maplewood", True),
+        ("en", "I contract for Maplewood Payments, a Toronto fintech.",
+         "ben from Maplewood sent me a meme this morning", False),
+        # ... and in Russian a course signed up for, a trip that is "всё".
+        ("ru", "Записалась на курс по наращиванию ресниц 12 сентября.",
+         "решила не идти на ресницы двенадцатого сентября, предоплату вернут", True),
+        ("ru", "Записалась на курс по наращиванию ресниц 12 сентября.",
+         "решила не идти в кино в субботу", False),
+        ("ru", "Летом едем с Айгуль в Турцию, уже смотрим туры.",
+         "с Турцией всё, не едем никуда. денег нет", True),
+        ("ru", "Летом едем с Айгуль в Турцию, уже смотрим туры.",
+         "с дачей всё, не едем никуда. дождь", False),
+    ],
+)  # fmt: skip
+def test_plans_on_a_day_holidays_contracts_and_russian_sign_ups(
+    language: str, older: str, newer: str, expected: bool
+) -> None:
+    assert _contradicts(language, older, newer) is expected
