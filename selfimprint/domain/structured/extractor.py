@@ -387,9 +387,12 @@ def read_type(
     if head is None and scores[best_type] == 0.0:
         best_type = CandidateType.FACT.value  # no head, no cue: what verbatim would store
     chosen = NONE if scores[NONE] > scores[best_type] + config.none_margin else best_type
-    words = len(read(whole or text).stems)
+    said_words = read(whole or text)
+    words = len(said_words.stems)
+    # An answer's numbers are what it says ("I won twice", "three kids"): they count there.
+    answer_words = words + len(said_words.numbers)
     if chosen == NONE and (
-        words > config.none_max_words or (answers and words >= config.answer_min_words)
+        words > config.none_max_words or (answers and answer_words >= config.answer_min_words)
     ):
         chosen = best_type  # a long message that opens with "Thanks, Mel!" still says something
     valence = _valence(chosen, valence_p)
