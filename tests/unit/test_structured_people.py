@@ -1065,3 +1065,40 @@ def test_things_named_firms_titles_sign_offs_and_russian_forms(
     text: str, language: str, expected: dict[str, str | None]
 ) -> None:
     assert _people(text, language) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "expected"),
+    [
+        # Issue 34 (the ninth test writers' misses, once they were train): a part of the day is
+        # a greeting only where it opens a clause ...
+        ("no run this morning, geoff was up at 4 again", "en", {"Geoff": None}),
+        ("this morning mick rang about the van", "en", {"Mick": None}),
+        ("morning Geoff! hope the knee's better", "en", {}),
+        ("ok, good night Bev x", "en", {}),
+        # ... short forms and names given since 1990 are names in any case ...
+        ("bev and me did the car boot sale", "en", {"Bev": None}),
+        ("kiana says the scan went fine", "en", {"Kiana": None}),
+        # ... "my boy" / "my girl" from the gym or since school is a friend, from work a
+        # colleague, "me and my girl" a partner; a son or a daughter otherwise ...
+        ("my boy Tony from the gym is 19 and fast", "en", {"Tony": "friend"}),
+        ("DRE my boy from work drove me in again", "en", {"Dre": "colleague"}),
+        ("marcus been my dude since 3rd grade", "en", {"Marcus": "friend"}),
+        ("me and my girl kiana got a flat", "en", {"Kiana": "girlfriend"}),
+        ("my girl kiana got her ears pierced, she's 9", "en", {"Kiana": "daughter"}),
+        ("my boy Tony is 19 today", "en", {"Tony": "son"}),
+        ("told Sarah my girl was sick", "en", {"Sarah": None}),
+        # ... "unc" is an uncle, "my pops name is X" a father (and no longer the user's own
+        # name), a coach with his age after the name still a coach.
+        ("unc cedric lent me the truck", "en", {"Cedric": "uncle"}),
+        ("my pops name is Darnell, aint seen him in years", "en", {"Darnell": "father"}),
+        ("his name is Darnell and he fixes bikes", "en", {"Darnell": None}),
+        ("my name is Darnell", "en", {}),
+        ("coach Ray 61 and still holding pads", "en", {"Ray": "teacher"}),
+        ("we were on Ward 9 all night", "en", {}),
+    ],
+)  # fmt: skip
+def test_parts_of_the_day_short_forms_and_my_boy_from_the_gym(
+    text: str, language: str, expected: dict[str, str | None]
+) -> None:
+    assert _people(text, language) == expected

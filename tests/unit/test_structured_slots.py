@@ -2260,3 +2260,59 @@ def test_plans_on_a_day_holidays_contracts_and_russian_sign_ups(
     language: str, older: str, newer: str, expected: bool
 ) -> None:
     assert _contradicts(language, older, newer) is expected
+
+
+@pytest.mark.parametrize(
+    ("language", "older", "newer", "expected"),
+    [
+        # Issue 34 (the ninth test writers' misses, once they were train): two weeks put in,
+        # a volunteer's last shift, a resignation written at the workplace ...
+        ("en", "I drive forklift on nights at Lakeshore Freight.",
+         "put in my two weeks at lakeshore today, boss said the door's open", True),
+        ("en", "I drive forklift on nights at Lakeshore Freight.",
+         "put in my two cents at lakeshore today, boss laughed", False),
+        ("en", "I volunteer at the Hope Street food bank every Thursday.",
+         "last shift at Hope Street today, they gave me a card", True),
+        ("en", "I volunteer at the Hope Street food bank every Thursday.",
+         "did a shift at Hope Street today, they gave me a card", False),
+        ("ru", "Я работаю бухгалтером в школе №12.",
+         "написала заявление в школе, завуч уговаривала остаться", True),
+        ("ru", "Я работаю бухгалтером в школе №12.",
+         "подали заявление в ЗАГС на август", False),
+        # ... a home named after its kind, a stay counted in months, again in the dorm ...
+        ("en", "I live in a 2 bed terrace on Kirk Lane in Bramley.",
+         "first night in the new flat done, so quiet", True),
+        ("en", "I live in a 2 bed terrace on Kirk Lane in Bramley.",
+         "first night shift in the new ward done, so quiet", False),
+        ("en", "I live on Kirk Lane in Bramley.",
+         "cant believe weve been in Pudsey nearly 3 months", True),
+        ("en", "I live on Kirk Lane in Bramley.",
+         "cant believe weve been in Pudsey 3 days, the hotel is lush", False),
+        ("ru", "Я снимаю квартиру на Лесном проспекте с Петей.",
+         "живу снова в общаге, окно на парковку", True),
+        ("ru", "Я снимаю квартиру на Лесном проспекте с Петей.",
+         "был в общаге у Пети, окно на парковку", False),
+        # ... and single "after the break-up", then a partner.
+        ("ru", "Я один после расставания с Олей.",
+         "мы с Машей теперь встречаемся, официально", True),
+        ("ru", "Я один дома на выходных.",
+         "мы с Машей теперь встречаемся, официально", False),
+    ],
+)  # fmt: skip
+def test_two_weeks_volunteers_homes_by_kind_and_single_after(
+    language: str, older: str, newer: str, expected: bool
+) -> None:
+    assert _contradicts(language, older, newer) is expected
+
+
+def test_a_plan_moved_instead_or_later_than_planned_ends_the_closest_occasion() -> None:
+    # Issue 34: "fighting sunday instead", "a week later than planned", "позже, чем
+    # собирался" say a plan moved, in words no other rule reads; a day "instead" alone of a
+    # thing ("tea instead") does not.
+    assert _guessed("they switched it round so now im on sunday instead", {"rotto": 0.3}) == (
+        "rotto",
+    )
+    assert _guessed("flying out a week later than planned", {"rotto": 0.3}) == ("rotto",)
+    assert _guessed("еду на неделю позже, чем собирался", {"rotto": 0.3}, "ru") == ("rotto",)
+    assert _guessed("had tea instead of coffee on sunday", {"rotto": 0.3}) == ()
+    assert _guessed("еду на неделю, как и собирался", {"rotto": 0.3}, "ru") == ()

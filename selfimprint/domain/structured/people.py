@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from importlib import resources
@@ -463,6 +463,22 @@ _GREETINGS = frozenset(
      "привет", "спасибо", "пока", "здравствуй", "здравствуйте"}
 )  # fmt: skip
 
+# "night"/"morning" greet only as a greeting opens a clause ("morning Geoff!", "good night
+# Jess"), not as a time of day ("this morning geoff was up at 5").
+_PARTS_OF_DAY = frozenset({"night", "morning"})
+_CLAUSE_OPENS = re.compile(r"(?:^|[.!?…,;:\n]\s*|\bgood\s+)$", re.IGNORECASE)
+
+
+def _greeted(text: str, tokens: list[_Token], i: int) -> bool:
+    """The word before token `i` greets or thanks the one it names ("hey Mel", "thanks Jo")."""
+    if not i:
+        return False
+    word = tokens[i - 1].text.casefold()
+    if word not in _GREETINGS:
+        return False
+    return word not in _PARTS_OF_DAY or bool(_CLAUSE_OPENS.search(text[: tokens[i - 1].start]))
+
+
 # A capitalised word before these names a place ("Myrtle Beach", "Sydney Road"), not a person.
 _PLACE_NOUNS = frozenset(
     {
@@ -501,18 +517,48 @@ _ENDEARMENTS = {
     "lassie": "daughter",
     "old man": "father",
     "dawg": "friend",
+    "dude": "friend",
 }
 _ENDEARMENT_WORDS = "|".join(_ENDEARMENTS)
 _MY_ONE = rf"my\s+(?:(?:baby|little|oldest|eldest|youngest|big)\s+)?({_ENDEARMENT_WORDS})"
 _ENDEARMENT_BEFORE = re.compile(rf"\b{_MY_ONE},?\s+$", re.IGNORECASE)
 _ENDEARMENT_AFTER = re.compile(
-    rf"^(?:\s*,|\s*(?:'s|’s|s|\s+is|\s+was))\s+{_MY_ONE}\b(?!\s+friend)", re.IGNORECASE
+    rf"^(?:\s*,|\s*(?:'s|’s|s|\s+is|\s+was|\s+been|\s+has been))\s+{_MY_ONE}\b(?!\s+friend)",
+    re.IGNORECASE,
 )
 
 
+# "my boy Tony from the gym", "dre been my boy since 9th grade": a friend, not a son; "me and
+# my girl kiana": a partner, not a daughter.
+_PAL_SINCE = re.compile(
+    r"^,?\s+(?:from (?:the )?(?:gym|block|hood|ends|estate|way back)|since (?:\d+(?:st|nd|rd|th)"
+    r"|(?:primary|middle|high|grade|secondary) school|school|uni|college|day one|we were)\b)",
+    re.IGNORECASE,
+)
+_WITH_PARTNER = re.compile(r"\b(?:me and|me n|me & )\s*$", re.IGNORECASE)
+
+
+# "DRE my boy from work": with no comma between them, only where a group or a since follows.
+_ENDEARMENT_APPOSED = re.compile(rf"^\s+{_MY_ONE}\b", re.IGNORECASE)
+
+
 def _endearment(before: str, after: str) -> str | None:
-    said = _ENDEARMENT_BEFORE.search(before) or _ENDEARMENT_AFTER.match(after)
-    return _ENDEARMENTS[said.group(1).casefold()] if said else None
+    front = _ENDEARMENT_BEFORE.search(before)
+    said = front or _ENDEARMENT_AFTER.match(after) or _ENDEARMENT_APPOSED.match(after)
+    if said is None:
+        return None
+    word = said.group(1).casefold()
+    rest = after if front else after[said.end() :]
+    if word in _CHILDREN or word == "dude":
+        if _PAL_SINCE.match(rest):
+            return "friend"
+        if _group_relation(rest) == "colleague":
+            return "colleague"
+        if front and word == "girl" and _WITH_PARTNER.search(before[: front.start()]):
+            return "girlfriend"
+    if said.re is _ENDEARMENT_APPOSED:
+        return None
+    return _ENDEARMENTS[word]
 
 
 # "my youngest macsen", "my eldest, Osian": a child named by birth order, a son or a daughter
@@ -529,6 +575,18 @@ def _child_by_order(text: str, before: str, after: str = "") -> str | None:
         return None
     he, she = bool(_HE_CHAT.search(text)), bool(_SHE.search(text))
     return "son" if he and not she else "daughter" if she and not he else None
+
+
+# "my pops name is Darnell", "my boss's name is Trish": who they are, then their name.
+_NAME_OF_MY = re.compile(r"\bmy\s+([^\W\d_]+?)(?:'s|’s|s)?\s+name\s+(?:is|was)\s+$", re.I)
+
+
+def _named_as(before: str, relation_of: Callable[[str], str | None]) -> str | None:
+    said = _NAME_OF_MY.search(before)
+    if said is None:
+        return None
+    word = said.group(1)
+    return relation_of(word) or relation_of(word + "s")  # "pops" is a relation word itself
 
 
 # "tadhg and kasia from work": the group said after the pair is each one's.
@@ -1073,7 +1131,8 @@ def _english(
             and tokens[i + 1].text.isdigit()
             and text[token.end : tokens[i + 1].start].isspace()
         )
-        if numbered and not social:
+        titled_kin = bool(i and relation_of(tokens[i - 1].text))  # "coach Ray 61 and still"
+        if numbered and not social and not titled_kin:
             continue  # "Ward 9", "Year 7": a place or a time ("with jake 2 days ago": a person;
             # "my buddy gary. 35 years.": a name, the number in the next sentence)
         if i and tokens[i - 1].text.casefold() in ("st", "saint"):
@@ -1098,7 +1157,7 @@ def _english(
             continue  # "Myrtle Beach"
         before, after = text[: token.start], text[token.end :]
         at_start = bool(_SENTENCE_START.search(before))
-        greeted = bool(i and tokens[i - 1].text.casefold() in _GREETINGS)
+        greeted = _greeted(text, tokens, i)
         called = bool(_AFTER_COMMA.search(before) and _CLAUSE_END.match(after))
         if key not in known and ((at_start and _SPEAKER.match(after)) or greeted or called):
             continue  # "Caroline: hey!", "hey Mel!", "that's great, Caroline!": speaker, addressee
@@ -1124,6 +1183,7 @@ def _english(
         relation = relation or _group_relation(_AND_ANOTHER.sub("", after, count=1))
         relation = relation or _listed_after(before, relation_of)
         relation = relation or _child_by_order(text, before, after)
+        relation = relation or _named_as(before, relation_of)
         one_of = _ONE_OF.match(after)
         relation = relation or (relation_of(one_of.group(1)) if one_of else None)
         if relation is None and _NAMED_AFTER_WHERE.search(before):
@@ -1742,7 +1802,7 @@ def organisations(texts: Iterable[str]) -> frozenset[str]:
 
 # The user introducing themselves: "I'm Walt", "name is Walt", "Я Олеся", "меня зовут Олеся".
 _SELF_INTRO = re.compile(
-    r"(?:\b(?:i'?m|i am|my name is|my name's|name is|name's|call me)"
+    r"(?:\b(?:i'?m|i am|my name is|my name's|call me)|(?:^|[.!?,;:]\s*)(?:name is|name's)"
     r"|(?:^|[\s,.!?])(?:я|меня зовут|зовут меня))\s*$",
     re.IGNORECASE,
 )
