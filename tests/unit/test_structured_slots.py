@@ -2383,3 +2383,23 @@ def test_a_plan_called_off_with_its_object_between_ends_the_closest_occasion() -
     # Issue 34: "called the fishing trip off" says a plan ended, as "called off" does.
     assert _guessed("ronnie called the fishin trip off", {"rotto": 0.3}) == ("rotto",)
     assert _guessed("ronnie called the fishin shop about hooks", {"rotto": 0.3}) == ()
+
+
+@pytest.mark.parametrize(
+    ("language", "older", "newer", "expected"),
+    [
+        # Issue 34 (p93-p96's false contradictions): a friend dumped by her partner is not the
+        # user's break-up, and a colleague or a wife who quit "три дня назад" is the subject of
+        # her own change.
+        ("en", "I'm in a relationship with Rohan.", "zara's boyfriend ben dumped her by text",
+         False),
+        ("en", "I'm in a relationship with Rohan.", "rohan dumped me by text", True),
+        ("ru", "Я медсестра в поликлинике.", "Оксана три дня назад уволилась из поликлиники",
+         False),
+        ("ru", "Я медсестра в поликлинике.", "три дня назад уволилась из поликлиники", True),
+    ],
+)  # fmt: skip
+def test_another_dumped_and_a_subject_before_when(
+    language: str, older: str, newer: str, expected: bool
+) -> None:
+    assert _contradicts(language, older, newer) is expected
