@@ -357,3 +357,47 @@ def test_clauses_present_perfects_far_days_and_day_first(
 ) -> None:
     at = datetime.fromisoformat(sent)
     assert [d.isoformat() for d in resolve_dates(text, at, cues("en"))] == want
+
+
+@pytest.mark.parametrize(
+    ("text", "sent", "language", "want"),
+    [
+        # Issue 34 (p93-p96's misses, scored first on the shipped build): an invitation is to
+        # what comes ...
+        ("asked peggy to breakfast sunday and she said yes", "2026-02-06T12:00:00-06:00", "en",
+         ["2026-02-08"]),
+        ("had breakfast with peggy sunday and she said yes", "2026-02-06T12:00:00-06:00", "en",
+         ["2026-02-01"]),
+        ("глеб позвал в кино в воскресенье", "2026-03-07T12:00:00+03:00", "ru", ["2026-03-08"]),
+        ("глеб сходил в кино в воскресенье", "2026-03-07T12:00:00+03:00", "ru", ["2026-03-01"]),
+        # ... "were driving" with no one before it is "we're" typed without its apostrophe ...
+        ("sam is coming, were driving up on the 24th", "2026-12-09T12:00:00+00:00", "en",
+         ["2026-12-24"]),
+        ("we were driving up on the 4th when the tyre went", "2026-12-09T12:00:00+00:00", "en",
+         ["2026-12-04"]),
+        # ... "is the 11th" is ahead, "since march 1st" behind, a Russian "что" opens a clause
+        # of its own ...
+        ("handed in my notice today last day is the 11th", "2026-09-04T12:00:00-05:00", "en",
+         ["2026-09-04", "2026-09-11"]),
+        ("handed in my notice today last day was the 1st", "2026-09-04T12:00:00-05:00", "en",
+         ["2026-09-04", "2026-09-01"]),
+        ("goin steady since march 1st", "2026-12-08T12:00:00-06:00", "en", ["2026-03-01"]),
+        ("goin to the coast march 1st", "2026-12-08T12:00:00-06:00", "en", ["2027-03-01"]),
+        ("написала артуру что в субботу не могу", "2026-02-06T12:00:00+03:00", "ru",
+         ["2026-02-07"]),
+        ("написала артуру в субботу, он не ответил", "2026-02-06T12:00:00+03:00", "ru",
+         ["2026-01-31"]),
+        # ... "on weds" is a Wednesday; a count range and a sentence's end name no day.
+        ("they want a call on weds about a role", "2026-05-18T12:00:00+01:00", "en",
+         ["2026-05-20"]),
+        ("штук 6-8 в день уходит", "2026-02-09T12:00:00+07:00", "ru", []),
+        ("с 6 по 8 марта в отпуске", "2026-02-09T12:00:00+07:00", "ru", ["2026-03-08"]),
+        ("first coffee since march. 10 out of 10", "2026-07-11T12:00:00+01:00", "en", []),
+        ("party on march 10 at mine", "2026-02-11T12:00:00+01:00", "en", ["2026-03-10"]),
+    ],
+)  # fmt: skip
+def test_invitations_were_typos_since_and_counts(
+    text: str, sent: str, language: str, want: list[str]
+) -> None:
+    at = datetime.fromisoformat(sent)
+    assert [d.isoformat() for d in resolve_dates(text, at, cues(language))] == want

@@ -103,7 +103,7 @@ _REWRITES = (
     ),
     (r"\btues?\b\.?", "tuesday"),
     (r"\bweds?\b\.?(?=\s*(?:$|[,.!?]|\d|morning|afternoon|evening|night|at\b))", "wednesday"),
-    (r"\b(on|next|last|this|by|until|till|before|from|coming|past)\s+wed\b\.?", r"\1 wednesday"),
+    (r"\b(on|next|last|this|by|until|till|before|from|coming|past)\s+weds?\b\.?", r"\1 wednesday"),
     (r"\bthu(?:rs?)?\b\.?", "thursday"),
     (r"\bfri\b\.?", "friday"),
     (r"\b(в|во|до|к|на|с|со)\s+пн\b\.?", r"\1 понедельник"),
@@ -228,7 +228,9 @@ _CLAUSE_END = re.compile(
     r"(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bMrs)(?<!\bSt)\.(?!\d)|[,;!?]|\s(?:and|but|while|а|но|и)\s"
     # A subordinate clause has its own tense: "asked if id fancy a drink on friday", "found a
     # place that can do the 19th", "so monday im back at my desk".
-    r"|\s(?:because|cos|cuz|so|if)\s|\sthat\s(?=(?:can|could|will|would|i|we|he|she|they)\b)",
+    r"|\s(?:because|cos|cuz|so|if)\s|\sthat\s(?=(?:can|could|will|would|i|we|he|she|they)\b)"
+    # ... and so has a Russian one: "написала артуру что в субботу не могу".
+    r"|\s(?:что|если|чтобы)\s",
     _I,
 )
 _YEAR = re.compile(r"\b\d{4}\b")
@@ -466,6 +468,8 @@ def _month_dates(clean: str, today: date, cues: LanguageCues) -> list[_Found]:
         month_word = match.group("m1") or match.group("m2")
         if match.group("m2") and (month_word == "may" or not month_word.isascii()):
             continue  # "you may 2x it", "с августа 30 (тысяч)": Russian puts the day first
+        if match.group("m2") and re.search(r"[a-z]{4}\.$", month_word, _I):
+            continue  # "since march. 10/10": the sentence ended ("Mar. 10" is abbreviated)
         day = int(match.group("d1") or match.group("d2"))
         year = match.group("y1") or match.group("y2")
         month = _month_index(month_word)
@@ -483,6 +487,9 @@ def _month_dates(clean: str, today: date, cues: LanguageCues) -> list[_Found]:
                 since = bool(_SINCE_NEAR.search(clean[: match.start()]))
                 past = since or (not ahead and _in_past(clause, cues))
                 when = _in_year(month, day, today, past=past, ahead=ahead)
+                if since and when is not None and when > today:
+                    # "goin steady since march 1st", said in December: this March.
+                    when = when.replace(year=when.year - 1)
         except ValueError:
             when = None
         if when is not None:
@@ -555,7 +562,11 @@ _COUNT_RANGE = re.compile(r"([1-9]\d?)\s*-\s*([1-9]\d?)")
 
 
 # A month, a comma and a number that is not a year: the number counts something else.
-_MONTH_COMMA_COUNT = re.compile(rf"\b(?:{_MONTH})\s*,\s*\d{{1,2}}\b(?!\s*,?\s*\d{{4}})", _I)
+# ... and so does one after the sentence ends ("since march. 10/10 no regrets"; "Mar. 10" is an
+# abbreviation's dot).
+_MONTH_COMMA_COUNT = re.compile(
+    rf"\b(?:{_MONTH})(?:\s*,|(?<=[a-zа-яё]{{4}})[.!?])\s*\d{{1,2}}\b(?!\s*,?\s*\d{{4}})", _I
+)
 
 
 def _day_first(sent_at: datetime) -> bool:
@@ -592,9 +603,11 @@ def _written(clean: str, base: datetime, language: str, day_first: bool = True) 
         numbers = [int(n) for n in re.findall(r"\d+", phrase) if len(n) < 4]
         if numbers and min(numbers) > 31:
             continue  # "her 70th in june": a birthday's count, not a day
-        counts = _COUNT_RANGE.fullmatch(phrase.strip())
+        counts = _COUNT_RANGE.fullmatch(phrase.strip()) or (
+            None if has_month else _COUNT_RANGE.match(phrase.strip())
+        )
         if counts and int(counts.group(1)) < int(counts.group(2)):
-            continue  # "по 2-3 банки", "1-2 weeks": a range of counts, not the 3rd of February
+            continue  # "по 2-3 банки", "штук 6-8 в день": a range of counts, not a day
         day = when.date() if _YEAR.search(phrase) else _nearest(when, base)
         out.append(_Found(at, at + len(phrase), day))
     return out
