@@ -1102,3 +1102,27 @@ def test_parts_of_the_day_short_forms_and_my_boy_from_the_gym(
     text: str, language: str, expected: dict[str, str | None]
 ) -> None:
     assert _people(text, language) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "expected"),
+    [
+        # Issue 34 (p93-p96's misses): a relation word before a name in another case is the
+        # name's own relation ("учительница мирона": Мирон's teacher), in the same case the
+        # user's ...
+        ("оксана викторовна, учительница мирона, пишет мне ночью", "ru",
+         {"Оксана Викторовна": None, "Мирон": None}),
+        ("брат Гены приехал", "ru", {"Гена": None}),
+        ("созвонилась с сестрой Катей", "ru", {"Катя": "sister"}),
+        ("видела сестру Аню", "ru", {"Аня": "sister"}),
+        ("хирург Бахтияров вышел и сказал всё хорошо", "ru", {"Бахтияров": "doctor"}),
+        # ... "брательник" is a brother, and a mistyped verb after "мама" is no one.
+        ("брательник Гена каждый вечер заезжает", "ru", {"Гена": "brother"}),
+        ("мирон на плечах, мама фоткала и ворчала", "ru", {"Мирон": None}),
+        ("бабуля валя напекла пирогов", "ru", {"Валя": "grandmother"}),
+    ],
+)  # fmt: skip
+def test_russian_relations_of_another_by_case_and_mistyped_verbs(
+    text: str, language: str, expected: dict[str, str | None]
+) -> None:
+    assert _people(text, language) == expected

@@ -1426,6 +1426,9 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
             # Питера": a city before a name
             continue
         relation, start, end = _relation_near(text, tokens, i, relation_of)
+        if relation is not None and i and start == tokens[i - 1].start:
+            if not _cases_agree(tokens[i - 1].text, word, morph):
+                relation = None  # "учительница мирона": Мирон's teacher, not the user's
         at_start = bool(_SENTENCE_START.search(text[: token.start]))
         if at_start and _SPEAKER.match(text[token.end :]) and word.casefold() not in known:
             continue  # "Оля: привет!": who speaks, not whom the message is about
@@ -1736,6 +1739,21 @@ def _unknown_with_relation(
     return _relation_near(text, tokens, i, relation_of)[0] is not None
 
 
+def _cases_agree(relation_word: str, name: str, morph: Any) -> bool:
+    """Whether a relation word right before a name can stand in the name's case ("сестру Аню",
+    "с сестрой Катей"); a name only in another case is the one the relation is of
+    ("учительница мирона", "брат Гены"). A word the dictionary does not know, or reads no case
+    of, agrees."""
+    if not morph.word_is_known(name.casefold()):
+        return True
+    theirs = {p.tag.case for p in morph.parse(relation_word.casefold()) if p.tag.case}
+    parses = morph.parse(name.casefold())
+    if any("Surn" in p.tag for p in parses):
+        return True  # "хирург Бахтияров": a surname's forms are read as a first name's too
+    named = {p.tag.case for p in parses if "Name" in p.tag and p.tag.case}
+    return not theirs or not named or bool(theirs & named)
+
+
 def _named_beside_relation(
     text: str, tokens: list[_Token], i: int, morph: Any, relation_of: Any
 ) -> str | None:
@@ -1750,6 +1768,8 @@ def _named_beside_relation(
     parses = morph.parse(word)
     named = [p for p in parses if "Name" in p.tag and "plur" not in p.tag]
     before = i - 1 if i and tokens[i - 1].text.casefold() not in _RUSSIAN_MY else i - 2
+    if not morph.word_is_known(word) and (_VERB_ENDING.search(word) or word.endswith("о")):
+        return None  # "мама фоткала", "на жену переписанно": a verb or an adverb mistyped
     if before >= 0 and text[tokens[before].end : tokens[i].start].strip() in ("", "мой", "моя"):
         cases = {p.tag.case for p in morph.parse(tokens[before].text) if p.tag.case}
         if relation_of(tokens[before].text) and any(p.tag.case in cases for p in named):
