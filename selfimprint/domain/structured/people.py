@@ -603,7 +603,9 @@ def _said_to_be_someone(text: str, tokens: list[_Token], i: int, relation_of: An
     names in lowercase that no list holds (or holds as everyday words, "dawn", "hazel"); the
     caller still asks the reader of words (English) or the dictionary (Russian) whether the
     word could be a name at all, so "my sister said" names no one."""
-    relation = _relation_near(text, tokens, i, relation_of)[0]
+    relation, start, _ = _relation_near(text, tokens, i, relation_of)
+    if relation in ("mother", "father") and start < tokens[i].start:
+        return False  # "mum rang", "dad says": a parent word is no title before a name
     relation = relation or _group_relation(text[tokens[i].end :])
     if _BY_ORDER.search(text[: tokens[i].start]):
         return True  # "my youngest macsen"
@@ -1000,6 +1002,38 @@ _OF_A_THING_NEAR = re.compile(
 )
 
 
+# Words before a relation word that make it a verb ("i help coach", "wants to date"), and
+# nouns after it that make it a modifier ("the client bit", "coach trip").
+_DOER_BEFORE = frozenset(
+    "i we you they to help helps helped will can could gonna wanna would should".split()
+)
+_COMPOUND_AFTER = frozenset(
+    "meeting meetings presentation presentations call calls visit visits bit side work list "
+    "account accounts appointment appointments training trip trips station party stuff thing "
+    "things group chat night evening day session sessions brief".split()
+)
+# Relations that are also what someone does for a living, and what says someone does it.
+_WORK_ROLES = frozenset({"teacher", "doctor", "therapist", "client", "manager", "boss"})
+_SOMEONES_ROLE = re.compile(
+    r"\b(?:(?:is|was|'s|’s|s|hes|shes|are|be)\s+an?|(?:i'm|im|i am)\s+(?:an?|the))"
+    r"\s+(?:[\w-]+\s+){0,3}$",
+    re.IGNORECASE,
+)
+# Words between an owner and the relation word ("mums best friend").
+_QUALIFIERS = frozenset("best old oldest close closest good new little big".split())
+
+
+def _possessive(word: str) -> str:
+    """ "mums" / "mum's" read as the possessive it is ("'s"), other words as they are."""
+    lowered = word.casefold()
+    if lowered.endswith(("'s", "’s")) or (lowered.endswith("s") and lowered[:-1] in _PARENT_WORDS):
+        return "'s"
+    return lowered
+
+
+_PARENT_WORDS = frozenset("mum mom mam dad da ma pa mama papa mother father".split())
+
+
 _A_ROLE = re.compile(
     r"\b(?:promoted to|as|became|become|becoming|made|hired|назначили|работает)"
     r"\s+(?:\w+\s+){0,2}$",
@@ -1042,6 +1076,13 @@ def _loose_relations(text: str, mentions: list[PersonMention], cues: LanguageCue
             continue
         before = tokens[i - 1].text.casefold() if i else ""
         after = tokens[i + 1].text.casefold() if i + 1 < len(tokens) else ""
+        if before in _DOER_BEFORE or after in _COMPOUND_AFTER:
+            continue  # "i help coach his team", "the client bit": a verb or a noun's modifier
+        if relation in _WORK_ROLES and _SOMEONES_ROLE.search(text[: token.start]):
+            continue  # "hes an art teacher", "im the first base coach": what they do (not
+            # "he's the only manager there", "hes the best customer i got")
+        if before in _QUALIFIERS and i > 1 and _of_another(_possessive(tokens[i - 2].text)):
+            continue  # "mums best friend": another's
         # ... but a Russian "психолог" in a message that names one person is theirs ("нашла
         # психолога, Ксения"; "хожу к психологу, к Марине Олеговне").
         ru_therapist = relation == "therapist" and cues.language == "ru"
@@ -1099,6 +1140,11 @@ def _listed_after(before: str, relation_of: Any) -> str | None:
 
 # "Mrs Grant, one of our clients,": one of the user's, by the plural relation word.
 _ONE_OF = re.compile(r"^\s*,?\s+(?:is\s+)?one of (?:my|our) (\w+?)s\b", re.IGNORECASE)
+
+
+# A lowercase word ending as a verb with its "g" dropped does ("leavin", "fixin", "sayin");
+# names so ending ("kevin", "erin") are listed.
+_G_DROPPED = re.compile(r"^[a-z]{2,}[^aeiou\W]in$")
 
 
 def _english(
@@ -1165,6 +1211,8 @@ def _english(
         listed = names.name_of(word, inside=capitalised and not at_start)
         titled = i > 0 and tokens[i - 1].text.casefold() in _TITLES and word.isalpha()
         read_as_name = key in likely  # the reader of words takes it for a person's name
+        if not capitalised and listed is None and _G_DROPPED.match(key):
+            continue  # "leavin friday", "grinnin like a fool": a verb with its "g" dropped
         if (
             not capitalised
             and listed is None
