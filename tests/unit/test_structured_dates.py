@@ -401,3 +401,28 @@ def test_invitations_were_typos_since_and_counts(
 ) -> None:
     at = datetime.fromisoformat(sent)
     assert [d.isoformat() for d in resolve_dates(text, at, cues(language))] == want
+
+
+@pytest.mark.parametrize(
+    ("text", "sent", "want"),
+    [
+        # Issue 34 (the train writers' invented dates): three weekdays in a row are a schedule,
+        # "the 2nd tuesday of every month" repeats, a rating and a score name no day, nor does
+        # a month with only its year; one weekday, a dated month and a slashed date still do.
+        ("on the savannah run every tuesday thursday and saturday now",
+         "2026-09-20T12:00:00-04:00", []),
+        ("on the savannah run this tuesday", "2026-09-20T12:00:00-04:00", ["2026-09-22"]),
+        ("we meet the 2nd tuesday of every month", "2026-12-16T12:00:00-06:00", []),
+        ("that was terrible 😂 10/10", "2026-02-11T12:00:00-06:00", []),
+        ("sings in the shower. 8/10 would recommend", "2026-09-14T12:00:00+01:00", []),
+        ("dentist moved to 8/10, ugh", "2026-09-14T12:00:00+01:00", ["2026-10-08"]),
+        ("WE DRAW 3-3 at half time", "2026-01-17T12:00:00+00:00", []),
+        ("been there since june 2024", "2026-01-02T12:00:00-07:00", []),
+        ("been there since june 3rd 2024", "2026-01-02T12:00:00-07:00", ["2024-06-03"]),
+    ],
+)  # fmt: skip
+def test_schedules_ratings_scores_and_months_of_a_year_name_no_day(
+    text: str, sent: str, want: list[str]
+) -> None:
+    at = datetime.fromisoformat(sent)
+    assert [d.isoformat() for d in resolve_dates(text, at, cues("en"))] == want

@@ -135,6 +135,9 @@ _MONTH_NAMES = (
 )
 # Not one day: a repeated weekday, one used as a name ("the Tuesday yoga class"), a range.
 _NOT_A_DAY = re.compile(
+    # "every tuesday thursday and saturday", "in LoDo tues wed thurs": three weekdays in a row
+    # are a schedule (first, as the next two alternatives would take one or two only).
+    rf"\b(?:every\s+)?(?:{_WEEKDAY})(?:\s*,?\s*(?:and\s+|&\s+)?(?:{_WEEKDAY})){{2,}}\b|"
     # "every Tuesday and Thursday": both repeat (first: the next alternative takes one only).
     rf"\b(?:every|each)\s+(?:{_WEEKDAY})\s+(?:and|&|or)\s+(?:{_WEEKDAY})\b|"
     rf"\b(?:every|each|most|all|some)\s+(?:other\s+|second\s+|2nd\s+|third\s+|3rd\s+|alternate\s+|single\s+)?"
@@ -160,7 +163,14 @@ _NOT_A_DAY = re.compile(
     r"|\b(?:график\w*|schedule|rota|shifts?|pattern)\s+(?:\w+\s+)?\d\s*/\s*\d\b(?!\s*/)"
     # "monday nights", "fri and sat nights": a habit ("sat" is left unread as a verb).
     rf"|\b(?:{_WEEKDAY})(?:\s+(?:and|&)\s+(?:{_WEEKDAY}|sat))?"
-    r"\s+(?:nights|mornings|evenings|afternoons)\b",
+    r"\s+(?:nights|mornings|evenings|afternoons)\b"
+    # "the 2nd tuesday of every month": a repeating day.
+    rf"|\b(?:the\s+)?\d(?:st|nd|rd|th)\s+(?:{_WEEKDAY})\s+of\s+(?:every|each)\s+month\b"
+    # A rating ("10/10", "8/10 would recommend") and a score ("we draw 3-3", "won 2-1").
+    r"|\b10\s*/\s*10\b|\b\d\s*/\s*10\b(?=\s*(?:would|recommend|no regrets|stars?|lol|haha))"
+    r"|\b(?:draw|drew|drawn|won|lost|beat|beaten|score|scored|finished|ended|ничья|выиграли"
+    r"|проиграли|счёт|счет)\s+\d{1,2}\s*[-:]\s*\d{1,2}\b"
+    r"|\b(\d{1,2})\s*-\s*\1\b(?!\s*-)",
     _I,
 )
 
@@ -562,6 +572,8 @@ _COUNT_RANGE = re.compile(r"([1-9]\d?)\s*-\s*([1-9]\d?)")
 
 
 # A month, a comma and a number that is not a year: the number counts something else.
+# A month and a year, with no day: vague (the labelling guide names no day for it).
+_MONTH_AND_YEAR = re.compile(rf"(?:in\s+|of\s+)?(?:{_MONTH})\.?\s*,?\s*\d{{4}}", _I)
 # ... and so does one after the sentence ends ("since march. 10/10 no regrets"; "Mar. 10" is an
 # abbreviation's dot).
 _MONTH_COMMA_COUNT = re.compile(
@@ -598,6 +610,8 @@ def _written(clean: str, base: datetime, language: str, day_first: bool = True) 
             continue  # "in January", a bare number, a time: not a written day
         if re.fullmatch(r"\W*\d{4}\W*", phrase):
             continue
+        if _MONTH_AND_YEAR.fullmatch(phrase.strip()):
+            continue  # "since june 2024", "until march 2027": a month, no day of it
         if _MONTH_COMMA_COUNT.search(phrase):
             continue  # "a house for september, 3 beds", "since july, 5 km": a count after it
         numbers = [int(n) for n in re.findall(r"\d+", phrase) if len(n) < 4]
