@@ -1163,3 +1163,25 @@ def test_a_parent_word_is_no_title_and_a_dropped_g_no_name() -> None:
     sure = ["peggy", "leavin", "kevin"]
     assert [m.name for m in find_people("peggy leavin friday", english, likely=sure)] == ["Peggy"]
     assert [m.name for m in find_people("kevin leavin friday", english, likely=sure)] == ["Kevin"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # Issue 34 (p93-p96's misses): a surname typed in lowercase, in its cases, and a
+        # lowercase name the dictionary reads more often as a noun, right before its verb ...
+        ("бесит что шилов на новом крузаке катается", {"Шилов": None}),
+        ("суд обязал шилова выплатить всё", {"Шилов": None}),
+        ("рая принесла медовик", {"Рая": None}),
+        # ... not dad's ("батина мама"), not an unknown word the dictionary guesses a surname
+        # for, not a name governed by a preposition, not a verb across a full stop.
+        ("это батина мама, едем к ней", {}),
+        ("если акум сел, что делать", {}),
+        ("с августа поднимает аренду", {}),
+        ("не пил. горжусь собой", {}),
+    ],
+)  # fmt: skip
+def test_russian_lowercase_surnames_and_names_before_their_verb(
+    text: str, expected: dict[str, str | None]
+) -> None:
+    assert _people(text, "ru") == expected

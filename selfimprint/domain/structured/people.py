@@ -1433,6 +1433,8 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
                 or _lowercase_first_name(word.casefold(), morph, before)
                 or _standalone_patronymic(tokens, i, word, morph)
                 or _named_beside_relation(text, tokens, i, morph, relation_of)
+                or _lowercase_surname(word.casefold(), morph)
+                or _name_before_its_verb(word.casefold(), tokens, i, morph)
             )
             if name is None:
                 continue
@@ -1665,6 +1667,50 @@ def _lowercase_first_name(word: str, morph: Any, before: str = "") -> str | None
     if name in _RU_NOT_NAMES:
         return None
     return name.capitalize()
+
+
+# How a Russian surname ends in its cases (-ов, -ева, -ину, -ым): the dictionary guesses a
+# surname for many an unknown word ("акум", "медлайн"), never with these endings alone.
+_SURNAME_ENDING = re.compile(r"(?:[оеё]в|[иы]н)(?:а|у|ым|ой|ом|ых|е)?$")
+
+
+def _lowercase_surname(word: str, morph: Any) -> str | None:
+    """A surname typed in lowercase ("шилов на претензию молчит", "у шилова"): the dictionary
+    reads the word as a surname at least as often as anything else; its masculine form."""
+    if len(word) < 5 or not morph.word_is_known(word) or not _SURNAME_ENDING.search(word):
+        return None
+    parses = morph.parse(word)
+    owner = re.match(r"^(\w{2,})[иы]н(?:а|у|ой|ым|ом|ых|е|о|ы)?$", word)
+    if owner and any(
+        "anim" in p.tag and "NOUN" in p.tag
+        for end in "ая"
+        for p in morph.parse(owner.group(1) + end)
+        if morph.word_is_known(owner.group(1) + end)
+    ):
+        return None  # "батин брат", "мамин": dad's, mum's (a possessive adjective)
+    surnames = [p for p in parses if "Surn" in p.tag and "plur" not in p.tag]
+    if sum(float(p.score) for p in surnames) < _RU_NAME_SHARE:
+        return None
+    return str(surnames[0].normal_form).capitalize()
+
+
+def _name_before_its_verb(word: str, tokens: list[_Token], i: int, morph: Any) -> str | None:
+    """A lowercase first name the dictionary reads more often as a noun ("гена": a gene's
+    genitive), typed in its dictionary form right before a verb of the third person singular,
+    nothing between them: its subject ("гена говорит"; not "не пил. горжусь")."""
+    if len(word) < 3 or not morph.word_is_known(word) or word in _RU_NOT_NAMES:
+        return None
+    if i + 1 >= len(tokens) or not tokens[i + 1].start - tokens[i].end == 1:
+        return None
+    if i and tokens[i - 1].text.casefold() in _PREPOSITIONS_RU:
+        return None  # "с августа поднимает": governed, no subject
+    verb = morph.parse(tokens[i + 1].text.casefold())[0].tag
+    said_of_one = "VERB" in verb and "sing" in verb and ("3per" in verb or "past" in verb)
+    named = any(
+        "Name" in p.tag and p.tag.case == "nomn" and p.normal_form == word
+        for p in morph.parse(word)
+    )
+    return word.capitalize() if said_of_one and named else None
 
 
 _VERBS = frozenset({"VERB", "INFN", "PRTF", "PRTS", "GRND"})
