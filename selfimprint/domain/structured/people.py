@@ -24,20 +24,18 @@ from importlib import resources
 from typing import Any
 
 from selfimprint.domain.language import detect_language
+from selfimprint.domain.structured import russian_names as ru
 from selfimprint.domain.structured.cues import QUOTED, LanguageCues, normalise
 from selfimprint.domain.structured.cues import cues as language_cues
 from selfimprint.domain.structured.morphology import is_first_name
 from selfimprint.domain.structured.name_keys import full_name_keys
+from selfimprint.domain.structured.tokens import CAPITALISED, WORD, Token, tokenize
 from selfimprint.domain.terms import FUNCTION_WORDS, NEGATIONS
 
 # Capitalised at a sentence start, never a name ("My", "The", "Not").
 _SKIP = FUNCTION_WORDS | NEGATIONS
 
-_WORD = re.compile(r"\w+(?:-\w+)*|'s\b")
 _CYRILLIC_CAPITALISED = re.compile(r"^[А-ЯЁ][а-яё]+$")
-# Latin letters with accents too: José, Zoë, Tomás.
-_UPPER, _LOWER = "A-ZÀ-ÖØ-ÞА-ЯЁ", "a-zß-öø-ÿа-яё"
-_CAPITALISED = re.compile(rf"^[{_UPPER}][{_LOWER}]+(?:-[{_UPPER}][{_LOWER}]+)?$")
 _SENTENCE_START = re.compile(r"(?:^|[.!?…]\s+|\n)$")
 _SENTENCE_BREAK = re.compile(r"[.!?…\n]")
 _TITLE_DOT = re.compile(r"\b(?:dr|mr|mrs|ms|prof)\.", re.IGNORECASE)  # "my teacher Ms. Alvarez"
@@ -51,17 +49,6 @@ class PersonMention:
     relation: str | None  # from the [relations] vocabulary of cues.toml
     start: int  # character span of the mention (the relation word included) in the text
     end: int
-
-
-@dataclass(frozen=True)
-class _Token:
-    text: str
-    start: int
-    end: int
-
-
-def _tokens(text: str) -> list[_Token]:
-    return [_Token(m.group(0), m.start(), m.end()) for m in _WORD.finditer(text)]
 
 
 @dataclass(frozen=True)
@@ -162,7 +149,7 @@ _FIRM = re.compile(r"\s*&\s*([A-Z][a-z]+)\b")
 _FIRM_BEFORE = re.compile(r"\b[A-Z][a-z]+\s*&\s*$")
 
 
-def _a_firm(text: str, token: _Token, names: Gazetteer) -> bool:
+def _a_firm(text: str, token: Token, names: Gazetteer) -> bool:
     second = _FIRM.match(text, token.end)
     if second is not None:
         return names.name_of(second.group(1), inside=True) is None
@@ -199,7 +186,7 @@ _FORMER = frozenset(
 )
 
 
-def _qualified(relation: str, tokens: list[_Token], at: int) -> str:
+def _qualified(relation: str, tokens: list[Token], at: int) -> str:
     """The relation word at tokens[at], read with the word before or the two after it."""
     before = tokens[at - 1].text.casefold() if at > 0 else ""
     if relation == "friend":
@@ -242,7 +229,7 @@ _OWNED_PARTNER = _POSSESSIVES | frozenset(
 )
 
 
-def _a_guy(tokens: list[_Token], at: int, index: int) -> bool:
+def _a_guy(tokens: list[Token], at: int, index: int) -> bool:
     """Whether tokens[at], right before the name at tokens[index], is a Russian word for a young
     man or woman that no possessive makes the user's partner."""
     if not _GUY_OR_GIRL.match(tokens[at].text):
@@ -255,7 +242,7 @@ def _a_guy(tokens: list[_Token], at: int, index: int) -> bool:
 
 
 def _relation_near(
-    text: str, tokens: list[_Token], index: int, relation_of: Any
+    text: str, tokens: list[Token], index: int, relation_of: Any
 ) -> tuple[str | None, int, int]:
     """Who the name at tokens[index] is to the user, from a relation word right before it ("my
     colleague Marta", "сестра Аня") or a possessive one after it ("Marta, my colleague", "Аня —
@@ -306,7 +293,7 @@ def _relation_near(
             or _name_possessive_unmarked(tokens[before - 1].text)  # "liams mum sandra"
             or (  # "Вадимов сын Кирилл"
                 _CYRILLIC_CAPITALISED.match(tokens[before - 1].text) is not None
-                and _owner_before_noun(text, tokens, before - 1, _russian_tools()[2]) is not None
+                and _owner_before_noun(text, tokens, before - 1, ru.russian_tools()[2]) is not None
             )
         )
         if relation and owned:
@@ -316,7 +303,7 @@ def _relation_near(
         if (
             relation
             and _CYRILLIC_CAPITALISED.match(name.text)
-            and not _same_case(name.text, tokens[before].text, _russian_tools()[2])
+            and not ru.same_case(name.text, tokens[before].text, ru.russian_tools()[2])
         ):
             relation = None  # "брат Глеба": Gleb's brother, not Gleb (the cases differ)
         if relation and _a_guy(tokens, before, index):
@@ -340,7 +327,7 @@ def _relation_near(
         # "Donna, my aqua aerobics instructor": up to three words after the possessive.
         for k in (j + 1, j + 2, j + 3) if possessive else (j, j + 1):
             relation = relation_of(tokens[k].text) if k < len(tokens) else None
-            named_next = k + 1 < len(tokens) and bool(_CAPITALISED.match(tokens[k + 1].text))
+            named_next = k + 1 < len(tokens) and bool(CAPITALISED.match(tokens[k + 1].text))
             if relation and tokens[k - 1].text.casefold() in _THEIR_KIN:
                 break  # "marcus is the twins dad": the children's father
             if relation and not named_next:  # "Tom and my sister Anna": Anna's sister-ness
@@ -348,7 +335,7 @@ def _relation_near(
     # "jess (roomie)", "eli (baby brother, 21)": a relation word said in brackets after it.
     bracket = _BRACKET.match(text, name.end)
     if bracket:
-        for word in _WORD.findall(bracket.group(1)):
+        for word in WORD.findall(bracket.group(1)):
             relation = relation_of(word)
             if relation:
                 return relation, name.start, bracket.end()
@@ -366,7 +353,7 @@ def _relation_near(
 _NEXT_ITEM = re.compile(r"\s*,\s*[A-ZА-ЯЁ]")
 
 
-def _listed(gap: str, text: str, name: _Token) -> bool:
+def _listed(gap: str, text: str, name: Token) -> bool:
     return "," in gap and bool(_NEXT_ITEM.match(text, name.end))
 
 
@@ -469,7 +456,7 @@ _PARTS_OF_DAY = frozenset({"night", "morning"})
 _CLAUSE_OPENS = re.compile(r"(?:^|[.!?…,;:\n]\s*|\bgood\s+)$", re.IGNORECASE)
 
 
-def _greeted(text: str, tokens: list[_Token], i: int) -> bool:
+def _greeted(text: str, tokens: list[Token], i: int) -> bool:
     """The word before token `i` greets or thanks the one it names ("hey Mel", "thanks Jo")."""
     if not i:
         return False
@@ -597,7 +584,7 @@ def _group_relation(after: str) -> str | None:
     return next((relation for relation, said in _GROUP_AFTER if said.match(after)), None)
 
 
-def _said_to_be_someone(text: str, tokens: list[_Token], i: int, relation_of: Any) -> bool:
+def _said_to_be_someone(text: str, tokens: list[Token], i: int, relation_of: Any) -> bool:
     """Whether the lowercase word at tokens[i] stands where a name does beside a relation word:
     "pete my running coach", "my cousin vik", "hazel next door", "ирка моя подруга". Chat types
     names in lowercase that no list holds (or holds as everyday words, "dawn", "hazel"); the
@@ -738,7 +725,7 @@ def _dating(text: str, mention: PersonMention, cues: LanguageCues) -> str:
     elif after:
         gender = "masc" if after.group("he") else "femn"
     elif cues.language == "ru":
-        morph = _russian_tools()[2]
+        morph = ru.russian_tools()[2]
         names = [p for p in morph.parse(mention.name) if "Name" in p.tag]
         tag = names[0].tag if names else None
         if tag is not None:
@@ -870,7 +857,7 @@ def _relation_word(word: str, cues: LanguageCues) -> str | None:
         return cues.relations[lowered]
     if cues.language != "ru":
         return None
-    _, _, morph, _ = _russian_tools()
+    _, _, morph, _ = ru.russian_tools()
     for parse in morph.parse(lowered)[:2]:
         forms = [str(parse.normal_form)]
         if {"ADJF", "femn"} <= set(parse.tag.grammemes):
@@ -943,7 +930,6 @@ def _relations_apart(
     ]
 
 
-_PREPOSITIONS_RU = frozenset("с со к ко у при для от о об про по за без".split())
 # Whose relative or colleague a relation word names when it is not the user's: "Tomás's sister",
 # "her brother", "его жена".
 _ANOTHERS = frozenset(
@@ -968,7 +954,7 @@ _FIRST_PERSON_RU = re.compile(r"\b(?:я|мы|меня|мне|мной|нас|н�
 
 
 def _own_household(
-    text: str, tokens: list[_Token], i: int, relation: str, mentions: list[PersonMention]
+    text: str, tokens: list[Token], i: int, relation: str, mentions: list[PersonMention]
 ) -> bool:
     if (
         relation not in _HOUSEHOLD
@@ -986,14 +972,14 @@ def _own_household(
 def _adjective_before_noun(word: str, after: str, cues: LanguageCues) -> bool:
     if cues.language != "ru" or not after:
         return False
-    _, _, morph, _ = _russian_tools()
+    _, _, morph, _ = ru.russian_tools()
     tag = morph.parse(after)[0].tag
     return "NOUN" in tag or "ADJF" in tag
 
 
 # Before a relation word, these make it anyone's or no one's: "a client dinner", "same buddy",
 # "с клиентом чуть не подрался", "к своей подружке".
-_ANY_ONE = _PREPOSITIONS_RU | frozenset(
+_ANY_ONE = ru.PREPOSITIONS_RU | frozenset(
     "a an same any every свой своя свою своей своего своему своим своих своими".split()
 )
 _OTHER_FORM = re.compile(r"^друг(?:а|у|ом|е)?$")
@@ -1044,7 +1030,7 @@ _A_ROLE = re.compile(
 def _plural(word: str, cues: LanguageCues) -> bool:
     if cues.language != "ru":
         return False
-    _, _, morph, _ = _russian_tools()
+    _, _, morph, _ = ru.russian_tools()
     return "plur" in morph.parse(word.casefold())[0].tag
 
 
@@ -1065,7 +1051,7 @@ def _loose_relations(text: str, mentions: list[PersonMention], cues: LanguageCue
     """Relation words anywhere in the message, said of no named person and owned by no one
     else ("начальница в Бублике, Света"; "best boss ive ever had"; "подруга года"): issue 34's
     writers say who someone is wherever it falls in the sentence, not only beside the name."""
-    tokens = _tokens(text)
+    tokens = tokenize(text)
     quoted = list(QUOTED.finditer(text))
     found: set[str] = set()
     for i, token in enumerate(tokens):
@@ -1154,7 +1140,7 @@ def _english(
     likely: frozenset[str] = frozenset(),
     possible: frozenset[str] = frozenset(),
 ) -> list[PersonMention]:
-    tokens = _tokens(text)
+    tokens = tokenize(text)
     found: list[PersonMention] = []
     names = gazetteer()
     place_end = -1  # where the last capitalised word read as a place ends, plus one
@@ -1187,7 +1173,7 @@ def _english(
         if following_word == "day" or (
             i + 2 < len(tokens)
             and tokens[i + 2].text.casefold() == "day"
-            and _CAPITALISED.match(tokens[i + 1].text)
+            and CAPITALISED.match(tokens[i + 1].text)
         ):
             continue  # "Louis Riel Day", "terry fox day": a holiday
         if _a_firm(text, token, names):
@@ -1199,7 +1185,7 @@ def _english(
         }
         if neighbours & _HOLIDAYS or (key.startswith("valentine") and "happy" in neighbours):
             continue  # "Merry Christmas", "Christmas Eve", "happy valentines"
-        if key in _PLACE_NOUNS and i and _CAPITALISED.match(tokens[i - 1].text):
+        if key in _PLACE_NOUNS and i and CAPITALISED.match(tokens[i - 1].text):
             continue  # "Myrtle Beach"
         before, after = text[: token.start], text[token.end :]
         at_start = bool(_SENTENCE_START.search(before))
@@ -1207,7 +1193,7 @@ def _english(
         called = bool(_AFTER_COMMA.search(before) and _CLAUSE_END.match(after))
         if key not in known and ((at_start and _SPEAKER.match(after)) or greeted or called):
             continue  # "Caroline: hey!", "hey Mel!", "that's great, Caroline!": speaker, addressee
-        capitalised = bool(_CAPITALISED.match(word))
+        capitalised = bool(CAPITALISED.match(word))
         listed = names.name_of(word, inside=capitalised and not at_start)
         titled = i > 0 and tokens[i - 1].text.casefold() in _TITLES and word.isalpha()
         read_as_name = key in likely  # the reader of words takes it for a person's name
@@ -1289,14 +1275,14 @@ _NOT_SURNAMES = frozenset(
 )
 
 
-def _surname(text: str, tokens: list[_Token], i: int, cues: LanguageCues) -> _Token | None:
+def _surname(text: str, tokens: list[Token], i: int, cues: LanguageCues) -> Token | None:
     """The capitalised word right after a listed first name, when it reads as a surname ("Carol
     Dietz"; not "Linda Monday", "Emma I", "Jake Street"): only a space between them."""
     if i + 1 >= len(tokens):
         return None
     after = tokens[i + 1]
     key = after.text.casefold()
-    if not _CAPITALISED.match(after.text) or not text[tokens[i].end : after.start].isspace():
+    if not CAPITALISED.match(after.text) or not text[tokens[i].end : after.start].isspace():
         return None
     if key in _NOT_SURNAMES or key in _SKIP or key in _PLACE_NOUNS or key in _TITLES:
         return None
@@ -1305,95 +1291,7 @@ def _surname(text: str, tokens: list[_Token], i: int, cues: LanguageCues) -> _To
     return after
 
 
-@cache
-def _russian_tools() -> tuple[Any, Any, Any, Any]:
-    # Loaded once per process (~1 s, ~60 MB): navec embeddings, slovnet NER, pymorphy2 dicts.
-    from natasha import Doc, MorphVocab, NewsEmbedding, NewsNERTagger, Segmenter
-
-    return Segmenter(), NewsNERTagger(NewsEmbedding()), MorphVocab(), Doc
-
-
-# The cases a preposition governs: the name after it is read in one of them ("из-за амира" is
-# Амир's genitive, not Амира; "с бахой", "к Косте").
-_GOVERNS = {
-    **dict.fromkeys(
-        ("у", "для", "без", "от", "до", "из", "из-за", "около", "возле", "после", "кроме"),
-        frozenset({"gent"}),
-    ),
-    **dict.fromkeys(("к", "ко", "по"), frozenset({"datv"})),
-    **dict.fromkeys(("с", "со", "над", "перед", "между"), frozenset({"ablt"})),
-    **dict.fromkeys(("про", "через"), frozenset({"accs"})),
-    **dict.fromkeys(("о", "об", "при"), frozenset({"loct"})),
-}  # fmt: skip
-
-
-def _governed(parses: list[Any], before: str) -> list[Any]:
-    """The readings in a case the preposition before the word governs; all of them when none
-    is, or no preposition stands there."""
-    cases = _GOVERNS.get(before.casefold().replace("ё", "е"))
-    kept = [p for p in parses if cases and p.tag.case in cases]
-    return kept or parses
-
-
-def _first_name(word: str, morph: Any, before: str = "", initial: bool = False) -> str | None:
-    """The dictionary form of a first name, or None when the word is not one; `before` is the
-    word before it (a preposition picks the case); `initial`: the word opens a sentence, where
-    a name is most often its subject, typed in its dictionary form ("Камила однокурсница моя",
-    not Камил's genitive; "одноклассника Вадима" is Вадим's)."""
-    # A person named by a first name is one: a plural reading is another word's ("Колян" is
-    # no genitive plural of "Коляна").
-    parses = [
-        p for p in morph.parse(word) if ("Name" in p.tag or "Surn" in p.tag) and "plur" not in p.tag
-    ]
-    if not parses:
-        return None
-    parses = _governed(parses, before)
-    typed = [p for p in parses if str(p.normal_form) == word.casefold()]
-    if typed and initial:
-        return word.capitalize()  # typed in its dictionary form ("Камила", not Камил's genitive)
-    # The text reaches here with ё written as е: "Алена" is Алёна as written, not Ален's
-    # genitive (the dictionary's likelier reading), when a name with ё spells it so.
-    as_written = [
-        p
-        for p in parses
-        if "ё" in str(p.normal_form)
-        and str(p.normal_form).replace("ё", "е") == word.casefold().replace("ё", "е")
-    ]
-    if before.casefold() not in _GOVERNS and any(
-        "Surn" in p.tag and {"femn", "nomn"} <= set(p.tag.grammemes) for p in parses
-    ):
-        # A woman's surname as typed: the dictionary's base form is the man's ("Доктор Соколова
-        # сказала": Соколова, not Соколов; "у Гусейнова" is his).
-        return word.capitalize()
-    if as_written:
-        return str(max(as_written, key=lambda p: p.score).normal_form).capitalize()
-    weights: dict[str, float] = {}
-    for parse in parses:
-        form = str(parse.normal_form)
-        weights[form] = weights.get(form, 0.0) + float(parse.score)
-    # Of equal readings a "-я" name: "Вите", "Гале", "Коле" are Витя, Галя, Коля, far likelier
-    # in chat than Вит or Вита, Гала, Кола.
-    name = max(weights, key=lambda f: (round(weights[f], 6), f.endswith("я")))
-    if name.endswith("а") and name[:-1] + "я" in weights:
-        name = name[:-1] + "я"
-    return name.capitalize()
-
-
-_BEFORE_A_VERB = frozenset("сам сама тоже уже опять снова вчера сегодня наконец даже не".split())
-
-
-def _verb_follows(tokens: list[_Token], at: int, morph: Any) -> bool:
-    """Whether a verb comes next (a few adverbs between): the name before it is its subject, in
-    its dictionary form ("Тима сам спросил" is Тима, not Тим's genitive)."""
-    while at < len(tokens) and tokens[at].text.casefold() in _BEFORE_A_VERB:
-        at += 1
-    if at >= len(tokens):
-        return False
-    verb = morph.parse(tokens[at].text.casefold())[0].tag
-    return "VERB" in verb and "plur" not in verb  # "Рината вызывают": their object, not subject
-
-
-def _names_next(tokens: list[_Token], at: int) -> bool:
+def _names_next(tokens: list[Token], at: int) -> bool:
     """A capitalised name right after the relation word at tokens[at] (a possessive between)."""
     k = at + 1
     if k < len(tokens) and tokens[k].text.casefold() in ("мой", "моя", "наш", "наша"):
@@ -1402,12 +1300,12 @@ def _names_next(tokens: list[_Token], at: int) -> bool:
 
 
 def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[PersonMention]:
-    segmenter, ner, morph, doc_type = _russian_tools()
+    segmenter, ner, morph, doc_type = ru.russian_tools()
     doc = doc_type(text)
     doc.segment(segmenter)
     doc.tag_ner(ner)
     tagged = {(s.start, s.stop) for s in doc.spans if s.type == "PER"}
-    tokens = _tokens(text)
+    tokens = tokenize(text)
 
     def relation_of(word: str) -> str | None:
         return _relation_word(word, cues)
@@ -1422,7 +1320,7 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
         if shouted:
             word = word.capitalize()  # "ОЛЯ ДОВОЛЬНАЯ": shouted, still a name
         # "Олина мама", "Серёгина Танька": Оля's, Серёга's; "Гулин брат", "Рубенова ресторана"
-        owner = _owner(word, morph) or _owner_before_noun(text, tokens, i, morph)
+        owner = ru.owner(word, morph) or _owner_before_noun(text, tokens, i, morph)
         lowercase = word.islower()
         if lowercase or shouted:
             # A shouted word is read as a lowercase one: "НА ПОСТОЯНКУ" is emphasis, not a
@@ -1430,34 +1328,36 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
             before = tokens[i - 1].text if i else ""
             name = (
                 owner
-                or _lowercase_first_name(word.casefold(), morph, before)
-                or _standalone_patronymic(tokens, i, word, morph)
+                or ru.lowercase_first_name(word.casefold(), morph, before)
+                or ru.standalone_patronymic(tokens, i, word, morph)
                 or _named_beside_relation(text, tokens, i, morph, relation_of)
-                or _lowercase_surname(word.casefold(), morph)
-                or _name_before_its_verb(word.casefold(), tokens, i, morph)
+                or ru.lowercase_surname(word.casefold(), morph)
+                or ru.name_before_its_verb(word.casefold(), tokens, i, morph)
             )
             if name is None:
                 continue
-        elif not _CAPITALISED.match(word) or word in cues.not_names or relation_of(word):
+        elif not CAPITALISED.match(word) or word in cues.not_names or relation_of(word):
             continue  # "Доченька Соня": the relation word opening the sentence is not a name
-        elif (not i or _patronymic(tokens[i - 1].text, morph) is None) and _patronymic(word, morph):
+        elif (not i or ru.patronymic(tokens[i - 1].text, morph) is None) and ru.patronymic(
+            word, morph
+        ):
             # Joined to the name before it, or a man called by his patronymic alone
             # ("шефу нашему Михалычу", "Палыч"), a name of its own.
-            name = _standalone_patronymic(tokens, i, word, morph)
+            name = ru.standalone_patronymic(tokens, i, word, morph)
             if name is None:
                 continue
         else:
-            name = owner or _first_name(
+            name = owner or ru.first_name(
                 word,
                 morph,
                 tokens[i - 1].text if i else "",
                 bool(_SENTENCE_START.search(text[: token.start]))
-                or _verb_follows(tokens, i + 1, morph),
+                or ru.verb_follows(tokens, i + 1, morph),
             )
         in_ner = any(start <= token.start < stop for start, stop in tagged)
         if not (name or in_ner) and _unknown_with_relation(text, tokens, i, morph, relation_of):
             name = word  # "Драган, мой руководитель": a name no dictionary holds, said to be one
-        if name is None and (not in_ner or _not_a_noun(word, morph)):
+        if name is None and (not in_ner or ru.not_a_noun(word, morph)):
             continue
         previous = tokens[i - 1].text if i else ""
         if previous.isdigit():  # "18 Марта" is a date, not Marta
@@ -1469,7 +1369,7 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
             and (
                 not morph.word_is_known(word.casefold())
                 or not any("Name" in p.tag for p in morph.parse(word.casefold()))
-                or _more_a_place(word, morph, previous.casefold() in _IN_OR_FROM)
+                or ru.more_a_place(word, morph, previous.casefold() in _IN_OR_FROM)
             )
         ):
             # "на Бекетова", "в Земуне", "в Леруа": a street, a place, a shop; "в Вене", "из
@@ -1477,7 +1377,7 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
             continue
         relation, start, end = _relation_near(text, tokens, i, relation_of)
         if relation is not None and i and start == tokens[i - 1].start:
-            if not _cases_agree(tokens[i - 1].text, word, morph):
+            if not ru.cases_agree(tokens[i - 1].text, word, morph):
                 relation = None  # "учительница мирона": Мирон's teacher, not the user's
         at_start = bool(_SENTENCE_START.search(text[: token.start]))
         if at_start and _SPEAKER.match(text[token.end :]) and word.casefold() not in known:
@@ -1489,7 +1389,7 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
             following = tokens[i + 1].text if i + 1 < len(tokens) else ""
             verb = any("VERB" in p.tag for p in morph.parse(following)[:1])
             grouped = _group_relation(text[token.end :])  # "Ира с работы — дизайнер"
-            clear = _lowercase_first_name(word.casefold(), morph) is not None
+            clear = ru.lowercase_first_name(word.casefold(), morph) is not None
             if (
                 not verb
                 and not clear
@@ -1501,7 +1401,7 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
         full = name or word
         after = i + 1
         if owner is None and i + 1 < len(tokens):
-            patronymic = _patronymic(tokens[i + 1].text, morph)
+            patronymic = ru.patronymic(tokens[i + 1].text, morph)
             if patronymic:
                 full, end, after = f"{full} {patronymic}", max(end, tokens[i + 1].end), i + 2
                 joined.add(i + 1)
@@ -1524,7 +1424,7 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
                 # "Вадим, подружка моя Наташа": Наташа's, the next one named; "Артур. парень
                 # по имени ...": the next sentence's.
                 said = None
-            if said and not _same_case(tokens[i].text, tokens[after].text, morph):
+            if said and not ru.same_case(tokens[i].text, tokens[after].text, morph):
                 said = None  # "Гене кардиолог велела": Gena's doctor, not Gena
             if said:
                 end = max(end, tokens[after].end)  # "шефиня наша" is hers, said of no one else
@@ -1544,16 +1444,6 @@ _WHERE_TO = frozenset({"в", "во", "на", "из", "до", "под", "за"})
 _IN_OR_FROM = frozenset({"в", "во", "из"})
 
 
-def _more_a_place(word: str, morph: Any, in_or_from: bool) -> bool:
-    """Whether the dictionary reads a word as a place more than as a name: "в Вене", "из
-    Питера", "на Дону", "в Коле" (a place first after "в" or "из"); not "женат на Лене"."""
-    parses = morph.parse(word.casefold())
-    if in_or_from and parses and "Geox" in parses[0].tag:
-        return True
-    place = float(sum(p.score for p in parses if "Geox" in p.tag))
-    return place > float(sum(p.score for p in parses if "Name" in p.tag))
-
-
 _OURS = frozenset({"наш", "наша", "нашу", "нашего", "нашей", "нашему", "нашим"})
 
 
@@ -1561,7 +1451,7 @@ _OURS = frozenset({"наш", "наша", "нашу", "нашего", "нашей
 _MY_OBLIQUE = _RUSSIAN_MY | {"моих", "нашу", "мою", "наших"}
 
 
-def _owned_after(tokens: list[_Token], at: int, morph: Any, relation_of: Any) -> bool:
+def _owned_after(tokens: list[Token], at: int, morph: Any, relation_of: Any) -> bool:
     """Whether the relation word at tokens[at], after a name, is another's: "Нинка бывшая
     его", "Нина бывшая жена Валеры" (the ex-wife of Валера's)."""
     if at + 1 >= len(tokens):
@@ -1575,21 +1465,7 @@ def _owned_after(tokens: list[_Token], at: int, morph: Any, relation_of: Any) ->
     return any({"Name", "gent", "sing"} <= set(p.tag.grammemes) for p in owner)
 
 
-def _same_case(name: str, word: str, morph: Any) -> bool:
-    """Whether a relation word after a name can stand in the name's case, as an apposition
-    does ("Гена начальник", "у вадика, бригадира"); a name the dictionary gives no case agrees."""
-    named = {
-        p.tag.case
-        for p in morph.parse(name.casefold())
-        if "Name" in p.tag and "sing" in p.tag and p.tag.case  # "Валеры" is one Валера's
-    }
-    if not morph.word_is_known(word.casefold()):
-        return True  # "Паша тимлид": the dictionary's cases of a word it lacks are guesses
-    said = {p.tag.case for p in morph.parse(word.casefold()) if p.tag.case}
-    return not named or not said or bool(named & said)
-
-
-def _of_a_name(tokens: list[_Token], at: int, morph: Any) -> bool:
+def _of_a_name(tokens: list[Token], at: int, morph: Any) -> bool:
     """Whether tokens[at] is a first name in the genitive ("девушка Тимура", "жена гора")."""
     if at >= len(tokens):
         return False
@@ -1597,7 +1473,7 @@ def _of_a_name(tokens: list[_Token], at: int, morph: Any) -> bool:
     return "NOUN" in parses[0].tag and any({"Name", "gent"} <= set(p.tag.grammemes) for p in parses)
 
 
-def _our_worker(tokens: list[_Token], i: int, after: int, morph: Any) -> bool:
+def _our_worker(tokens: list[Token], i: int, after: int, morph: Any) -> bool:
     """ "наш трудовик Сергей", "Леха, сварщик наш": a person by the user's "our" and a word for
     someone at work (an animate noun that is no relation word), as the writers label it."""
 
@@ -1625,137 +1501,12 @@ def _our_worker(tokens: list[_Token], i: int, after: int, morph: Any) -> bool:
     return False
 
 
-# Lowercase words pymorphy2 reads as first names that are more often everyday words.
-_RU_NOT_NAMES = frozenset(
-    {"роза", "лев", "мила", "гена", "вера", "слава", "роман", "любовь", "август"}
-)
-
-
-def _lowercase_first_name(word: str, morph: Any, before: str = "") -> str | None:
-    """A first name typed in lowercase ("с олей", "даник", "камила"; "мишка" no: a teddy bear
-    first), or None. The dictionary's readings of the word as a name must weigh at least half
-    of all its readings (a name's case forms often share their ending with a noun's: "иру" is
-    Ира's or an "ир"'s); an unknown word never counts (a typo is guessed a name by its ending),
-    nor a word read as a place or a verb ("в астану", "валит")."""
-    if len(word) < 3 or not morph.word_is_known(word):
-        return None
-    parses = morph.parse(word)
-    if any(("Geox" in p.tag or p.tag.POS in _VERBS) and p.score >= 0.25 for p in parses):
-        return None
-    names = [p for p in parses if "Name" in p.tag]
-    if sum(float(p.score) for p in names) < _RU_NAME_SHARE:
-        return None
-    declined = [p for p in names if "Fixd" not in p.tag] or names  # "кристине": Кристина's
-    singular = _governed([p for p in declined if "plur" not in p.tag], before)
-    if not singular:
-        # Read only as a plural ("даник": "Даника"'s genitive plural, the same as the animate
-        # accusative): the dictionary lacks the name typed in its nominative; a plural in
-        # another case is no name ("на крестинах").
-        return word.capitalize() if all(p.tag.case in _GENITIVE_LIKE for p in declined) else None
-    weights: dict[str, float] = {}
-    for parse in singular:
-        form = str(parse.normal_form)
-        weights[form] = weights.get(form, 0.0) + float(parse.score)
-    # Typed in its dictionary form: that is the name. Else the heaviest reading; of equal ones a
-    # feminine "-а/-я" name ("алину": Алина, not Алин).
-    governed = before.casefold().replace("ё", "е") in _GOVERNS
-    name = (
-        word
-        if word in weights and not governed
-        else max(weights, key=lambda f: (weights[f], f[-1] in "ая"))
-    )
-    if name in _RU_NOT_NAMES:
-        return None
-    return name.capitalize()
-
-
-# How a Russian surname ends in its cases (-ов, -ева, -ину, -ым): the dictionary guesses a
-# surname for many an unknown word ("акум", "медлайн"), never with these endings alone.
-_SURNAME_ENDING = re.compile(r"(?:[оеё]в|[иы]н)(?:а|у|ым|ой|ом|ых|е)?$")
-
-
-def _lowercase_surname(word: str, morph: Any) -> str | None:
-    """A surname typed in lowercase ("шилов на претензию молчит", "у шилова"): the dictionary
-    reads the word as a surname at least as often as anything else; its masculine form."""
-    if len(word) < 5 or not morph.word_is_known(word) or not _SURNAME_ENDING.search(word):
-        return None
-    parses = morph.parse(word)
-    owner = re.match(r"^(\w{2,})[иы]н(?:а|у|ой|ым|ом|ых|е|о|ы)?$", word)
-    if owner and any(
-        "anim" in p.tag and "NOUN" in p.tag
-        for end in "ая"
-        for p in morph.parse(owner.group(1) + end)
-        if morph.word_is_known(owner.group(1) + end)
-    ):
-        return None  # "батин брат", "мамин": dad's, mum's (a possessive adjective)
-    surnames = [p for p in parses if "Surn" in p.tag and "plur" not in p.tag]
-    if sum(float(p.score) for p in surnames) < _RU_NAME_SHARE:
-        return None
-    return str(surnames[0].normal_form).capitalize()
-
-
-def _name_before_its_verb(word: str, tokens: list[_Token], i: int, morph: Any) -> str | None:
-    """A lowercase first name the dictionary reads more often as a noun ("гена": a gene's
-    genitive), typed in its dictionary form right before a verb of the third person singular,
-    nothing between them: its subject ("гена говорит"; not "не пил. горжусь")."""
-    if len(word) < 3 or not morph.word_is_known(word) or word in _RU_NOT_NAMES:
-        return None
-    if i + 1 >= len(tokens) or not tokens[i + 1].start - tokens[i].end == 1:
-        return None
-    if i and tokens[i - 1].text.casefold() in _PREPOSITIONS_RU:
-        return None  # "с августа поднимает": governed, no subject
-    verb = morph.parse(tokens[i + 1].text.casefold())[0].tag
-    said_of_one = "VERB" in verb and "sing" in verb and ("3per" in verb or "past" in verb)
-    named = any(
-        "Name" in p.tag and p.tag.case == "nomn" and p.normal_form == word
-        for p in morph.parse(word)
-    )
-    return word.capitalize() if said_of_one and named else None
-
-
-_VERBS = frozenset({"VERB", "INFN", "PRTF", "PRTS", "GRND"})
-_GENITIVE_LIKE = frozenset({"gent", "accs"})
-# The share of a lowercase word's dictionary readings that must be names (see above).
-_RU_NAME_SHARE = 0.5
-
-
-_OWNER_ENDINGS = re.compile(
-    r"^(\w{2,}?)(?:ин|ина|ину|иной|ины|иных|иного|иному|ином|ын|ына|ыну|ыной)$"
-)
-
-
-def _owner(word: str, morph: Any) -> str | None:
-    """The name a possessive adjective is made of ("Олина" -> "Оля", "серёгина" -> "Серёга",
-    "Ленкину" -> "Ленка"), or None. A word the dictionary reads as a name itself ("Марина") is
-    that name, and one it reads as another word ("тишина") is no possessive. The dictionary
-    lacks most possessives of diminutives ("ленкину", "иркиного"): a word it does not know is
-    read by its ending, and its base needs only to be read as a name at all."""
-    match = _OWNER_ENDINGS.match(word.casefold())
-    if match is None:
-        return None
-    known = morph.word_is_known(word.casefold())
-    if known:
-        best = morph.parse(word)[0]
-        if "Name" in best.tag or not (best.tag.POS == "ADJF" or "Surn" in best.tag):
-            return None
-    for ending in ("а", "я"):
-        base = match.group(1) + ending
-        parses = morph.parse(base)
-        if known:
-            names = [str(p.normal_form) for p in parses[:1] if "Name" in p.tag and p.score >= 0.5]
-        else:
-            names = [str(p.normal_form) for p in parses if "Name" in p.tag and "sing" in p.tag]
-        if names:  # the base itself when it is a name's nominative ("айкин": Айка, not Айк)
-            return (base if base in names else names[0]).capitalize()
-    return None
-
-
 _SURNAME_LIKE_OWNER = re.compile(
     r"^(\w{2,}?)(ин|ов|ев)(?:а|у|ой|ы|ым|ом|ого|ому|ых)?$", re.IGNORECASE
 )
 
 
-def _owner_before_noun(text: str, tokens: list[_Token], i: int, morph: Any) -> str | None:
+def _owner_before_noun(text: str, tokens: list[Token], i: int, morph: Any) -> str | None:
     """A possessive the dictionary reads as a surname ("Гулин", "Егоркин", "Рубенова",
     "Андреева"), right before a common noun it owns ("Гулин брат", "Егоркин куратор", "из
     Рубенова ресторана", "Андреева жена"): the name it is made of. Before anything else it stays
@@ -1788,29 +1539,6 @@ def _owner_before_noun(text: str, tokens: list[_Token], i: int, morph: Any) -> s
     return None
 
 
-def _patronymic(word: str, morph: Any) -> str | None:
-    """A patronymic's nominative ("Викторовны", "петровной" -> "Викторовна", "Петровна")."""
-    if not (_CAPITALISED.match(word) or word.islower()):
-        return None
-    for parse in morph.parse(word):
-        if "Patr" in parse.tag:
-            nominative = parse.inflect({"Nom"})  # natasha takes UD feature names
-            return str((nominative or parse).word).capitalize()
-    return None
-
-
-def _standalone_patronymic(tokens: list[_Token], i: int, word: str, morph: Any) -> str | None:
-    """A patronymic that stands alone as a man's name ("Михалыч", "Петрович"): the one right
-    after a first name is that name's ("Ирина Михайловна")."""
-    patronymic = _patronymic(word.capitalize() if word.isupper() else word, morph)
-    if patronymic is None or not patronymic.endswith("ч"):
-        return None  # "Михайловна" alone is no way to call a woman
-    previous = tokens[i - 1].text if i else ""
-    if _CAPITALISED.match(previous) and _first_name(previous, morph) is not None:
-        return None
-    return patronymic
-
-
 def _name_possessive_unmarked(word: str) -> bool:
     """ "liams", "mitchs": a first name's possessive typed without its apostrophe."""
     if not (word.islower() and word.endswith("s") and len(word) >= 5):
@@ -1820,7 +1548,7 @@ def _name_possessive_unmarked(word: str) -> bool:
 
 
 def _unknown_with_relation(
-    text: str, tokens: list[_Token], i: int, morph: Any, relation_of: Any
+    text: str, tokens: list[Token], i: int, morph: Any, relation_of: Any
 ) -> bool:
     """A capitalised word the dictionary does not know, with a relation word by it ("Драган,
     мой руководитель", "Вукашин — мой сосед"): a foreign name, not a common noun."""
@@ -1833,23 +1561,8 @@ def _unknown_with_relation(
     return _relation_near(text, tokens, i, relation_of)[0] is not None
 
 
-def _cases_agree(relation_word: str, name: str, morph: Any) -> bool:
-    """Whether a relation word right before a name can stand in the name's case ("сестру Аню",
-    "с сестрой Катей"); a name only in another case is the one the relation is of
-    ("учительница мирона", "брат Гены"). A word the dictionary does not know, or reads no case
-    of, agrees."""
-    if not morph.word_is_known(name.casefold()):
-        return True
-    theirs = {p.tag.case for p in morph.parse(relation_word.casefold()) if p.tag.case}
-    parses = morph.parse(name.casefold())
-    if any("Surn" in p.tag for p in parses):
-        return True  # "хирург Бахтияров": a surname's forms are read as a first name's too
-    named = {p.tag.case for p in parses if "Name" in p.tag and p.tag.case}
-    return not theirs or not named or bool(theirs & named)
-
-
 def _named_beside_relation(
-    text: str, tokens: list[_Token], i: int, morph: Any, relation_of: Any
+    text: str, tokens: list[Token], i: int, morph: Any, relation_of: Any
 ) -> str | None:
     """A lowercase word the name rules pass over, said to be someone by a relation word right
     beside it: "бабуля валя" (also a verb's gerund), "с дружбаном коляном", "ирка моя подруга",
@@ -1891,13 +1604,6 @@ def _named_beside_relation(
 # How a Russian verb form ends (past, infinitive, reflexive, present): an unknown word ending so is
 # a mistyped verb ("позвнила моя мама"), not a nickname ("жека", "витёк").
 _VERB_ENDING = re.compile(r"(?:л[аио]?|ть|ти|с[яь]|[еи]т|[юя]т|[еи]м|[еи]шь)$")
-
-
-def _not_a_noun(word: str, morph: Any) -> bool:
-    # The NER sometimes takes the capitalised adjective or verb that opens a sentence
-    # ("Двоюродная сестра Света", "Передумала ...") into a name.
-    best = morph.parse(word)[0]
-    return bool(best.tag.POS in {"ADJF", "ADJS", "VERB", "INFN", "PRTF", "PRTS", "ADVB", "GRND"})
 
 
 # "at Leah's" is hers, not a place called Leah: a possessive is left to the people reader.
@@ -1972,7 +1678,7 @@ def _pet(text: str, mention: PersonMention) -> bool:
     if thing is None:
         return False
     # "a girl at the wall called Nadia": the person said just before the place she is at.
-    said = [w.casefold() for w in _WORD.findall(text[: thing.start()])[-3:]]
+    said = [w.casefold() for w in WORD.findall(text[: thing.start()])[-3:]]
     return not ({thing.group("noun").casefold(), *said} & _PERSON_NOUNS)
 
 

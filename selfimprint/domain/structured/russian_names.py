@@ -1,0 +1,300 @@
+"""What pymorphy2's dictionary (through natasha) says of a Russian word as a person's name: a
+first name in its dictionary form, typed in lowercase, a surname, a patronymic, a possessive
+adjective of a name ("Олина мама"), and whether a case agrees. `people.find_people` reads
+Russian messages with these; the English readings stay there."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import Any
+
+from selfimprint.domain.structured.tokens import CAPITALISED, Token
+
+PREPOSITIONS_RU = frozenset("с со к ко у при для от о об про по за без".split())
+
+
+@cache
+def russian_tools() -> tuple[Any, Any, Any, Any]:
+    # Loaded once per process (~1 s, ~60 MB): navec embeddings, slovnet NER, pymorphy2 dicts.
+    from natasha import Doc, MorphVocab, NewsEmbedding, NewsNERTagger, Segmenter
+
+    return Segmenter(), NewsNERTagger(NewsEmbedding()), MorphVocab(), Doc
+
+
+# The cases a preposition governs: the name after it is read in one of them ("из-за амира" is
+# Амир's genitive, not Амира; "с бахой", "к Косте").
+GOVERNS = {
+    **dict.fromkeys(
+        ("у", "для", "без", "от", "до", "из", "из-за", "около", "возле", "после", "кроме"),
+        frozenset({"gent"}),
+    ),
+    **dict.fromkeys(("к", "ко", "по"), frozenset({"datv"})),
+    **dict.fromkeys(("с", "со", "над", "перед", "между"), frozenset({"ablt"})),
+    **dict.fromkeys(("про", "через"), frozenset({"accs"})),
+    **dict.fromkeys(("о", "об", "при"), frozenset({"loct"})),
+}  # fmt: skip
+
+
+def governed(parses: list[Any], before: str) -> list[Any]:
+    """The readings in a case the preposition before the word governs; all of them when none
+    is, or no preposition stands there."""
+    cases = GOVERNS.get(before.casefold().replace("ё", "е"))
+    kept = [p for p in parses if cases and p.tag.case in cases]
+    return kept or parses
+
+
+def first_name(word: str, morph: Any, before: str = "", initial: bool = False) -> str | None:
+    """The dictionary form of a first name, or None when the word is not one; `before` is the
+    word before it (a preposition picks the case); `initial`: the word opens a sentence, where
+    a name is most often its subject, typed in its dictionary form ("Камила однокурсница моя",
+    not Камил's genitive; "одноклассника Вадима" is Вадим's)."""
+    # A person named by a first name is one: a plural reading is another word's ("Колян" is
+    # no genitive plural of "Коляна").
+    parses = [
+        p for p in morph.parse(word) if ("Name" in p.tag or "Surn" in p.tag) and "plur" not in p.tag
+    ]
+    if not parses:
+        return None
+    parses = governed(parses, before)
+    typed = [p for p in parses if str(p.normal_form) == word.casefold()]
+    if typed and initial:
+        return word.capitalize()  # typed in its dictionary form ("Камила", not Камил's genitive)
+    # The text reaches here with ё written as е: "Алена" is Алёна as written, not Ален's
+    # genitive (the dictionary's likelier reading), when a name with ё spells it so.
+    as_written = [
+        p
+        for p in parses
+        if "ё" in str(p.normal_form)
+        and str(p.normal_form).replace("ё", "е") == word.casefold().replace("ё", "е")
+    ]
+    if before.casefold() not in GOVERNS and any(
+        "Surn" in p.tag and {"femn", "nomn"} <= set(p.tag.grammemes) for p in parses
+    ):
+        # A woman's surname as typed: the dictionary's base form is the man's ("Доктор Соколова
+        # сказала": Соколова, not Соколов; "у Гусейнова" is his).
+        return word.capitalize()
+    if as_written:
+        return str(max(as_written, key=lambda p: p.score).normal_form).capitalize()
+    weights: dict[str, float] = {}
+    for parse in parses:
+        form = str(parse.normal_form)
+        weights[form] = weights.get(form, 0.0) + float(parse.score)
+    # Of equal readings a "-я" name: "Вите", "Гале", "Коле" are Витя, Галя, Коля, far likelier
+    # in chat than Вит or Вита, Гала, Кола.
+    name = max(weights, key=lambda f: (round(weights[f], 6), f.endswith("я")))
+    if name.endswith("а") and name[:-1] + "я" in weights:
+        name = name[:-1] + "я"
+    return name.capitalize()
+
+
+BEFORE_A_VERB = frozenset("сам сама тоже уже опять снова вчера сегодня наконец даже не".split())
+
+
+def verb_follows(tokens: list[Token], at: int, morph: Any) -> bool:
+    """Whether a verb comes next (a few adverbs between): the name before it is its subject, in
+    its dictionary form ("Тима сам спросил" is Тима, not Тим's genitive)."""
+    while at < len(tokens) and tokens[at].text.casefold() in BEFORE_A_VERB:
+        at += 1
+    if at >= len(tokens):
+        return False
+    verb = morph.parse(tokens[at].text.casefold())[0].tag
+    return "VERB" in verb and "plur" not in verb  # "Рината вызывают": their object, not subject
+
+
+def more_a_place(word: str, morph: Any, in_or_from: bool) -> bool:
+    """Whether the dictionary reads a word as a place more than as a name: "в Вене", "из
+    Питера", "на Дону", "в Коле" (a place first after "в" or "из"); not "женат на Лене"."""
+    parses = morph.parse(word.casefold())
+    if in_or_from and parses and "Geox" in parses[0].tag:
+        return True
+    place = float(sum(p.score for p in parses if "Geox" in p.tag))
+    return place > float(sum(p.score for p in parses if "Name" in p.tag))
+
+
+def same_case(name: str, word: str, morph: Any) -> bool:
+    """Whether a relation word after a name can stand in the name's case, as an apposition
+    does ("Гена начальник", "у вадика, бригадира"); a name the dictionary gives no case agrees."""
+    named = {
+        p.tag.case
+        for p in morph.parse(name.casefold())
+        if "Name" in p.tag and "sing" in p.tag and p.tag.case  # "Валеры" is one Валера's
+    }
+    if not morph.word_is_known(word.casefold()):
+        return True  # "Паша тимлид": the dictionary's cases of a word it lacks are guesses
+    said = {p.tag.case for p in morph.parse(word.casefold()) if p.tag.case}
+    return not named or not said or bool(named & said)
+
+
+# Lowercase words pymorphy2 reads as first names that are more often everyday words.
+RU_NOT_NAMES = frozenset(
+    {"роза", "лев", "мила", "гена", "вера", "слава", "роман", "любовь", "август"}
+)
+
+
+def lowercase_first_name(word: str, morph: Any, before: str = "") -> str | None:
+    """A first name typed in lowercase ("с олей", "даник", "камила"; "мишка" no: a teddy bear
+    first), or None. The dictionary's readings of the word as a name must weigh at least half
+    of all its readings (a name's case forms often share their ending with a noun's: "иру" is
+    Ира's or an "ир"'s); an unknown word never counts (a typo is guessed a name by its ending),
+    nor a word read as a place or a verb ("в астану", "валит")."""
+    if len(word) < 3 or not morph.word_is_known(word):
+        return None
+    parses = morph.parse(word)
+    if any(("Geox" in p.tag or p.tag.POS in VERBS) and p.score >= 0.25 for p in parses):
+        return None
+    names = [p for p in parses if "Name" in p.tag]
+    if sum(float(p.score) for p in names) < RU_NAME_SHARE:
+        return None
+    declined = [p for p in names if "Fixd" not in p.tag] or names  # "кристине": Кристина's
+    singular = governed([p for p in declined if "plur" not in p.tag], before)
+    if not singular:
+        # Read only as a plural ("даник": "Даника"'s genitive plural, the same as the animate
+        # accusative): the dictionary lacks the name typed in its nominative; a plural in
+        # another case is no name ("на крестинах").
+        return word.capitalize() if all(p.tag.case in GENITIVE_LIKE for p in declined) else None
+    weights: dict[str, float] = {}
+    for parse in singular:
+        form = str(parse.normal_form)
+        weights[form] = weights.get(form, 0.0) + float(parse.score)
+    # Typed in its dictionary form: that is the name. Else the heaviest reading; of equal ones a
+    # feminine "-а/-я" name ("алину": Алина, not Алин).
+    after_preposition = before.casefold().replace("ё", "е") in GOVERNS
+    name = (
+        word
+        if word in weights and not after_preposition
+        else max(weights, key=lambda f: (weights[f], f[-1] in "ая"))
+    )
+    if name in RU_NOT_NAMES:
+        return None
+    return name.capitalize()
+
+
+# How a Russian surname ends in its cases (-ов, -ева, -ину, -ым): the dictionary guesses a
+# surname for many an unknown word ("акум", "медлайн"), never with these endings alone.
+SURNAME_ENDING = re.compile(r"(?:[оеё]в|[иы]н)(?:а|у|ым|ой|ом|ых|е)?$")
+
+
+def lowercase_surname(word: str, morph: Any) -> str | None:
+    """A surname typed in lowercase ("шилов на претензию молчит", "у шилова"): the dictionary
+    reads the word as a surname at least as often as anything else; its masculine form."""
+    if len(word) < 5 or not morph.word_is_known(word) or not SURNAME_ENDING.search(word):
+        return None
+    parses = morph.parse(word)
+    possessive = re.match(r"^(\w{2,})[иы]н(?:а|у|ой|ым|ом|ых|е|о|ы)?$", word)
+    if possessive and any(
+        "anim" in p.tag and "NOUN" in p.tag
+        for end in "ая"
+        for p in morph.parse(possessive.group(1) + end)
+        if morph.word_is_known(possessive.group(1) + end)
+    ):
+        return None  # "батин брат", "мамин": dad's, mum's (a possessive adjective)
+    surnames = [p for p in parses if "Surn" in p.tag and "plur" not in p.tag]
+    if sum(float(p.score) for p in surnames) < RU_NAME_SHARE:
+        return None
+    return str(surnames[0].normal_form).capitalize()
+
+
+def name_before_its_verb(word: str, tokens: list[Token], i: int, morph: Any) -> str | None:
+    """A lowercase first name the dictionary reads more often as a noun ("гена": a gene's
+    genitive), typed in its dictionary form right before a verb of the third person singular,
+    nothing between them: its subject ("гена говорит"; not "не пил. горжусь")."""
+    if len(word) < 3 or not morph.word_is_known(word) or word in RU_NOT_NAMES:
+        return None
+    if i + 1 >= len(tokens) or not tokens[i + 1].start - tokens[i].end == 1:
+        return None
+    if i and tokens[i - 1].text.casefold() in PREPOSITIONS_RU:
+        return None  # "с августа поднимает": governed, no subject
+    verb = morph.parse(tokens[i + 1].text.casefold())[0].tag
+    said_of_one = "VERB" in verb and "sing" in verb and ("3per" in verb or "past" in verb)
+    named = any(
+        "Name" in p.tag and p.tag.case == "nomn" and p.normal_form == word
+        for p in morph.parse(word)
+    )
+    return word.capitalize() if said_of_one and named else None
+
+
+VERBS = frozenset({"VERB", "INFN", "PRTF", "PRTS", "GRND"})
+
+
+GENITIVE_LIKE = frozenset({"gent", "accs"})
+
+
+# The share of a lowercase word's dictionary readings that must be names (see above).
+RU_NAME_SHARE = 0.5
+
+
+OWNER_ENDINGS = re.compile(
+    r"^(\w{2,}?)(?:ин|ина|ину|иной|ины|иных|иного|иному|ином|ын|ына|ыну|ыной)$"
+)
+
+
+def owner(word: str, morph: Any) -> str | None:
+    """The name a possessive adjective is made of ("Олина" -> "Оля", "серёгина" -> "Серёга",
+    "Ленкину" -> "Ленка"), or None. A word the dictionary reads as a name itself ("Марина") is
+    that name, and one it reads as another word ("тишина") is no possessive. The dictionary
+    lacks most possessives of diminutives ("ленкину", "иркиного"): a word it does not know is
+    read by its ending, and its base needs only to be read as a name at all."""
+    match = OWNER_ENDINGS.match(word.casefold())
+    if match is None:
+        return None
+    known = morph.word_is_known(word.casefold())
+    if known:
+        best = morph.parse(word)[0]
+        if "Name" in best.tag or not (best.tag.POS == "ADJF" or "Surn" in best.tag):
+            return None
+    for ending in ("а", "я"):
+        base = match.group(1) + ending
+        parses = morph.parse(base)
+        if known:
+            names = [str(p.normal_form) for p in parses[:1] if "Name" in p.tag and p.score >= 0.5]
+        else:
+            names = [str(p.normal_form) for p in parses if "Name" in p.tag and "sing" in p.tag]
+        if names:  # the base itself when it is a name's nominative ("айкин": Айка, not Айк)
+            return (base if base in names else names[0]).capitalize()
+    return None
+
+
+def patronymic(word: str, morph: Any) -> str | None:
+    """A patronymic's nominative ("Викторовны", "петровной" -> "Викторовна", "Петровна")."""
+    if not (CAPITALISED.match(word) or word.islower()):
+        return None
+    for parse in morph.parse(word):
+        if "Patr" in parse.tag:
+            nominative = parse.inflect({"Nom"})  # natasha takes UD feature names
+            return str((nominative or parse).word).capitalize()
+    return None
+
+
+def standalone_patronymic(tokens: list[Token], i: int, word: str, morph: Any) -> str | None:
+    """A patronymic that stands alone as a man's name ("Михалыч", "Петрович"): the one right
+    after a first name is that name's ("Ирина Михайловна")."""
+    reading = patronymic(word.capitalize() if word.isupper() else word, morph)
+    if reading is None or not reading.endswith("ч"):
+        return None  # "Михайловна" alone is no way to call a woman
+    previous = tokens[i - 1].text if i else ""
+    if CAPITALISED.match(previous) and first_name(previous, morph) is not None:
+        return None
+    return reading
+
+
+def cases_agree(relation_word: str, name: str, morph: Any) -> bool:
+    """Whether a relation word right before a name can stand in the name's case ("сестру Аню",
+    "с сестрой Катей"); a name only in another case is the one the relation is of
+    ("учительница мирона", "брат Гены"). A word the dictionary does not know, or reads no case
+    of, agrees."""
+    if not morph.word_is_known(name.casefold()):
+        return True
+    theirs = {p.tag.case for p in morph.parse(relation_word.casefold()) if p.tag.case}
+    parses = morph.parse(name.casefold())
+    if any("Surn" in p.tag for p in parses):
+        return True  # "хирург Бахтияров": a surname's forms are read as a first name's too
+    named = {p.tag.case for p in parses if "Name" in p.tag and p.tag.case}
+    return not theirs or not named or bool(theirs & named)
+
+
+def not_a_noun(word: str, morph: Any) -> bool:
+    # The NER sometimes takes the capitalised adjective or verb that opens a sentence
+    # ("Двоюродная сестра Света", "Передумала ...") into a name.
+    best = morph.parse(word)[0]
+    return bool(best.tag.POS in {"ADJF", "ADJS", "VERB", "INFN", "PRTF", "PRTS", "ADVB", "GRND"})
