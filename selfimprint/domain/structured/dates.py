@@ -571,11 +571,11 @@ def _a_span(clean: str, match: re.Match[str]) -> bool:
 _COUNT_RANGE = re.compile(r"([1-9]\d?)\s*-\s*([1-9]\d?)")
 
 
-# A month, a comma and a number that is not a year: the number counts something else.
 # A month and a year, with no day: vague (the labelling guide names no day for it).
 _MONTH_AND_YEAR = re.compile(rf"(?:in\s+|of\s+)?(?:{_MONTH})\.?\s*,?\s*\d{{4}}", _I)
-# ... and so does one after the sentence ends ("since march. 10/10 no regrets"; "Mar. 10" is an
-# abbreviation's dot).
+# A month, a comma and a number that is not a year: the number counts something else; so does
+# one after the sentence ends ("since march. 10/10 no regrets"; "Mar. 10" is an abbreviation's
+# dot).
 _MONTH_COMMA_COUNT = re.compile(
     rf"\b(?:{_MONTH})(?:\s*,|(?<=[a-zа-яё]{{4}})[.!?])\s*\d{{1,2}}\b(?!\s*,?\s*\d{{4}})", _I
 )
