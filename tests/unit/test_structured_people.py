@@ -1185,3 +1185,58 @@ def test_russian_lowercase_surnames_and_names_before_their_verb(
     text: str, expected: dict[str, str | None]
 ) -> None:
     assert _people(text, "ru") == expected
+
+
+def test_possessives_typed_without_their_apostrophe_and_places_named_after_someone() -> None:
+    # Issue 34: a name ending in "s" keeps it before "'s" ("carys's", not Cary's); a lowercase
+    # word the reader takes for a name that is a listed name and an "s" is that name's
+    # possessive ("jordans sign"), a listed name itself stays ("marcos mom"), and a capitalised
+    # or titled one is the name as typed ("Dr Evans").
+    from selfimprint.domain.structured.cues import cues as language_cues
+
+    english = language_cues("en")
+
+    def names(text: str, *likely: str) -> list[str]:
+        return [m.name for m in find_people(text, english, likely=likely)]
+
+    assert names("we're out of carys's box room soon") == []
+    assert names("we're out of carys's box room soon", "carys") == ["Carys"]
+    assert names("jordans sign said run faster", "jordans") == ["Jordan"]
+    assert names("marcos mom is up from texas", "marcos") == ["Marcos"]
+    assert names("Dr Evans our GP listens", "evans") == ["Evans"]
+    # A word after "Lake", "San" or "Mount" names a place; a known person stays one.
+    assert names("not running Lake Harriet in may") == []
+    assert names("San Antonio trip is off") == []
+    assert names("Harriet is running in may") == ["Harriet"]
+    assert [m.name for m in find_people("Lake Harriet", english, known=["Harriet"])] == ["Harriet"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # Issue 34: a name's dative read as its nominative over an indeclinable reading of the
+        # same letters ("Алине" is Алина's), one ending otherwise stays as typed ("Гоги") ...
+        ("надо дела передать новенькой, Алине, завтра первый день", {"Алина": None}),
+        ("вчера у Гоги на дне рождения была", {"Гоги": None}),
+        # ... a diminutive the dictionary lacks, in its cases, read as its "-ка" form, "ё"
+        # kept as typed ...
+        ("всё благодаря Ниночке, она там всех знает", {"Ниночка": None}),
+        ("не спали мы обе с Полинкой", {"Полинка": None}),
+        ("виктор Артёмку рыбачить научил", {"Виктор": None, "Артёмка": None}),
+        # ... a possessive adjective of a name before a noun it agrees with is that name's,
+        # however else the dictionary reads it ...
+        ("Тимур оказался Серёгиным племянником", {"Тимур": None, "Серёга": None}),
+        ("так что Анину мечту про котёнка я не потяну", {"Аня": None}),
+        ("подали на Димино банкротство", {"Дима": None}),
+        # ... not before a noun in another case or gender ("у Ларионова отпуск": his), not
+        # an everyday word ("машину", "тишины").
+        ("правый глаз перенесли, у Ларионова отпуск", {"Ларионов": None}),
+        ("надо продавать машину солярис", {}),
+        ("режим тишины дома", {}),
+        ("вижу Машин живот в инсте и реву", {"Маша": None}),
+    ],
+)  # fmt: skip
+def test_russian_names_in_their_cases_and_possessives_before_a_noun(
+    text: str, expected: dict[str, str | None]
+) -> None:
+    assert _people(text, "ru") == expected

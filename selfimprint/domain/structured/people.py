@@ -15,6 +15,7 @@ Either way a relation word next to the name says who they are.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import tomllib
 from collections.abc import Callable, Iterable
@@ -56,15 +57,16 @@ class Gazetteer:
     names: frozenset[str]  # lowercase first names
     words: frozenset[str]  # names that are also everyday words ("will", "grace")
 
-    def name_of(self, word: str, *, inside: bool) -> str | None:
+    def name_of(self, word: str, *, inside: bool, marked: bool = False) -> str | None:
         """The name `word` spells ("jake", "JAKE", "callums" -> "Jake", "Callum"), or None.
 
         `inside`: the word is capitalised inside a sentence, where even a name that is also a
-        word ("Will", "Grace") is one."""
+        word ("Will", "Grace") is one; `marked`: an apostrophe's possessive follows it, so an
+        "s" it ends with is the name's own ("carys's" is Carys's, not Cary's)."""
         key = word.casefold()
         if key in _SKIP or len(key) < 2 or (key in self.words and not inside):
             return None
-        if key not in self.names and word.islower() and key.endswith("s"):
+        if key not in self.names and word.islower() and key.endswith("s") and not marked:
             key = key[:-1]  # "callums girlfriend": a possessive typed without its apostrophe
             if len(key) < 4 or key in self.words:
                 return None
@@ -1167,8 +1169,8 @@ def _english(
         if numbered and not social and not titled_kin:
             continue  # "Ward 9", "Year 7": a place or a time ("with jake 2 days ago": a person;
             # "my buddy gary. 35 years.": a name, the number in the next sentence)
-        if i and tokens[i - 1].text.casefold() in ("st", "saint"):
-            continue  # "St Mary's"
+        if i and tokens[i - 1].text.casefold() in _PLACE_TITLES and key not in known:
+            continue  # "St Mary's", "Lake Harriet", "San Antonio": a place named after someone
         following_word = tokens[i + 1].text.casefold() if i + 1 < len(tokens) else ""
         if following_word == "day" or (
             i + 2 < len(tokens)
@@ -1194,7 +1196,8 @@ def _english(
         if key not in known and ((at_start and _SPEAKER.match(after)) or greeted or called):
             continue  # "Caroline: hey!", "hey Mel!", "that's great, Caroline!": speaker, addressee
         capitalised = bool(CAPITALISED.match(word))
-        listed = names.name_of(word, inside=capitalised and not at_start)
+        owner = i + 1 < len(tokens) and tokens[i + 1].text == "'s"
+        listed = names.name_of(word, inside=capitalised and not at_start, marked=owner)
         titled = i > 0 and tokens[i - 1].text.casefold() in _TITLES and word.isalpha()
         read_as_name = key in likely  # the reader of words takes it for a person's name
         if not capitalised and listed is None and _G_DROPPED.match(key):
@@ -1228,7 +1231,6 @@ def _english(
             and _WHERE_THEY_LIVE.match(after)
         ):
             relation = "neighbour"  # "Mrs Dalgleish downstairs" (not "Lady across the hall")
-        owner = i + 1 < len(tokens) and tokens[i + 1].text == "'s"
         # "at Leah's" is hers, "at Lowe's" a shop: only a known first name owns the place.
         place_like = (
             bool(_PLACE_BEFORE.search(before))
@@ -1262,6 +1264,9 @@ def _english(
         )
         if person_like:
             name = listed or (word if capitalised else word.capitalize())
+            possessive = word.islower() and not (owner or titled)
+            if listed is None and possessive and _possessive_of_a_name(key):
+                name = key[:-1].capitalize()  # "jordans sign": Jordan's, typed without "'"
             surname = _surname(text, tokens, i, cues) if listed is not None else None
             if surname is not None:  # "Barb Keller runs the pantry"
                 name, end = f"{name} {surname.text}", max(end, surname.end)
@@ -1320,7 +1325,12 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
         if shouted:
             word = word.capitalize()  # "ОЛЯ ДОВОЛЬНАЯ": shouted, still a name
         # "Олина мама", "Серёгина Танька": Оля's, Серёга's; "Гулин брат", "Рубенова ресторана"
-        owner = ru.owner(word, morph) or _owner_before_noun(text, tokens, i, morph)
+        noun_next = tokens[i + 1].text if i + 1 < len(tokens) else ""
+        owner = (
+            ru.owner(word, morph)
+            or _owner_before_noun(text, tokens, i, morph)
+            or (ru.owner_before_noun(word, noun_next, morph) if noun_next else None)
+        )
         lowercase = word.islower()
         if lowercase or shouted:
             # A shouted word is read as a lowercase one: "НА ПОСТОЯНКУ" is emphasis, not a
@@ -1398,7 +1408,7 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
                 and not grouped
             ):
                 continue
-        full = name or word
+        full = name or ru.diminutive_nominative(word, morph) or word
         after = i + 1
         if owner is None and i + 1 < len(tokens):
             patronymic = ru.patronymic(tokens[i + 1].text, morph)
@@ -1502,7 +1512,7 @@ def _our_worker(tokens: list[Token], i: int, after: int, morph: Any) -> bool:
 
 
 _SURNAME_LIKE_OWNER = re.compile(
-    r"^(\w{2,}?)(ин|ов|ев)(?:а|у|ой|ы|ым|ом|ого|ому|ых)?$", re.IGNORECASE
+    r"^(\w{2,}?)(ин|ов|ев)(а|у|ой|ы|ым|ом|ого|ому|ых)?$", re.IGNORECASE
 )
 
 
@@ -1521,9 +1531,13 @@ def _owner_before_noun(text: str, tokens: list[Token], i: int, morph: Any) -> st
     parses = morph.parse(tokens[i].text.casefold())
     if any("Name" in p.tag and "plur" not in p.tag for p in parses):
         return None  # "Марина", "Полина": a name of its own
+    if tokens[i].text.islower() and ru.common_noun(parses):
+        return None  # "машину солярис": a car; "Машин живот", "Тимин градусник": theirs
     following = morph.parse(tokens[i + 1].text.casefold())[0]
     if following.tag.POS != "NOUN" or {"Name", "Surn", "Patr"} & set(following.tag.grammemes):
         return None
+    if not ru.agrees_with_noun(match.group(3) or "", tokens[i + 1].text, morph):
+        return None  # "у Ларионова отпуск": his genitive, the noun another case; a surname
     if i + 2 < len(tokens) and tokens[i + 2].text.casefold() in _RUSSIAN_MY:
         return None  # "Ефимов ортопед мой": the user's orthopaedist, Ефимов by surname
     stem, suffix = match.group(1).casefold(), match.group(2).casefold()
@@ -1537,6 +1551,20 @@ def _owner_before_noun(text: str, tokens: list[Token], i: int, morph: Any) -> st
         ):
             return base.capitalize()
     return None
+
+
+# Words before a name that make the two a place's name ("Lake Nokomis", "Mount Pleasant").
+_PLACE_TITLES = frozenset({"st", "saint", "lake", "mount", "mt", "port", "fort", "san", "santa"})
+
+
+def _possessive_of_a_name(key: str) -> bool:
+    """A lowercase word read as a name that is a listed first name and an "s" ("jordans",
+    "tylers"), when the word is no listed name itself ("marcos" is Marcos). Chat drops the
+    apostrophe; a capitalised "Carys" or a titled "Dr Evans" is the name as typed."""
+    names = gazetteer()
+    return (
+        len(key) >= 4 and key.endswith("s") and key[:-1] in names.names and key not in names.names
+    )
 
 
 def _name_possessive_unmarked(word: str) -> bool:
@@ -1682,9 +1710,27 @@ def _pet(text: str, mention: PersonMention) -> bool:
     return not ({thing.group("noun").casefold(), *said} & _PERSON_NOUNS)
 
 
+def _with_yo(name: str, said: str) -> str:
+    """The name with "ё" where the word it was read from has it, letter for letter."""
+    folded = name.casefold().replace("ё", "е")
+    for word in re.findall(r"\w+", said):
+        if word.casefold().replace("ё", "е")[:3] == folded[:3]:
+            return "".join(
+                ("Ё" if c.isupper() else "ё")
+                if k < len(word) and word[k] in "ёЁ" and c in "еЕ"
+                else c
+                for k, c in enumerate(name)
+            )
+    return name
+
+
 def _as_written(mention: PersonMention, text: str) -> PersonMention:
-    """ "Серега" stays as the user typed it; the dictionary would write "Серёга"."""
-    if "ё" in text[mention.start : mention.end].casefold() or "ё" not in mention.name.casefold():
+    """ "Серега" stays as the user typed it; the dictionary would write "Серёга". A name read
+    from the text with "ё" folded ("Артёмку" -> "Артемка") gets its "ё" back."""
+    said = text[mention.start : mention.end]
+    if "ё" in said.casefold() and "ё" not in mention.name.casefold():
+        return dataclasses.replace(mention, name=_with_yo(mention.name, said))
+    if "ё" in said.casefold() or "ё" not in mention.name.casefold():
         return mention
     plain = mention.name.replace("ё", "е").replace("Ё", "Е")
     return PersonMention(plain, mention.relation, mention.start, mention.end)

@@ -56,6 +56,11 @@ def first_name(word: str, morph: Any, before: str = "", initial: bool = False) -
     ]
     if not parses:
         return None
+    # An indeclinable reading ending in "-е" ("Алине", "Кристине" as foreign names) is listed
+    # once per case and would outweigh the dative it is far less often than: Алина's. ("Гоги"
+    # and "Дато" are such names.)
+    if word.casefold().endswith("е"):
+        parses = [p for p in parses if "Fixd" not in p.tag] or parses
     parses = governed(parses, before)
     typed = [p for p in parses if str(p.normal_form) == word.casefold()]
     if typed and initial:
@@ -227,6 +232,113 @@ RU_NAME_SHARE = 0.5
 OWNER_ENDINGS = re.compile(
     r"^(\w{2,}?)(?:ин|ина|ину|иной|ины|иных|иного|иному|ином|ын|ына|ыну|ыной)$"
 )
+
+# The same possessive in the endings a noun's case and gender call for that read as other words
+# too ("Серёгиным" a surname, "Димино", "Анину"): taken only before a noun that agrees with them.
+AGREEING_OWNER = re.compile(r"^(\w{2,}?)[иы]н(|а|у|ой|ым|ом|о|ы|ых)$")
+
+# The gender (or the plural) and case each ending of a possessive adjective is said in.
+POSSESSIVE_FORMS: dict[str, frozenset[tuple[str, str]]] = {
+    "": frozenset({("masc", "nomn"), ("masc", "accs")}),
+    "а": frozenset({("masc", "gent"), ("neut", "gent"), ("femn", "nomn"), ("masc", "accs")}),
+    "у": frozenset({("masc", "datv"), ("neut", "datv"), ("femn", "accs")}),
+    "ой": frozenset({("femn", c) for c in ("gent", "datv", "ablt", "loct")}),
+    "ым": frozenset({("masc", "ablt"), ("neut", "ablt"), ("plur", "datv")}),
+    "ом": frozenset({("masc", "loct"), ("neut", "loct")}),
+    "о": frozenset({("neut", "nomn"), ("neut", "accs")}),
+    "ы": frozenset({("plur", "nomn"), ("plur", "accs")}),
+    "ых": frozenset({("plur", "gent"), ("plur", "loct"), ("plur", "accs")}),
+    "ого": frozenset({("masc", "gent"), ("neut", "gent"), ("masc", "accs")}),
+    "ому": frozenset({("masc", "datv"), ("neut", "datv")}),
+}
+
+
+def agrees_with_noun(ending: str, noun: str, morph: Any) -> bool:
+    """Whether a common noun can stand in the gender or number and the case a possessive's
+    ending says ("Анину мечту", "Серёгиным племянником"; not "у Ларионова отпуск")."""
+    allowed = POSSESSIVE_FORMS.get(ending, frozenset())
+    parses = morph.parse(noun.casefold())
+    if not parses or parses[0].tag.POS != "NOUN":
+        return False  # "машину в", "Даши пробный": no noun follows
+    for parse in parses:
+        tag = parse.tag
+        if tag.POS != "NOUN" or {"Name", "Surn", "Patr"} & set(tag.grammemes):
+            continue
+        # A noun of common gender ("сирота") is tagged "ms-f", no gender of its own.
+        genders = {"masc", "femn"} if "ms-f" in tag.grammemes else {str(tag.gender)}
+        said = {"plur"} if tag.number == "plur" else genders
+        case = str(tag.case)
+        if "masc" in said and case == "accs" and "plur" not in said:
+            # A masculine accusative is the genitive's form for a living thing ("Серёгина
+            # брата"), the nominative's for anything else ("Серёгин гараж").
+            animate = "anim" in tag.grammemes
+            if (ending in ("а", "ого")) != animate:
+                said = said - {"masc"}
+        if any((g, case) in allowed for g in said):
+            return True
+    return False
+
+
+def owner_before_noun(word: str, noun: str, morph: Any) -> str | None:
+    """The name a possessive adjective is made of when a common noun it agrees with follows it,
+    however else the dictionary reads the word ("Серёгиным племянником" -> Серёга, "Димино
+    банкротство" -> Дима, "Анину мечту" -> Аня); a declined name of its own ("Марину",
+    "Полину") stays that name."""
+    match = AGREEING_OWNER.match(word.casefold())
+    if match is None or not agrees_with_noun(match.group(2), noun, morph):
+        return None
+    parses = morph.parse(word.casefold())
+    if any(
+        "Name" in p.tag and "plur" not in p.tag and "Fixd" not in p.tag and p.score >= 0.3
+        for p in parses
+    ):
+        return None
+    if morph.word_is_known(word.casefold()) and (
+        not any("Poss" in p.tag or "Surn" in p.tag for p in parses) or common_noun(parses)
+    ):
+        return None  # "машину", "тишины": other words the dictionary holds
+    return base_name(match.group(1), morph)
+
+
+def common_noun(parses: list[Any]) -> bool:
+    """Whether the dictionary reads a word as a common noun at least 0.3 of the time."""
+    return any(
+        p.tag.POS == "NOUN"
+        and not {"Name", "Surn", "Patr"} & set(p.tag.grammemes)
+        and p.score >= 0.3
+        for p in parses
+    )
+
+
+def base_name(stem: str, morph: Any) -> str | None:
+    """The first name a possessive's stem is made of ("серёгин" Серёга's, "олин" Оля's), of two
+    the "-а" one, as `owner` reads it ("генин": Гена's, not Геня's), and only a name the
+    dictionary holds: it guesses names for any word by its ending."""
+    for ending in ("а", "я"):
+        base = stem + ending
+        if not morph.word_is_known(base):
+            continue  # the dictionary guesses "геня", "людя" names by their ending
+        for p in morph.parse(base):
+            # The text is read with "ё" as "е": "Серегиным" is Серёга's.
+            form = str(p.normal_form)
+            if "Name" in p.tag and "sing" in p.tag and p.tag.case == "nomn":
+                if form.replace("ё", "е") == base.replace("ё", "е"):
+                    return form.capitalize()
+    return None
+
+
+# A diminutive's case ending after its "-к-" ("Полинке", "Артёмку", "Варькой", "Светки"):
+# the name it declines is the "-ка" form.
+DIMINUTIVE_CASE = re.compile(r"^(\w{2,}[кч])(?:е|и|у|ой|ою)$")
+
+
+def diminutive_nominative(word: str, morph: Any) -> str | None:
+    """The dictionary form of a capitalised diminutive the dictionary does not hold, from its
+    ending ("Полинке", "Ниночке" -> Полинка, Ниночка), or None."""
+    if morph.word_is_known(word.casefold()):
+        return None
+    match = DIMINUTIVE_CASE.match(word)
+    return f"{match.group(1)}а" if match else None
 
 
 def owner(word: str, morph: Any) -> str | None:
