@@ -28,6 +28,7 @@ from extraction_data import Labelled, load_personas  # noqa: E402
 
 from selfimprint.adapters.e5_encoder import shipped_weights  # noqa: E402
 from selfimprint.adapters.name_head import (  # noqa: E402
+    NAME_FEATURES,
     NAME_FILE,
     ChunkedTokens,
     chunk_features,
@@ -39,7 +40,7 @@ from selfimprint.adapters.name_head import (  # noqa: E402
 from selfimprint.adapters.type_reader import load_reader, shipped_reader_path  # noqa: E402
 
 L2 = 100.0
-STEPS = 300
+STEPS = 1000
 _CYRILLIC = re.compile(r"[а-яё]")
 _RU_ENDINGS = "аяьйоеи"
 
@@ -87,7 +88,13 @@ def main() -> None:
         l2=L2,
         steps=STEPS,
         reader_sha256=file_sha256(reader_path),
-        training={"personas": personas, "l2": L2, "steps": STEPS, "chunks": len(labels)},
+        training={
+            "personas": personas,
+            "l2": L2,
+            "steps": STEPS,
+            "chunks": len(labels),
+            "features": NAME_FEATURES,
+        },
     )
     save_name_head(args.out, head)
     print(  # noqa: T201 - a script's report

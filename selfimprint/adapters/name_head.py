@@ -70,14 +70,32 @@ def chunked_tokens(weights: E5Weights, text: str, prefix: str = "passage: ") -> 
     return ChunkedTokens(ids, chunks)
 
 
+# What a row of `chunk_features` holds; a head fitted on other rows is not loaded.
+NAME_FEATURES = "mean,first,shape,previous-mean,next-mean"
+
+
 def chunk_features(states: Array, chunked: ChunkedTokens) -> NDArray[np.float32]:
-    """One row per chunk: mean state, first state, capitalised / lowercase / shouted."""
+    """One row per chunk: its mean state, its first state, capitalised / lowercase / shouted,
+    and the mean states of the chunks before and after it (zeros at the ends). The neighbours
+    tell "drinks w jordan" from "jordan shoes": on English writers the head never saw they
+    raised names found at the same precision (docs/decisions.md, "The name head reads the
+    words beside the word")."""
+    hidden = states.shape[1]
+    means = [states[start:end].mean(0) for _, _, start, end in chunked.chunks]
+    zeros = np.zeros(hidden, np.float32)
     rows = [
-        np.concatenate([states[start:end].mean(0), states[start], np.asarray(shape, np.float32)])
-        for _, shape, start, end in chunked.chunks
+        np.concatenate(
+            [
+                means[k],
+                states[start],
+                np.asarray(shape, np.float32),
+                means[k - 1] if k else zeros,
+                means[k + 1] if k + 1 < len(means) else zeros,
+            ]
+        )
+        for k, (_, shape, start, _) in enumerate(chunked.chunks)
     ]
-    width = 2 * states.shape[1] + 3
-    return np.asarray(rows, dtype=np.float32).reshape(len(rows), width)
+    return np.asarray(rows, dtype=np.float32).reshape(len(rows), 4 * hidden + 3)
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,7 @@ from selfimprint.adapters.e5_encoder import (
     shipped_weights,
 )
 from selfimprint.adapters.name_head import (
+    NAME_FEATURES,
     NAME_FILE,
     ChunkedTokens,
     NameHead,
@@ -259,6 +260,9 @@ def _shipped_name_head(reader_path: Path) -> NameHead | None:
     if head.reader_sha256 != file_sha256(reader_path):
         # Fitted on another reader's states: its readings would be noise.
         log.warning("name_head.unavailable", reason="fitted on another type reader")
+        return None
+    if head.training.get("features") != NAME_FEATURES:
+        log.warning("name_head.unavailable", reason="fitted on other chunk features")
         return None
     return head
 
