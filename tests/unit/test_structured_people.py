@@ -1240,3 +1240,23 @@ def test_russian_names_in_their_cases_and_possessives_before_a_noun(
     text: str, expected: dict[str, str | None]
 ) -> None:
     assert _people(text, "ru") == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # Issue 34: a relation word by trade and the name after the same preposition, a comma
+        # between, are one person; kin so listed are a list ...
+        ("Завтра к эндокринологу, к Дине Маратовне, а я кровь не сдал",
+         {"Дина Маратовна": "doctor"}),
+        ("зашла к маме, к Оле не успела", {"Оля": None}),
+        # ... and after "у" a relation word in the name's genitive is the name's own; one in
+        # another case, or before "нет", is someone else's.
+        ("вчера на тусовке у димы одногруппника был", {"Дима": "classmate"}),
+        ("у насти мама заболела", {"Настя": None}),
+    ],
+)  # fmt: skip
+def test_russian_relations_said_beside_the_name_in_its_case(
+    text: str, expected: dict[str, str | None]
+) -> None:
+    assert _people(text, "ru") == expected

@@ -264,6 +264,18 @@ def _relation_near(
     # "соседка по даче Нина", "коллега по работе Марта": where from, between word and name.
     if before > 1 and tokens[before - 1].text.casefold() == "по":
         before -= 2
+    # "к эндокринологу, к Дине Маратовне": the same preposition before a relation word of
+    # someone's trade and, after a comma, before the name makes the two one person ("к маме, к
+    # Оле" is a list: kin are called by the kin word, not named beside it).
+    if (
+        before >= 2
+        and tokens[before].text.casefold() in ru.GOVERNS
+        and tokens[before].text.casefold() == tokens[before - 2].text.casefold()
+        and text[tokens[before - 1].end : tokens[before].start].strip() == ","
+    ):
+        parallel = relation_of(tokens[before - 1].text)
+        if parallel in _BY_TRADE:
+            return parallel, tokens[before - 1].start, name.end
     # Within the sentence: "he is my neighbour. Anna too" says nothing of Anna.
     gap = _TITLE_DOT.sub("", text[tokens[before].end : name.start]) if before >= 0 else ""
     if before >= 0 and not _SENTENCE_BREAK.search(gap) and not _listed(gap, text, name):
@@ -1422,8 +1434,15 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
             # "Катя сеструха младшая", "Гена начальник гаража", "Оля, жена моя", "Рустам с работы";
             # not "у насти мама" (her mother) or "Алина, девушка Тимура" (his girlfriend).
             mine = after + 1 < len(tokens) and tokens[after + 1].text.casefold() in _MY_OBLIQUE
+            # "у насти мама" is hers; "у димы одногруппника", the word in the name's own case,
+            # is Dima himself.
+            apposed = (
+                after < len(tokens)
+                and previous.casefold() == "у"
+                and _in_its_oblique_case(tokens, i, after, morph)
+            )
             theirs = not mine and (
-                previous.casefold() == "у" or _of_a_name(tokens, after + 1, morph)
+                (previous.casefold() == "у" and not apposed) or _of_a_name(tokens, after + 1, morph)
             )
             theirs = theirs or _owned_after(tokens, after, morph, relation_of)
             said = relation_of(tokens[after].text) if after < len(tokens) and not theirs else None
@@ -1444,6 +1463,23 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
             relation = "colleague"
         found.append(PersonMention(full, None if owner else relation, start, end))
     return found
+
+
+# Relations someone has by their work (and the user's), which Russian names in apposition.
+_BY_TRADE = frozenset({"doctor", "therapist", "teacher", "boss", "manager", "colleague", "client"})
+
+
+def _in_its_oblique_case(tokens: list[Token], i: int, after: int, morph: Any) -> bool:
+    """Whether the word after a name governed by "у" is in the genitive too, as an apposition
+    is ("у димы одногруппника"); not before "нет" ("у кати брата нет": she has none)."""
+    following = tokens[after + 1].text.casefold() if after + 1 < len(tokens) else ""
+    if following == "нет":
+        return False
+    word = tokens[after].text.casefold()
+    return any(
+        p.tag.case == "gent" and p.tag.POS == "NOUN" and "plur" not in p.tag
+        for p in morph.parse(word)
+    ) and not any(p.tag.case == "nomn" and p.score >= 0.3 for p in morph.parse(word))
 
 
 # Prepositions of place: a capitalised word after one that no first name in the dictionary
