@@ -426,3 +426,27 @@ def test_schedules_ratings_scores_and_months_of_a_year_name_no_day(
 ) -> None:
     at = datetime.fromisoformat(sent)
     assert [d.isoformat() for d in resolve_dates(text, at, cues("en"))] == want
+
+
+@pytest.mark.parametrize(
+    ("text", "sent", "language", "want"),
+    [
+        # Issue 34: "a week from now" is a day, "3x a week from now on" how often; "к 20-му"
+        # is by the 20th (its dative), where "к 8" stays a time of day; a day of the month
+        # after "каждое" / "every" comes monthly, a bare one is a day.
+        ("the op is a week from now", "2026-10-27T12:00:00+00:00", "en", ["2026-11-03"]),
+        ("3x a week from now on, my knees voted", "2026-10-27T12:00:00+00:00", "en", []),
+        ("к 20му надо кухню выбрать", "2026-07-13T12:00:00+03:00", "ru", ["2026-07-20"]),
+        ("к 25-му надо справку отнести", "2026-02-20T12:00:00+03:00", "ru", ["2026-02-25"]),
+        ("к 8 надо быть на работе", "2026-02-20T12:00:00+03:00", "ru", []),
+        ("каждое 25е число платёж", "2026-03-10T12:00:00+03:00", "ru", []),
+        ("платёж 25-го", "2026-03-10T12:00:00+03:00", "ru", ["2026-03-25"]),
+        ("rent goes out every 25th", "2026-03-10T12:00:00+00:00", "en", []),
+        ("rent is due on the 25th", "2026-03-10T12:00:00+00:00", "en", ["2026-03-25"]),
+    ],
+)  # fmt: skip
+def test_from_now_on_by_the_day_in_its_dative_and_monthly_days(
+    text: str, sent: str, language: str, want: list[str]
+) -> None:
+    at = datetime.fromisoformat(sent)
+    assert [d.isoformat() for d in resolve_dates(text, at, cues(language))] == want

@@ -115,8 +115,9 @@ _REWRITES = (
     (r"\b(в|во|до|к|на|с|со)\s+вс\b\.?", r"\1 воскресенье"),
     # "March 18 at 9" would otherwise hide the date from dateparser.
     (
-        r"\b(?:at|в|к)\s+\d{1,2}(?:[:.]\d{2})?(?:\s*(?:am|pm|a\.m\.|p\.m\.|утра|вечера|дня))?"
-        rf"(?!\s*(?:[./]\d|\w*\s*(?:{_MONTH})))",
+        r"\b(?:at|в|к)\s+\d{1,2}(?!\d)(?:[:.]\d{2})?(?:\s*(?:am|pm|a\.m\.|p\.m\.|утра|вечера|дня))?"
+        # ... not a day of the month: "к 20-му", "к 25-го", "в 18-е" name a day.
+        rf"(?!\s*(?:[./]\d|\w*\s*(?:{_MONTH}))|-?(?:го|е|ое|ого|му|ому)\b)",
         "",
     ),
     # "24/7" is all the time, and a number with one decimal ("A1c 6.4") is a measure: neither
@@ -164,6 +165,9 @@ _NOT_A_DAY = re.compile(
     # "monday nights", "fri and sat nights": a habit ("sat" is left unread as a verb).
     rf"|\b(?:{_WEEKDAY})(?:\s+(?:and|&)\s+(?:{_WEEKDAY}|sat))?"
     r"\s+(?:nights|mornings|evenings|afternoons)\b"
+    # "каждое 25е число", "every 25th", "each month on the 3rd": a day that comes monthly.
+    r"|\bкажд\w+\s+\d{1,2}-?(?:е|ое|го|ого)?(?:\s+числ\w*)?"
+    r"|\b(?:every|each)\s+(?:month\s+on\s+)?(?:the\s+)?\d{1,2}(?:st|nd|rd|th)\b"
     # "the 2nd tuesday of every month": a repeating day.
     rf"|\b(?:the\s+)?\d(?:st|nd|rd|th)\s+(?:{_WEEKDAY})\s+of\s+(?:every|each)\s+month\b"
     # A rating ("10/10", "8/10 would recommend") and a score ("we draw 3-3", "won 2-1").
@@ -197,7 +201,9 @@ _COUNTED = re.compile(
 _RU_WEEKS = r"\d{1,2}|одну|две|два|три|четыре|пять|шесть"
 _WEEKS_AHEAD = re.compile(
     rf"\bin\s+(?P<en>an?|{_EN_COUNT})\s+weeks?\b(?!\s+ago\b)"
-    rf"|\b(?P<en_from>an?|{_EN_COUNT})\s+weeks?\s+from\s+(?:now|today)\b"
+    # "a week from now"; not "3x a week from now on" (how often, from now on).
+    rf"|(?<![\dx]\s)(?<!times\s)(?<!per\s)\b(?P<en_from>an?|{_EN_COUNT})\s+weeks?\s+from\s+"
+    r"(?:now|today)\b(?!\s+on\b)"
     rf"|\bin\s+a\s+(?P<fortnight>fortnight)\b"
     rf"|\bчерез\s+(?:(?P<ru>{_RU_WEEKS})\s+)?недел(?:ю|и|ь)\b",
     _I,
@@ -219,7 +225,8 @@ _AFTER_MODIFIER = re.compile(r"^(?:this coming|next|this|coming|следующ|�
 # "on the 3rd", "by the 20th", "18-го", "на 18-е", "5 числа": a day of the month left unnamed.
 _DAY_OF_MONTH = re.compile(
     r"\bthe\s+(?:whole\s+|entire\s+)?(?P<en>\d{1,2})(?:st|nd|rd|th)\b"
-    r"|\b(?P<ru>\d{1,2})(?:-?(?:го|е|ое|ого)\b|(?=\s+числа\b))",
+    # "к 25-му", "к 20му": by the day, its dative.
+    r"|\b(?P<ru>\d{1,2})(?:-?(?:го|е|ое|ого|му|ому)\b|(?=\s+числа\b))",
     _I,
 )
 # Words an ordinal counts when it is not a day: "the 3rd floor", "my 2nd try", "18-е место".
