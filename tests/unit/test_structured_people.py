@@ -1260,3 +1260,22 @@ def test_russian_relations_said_beside_the_name_in_its_case(
     text: str, expected: dict[str, str | None]
 ) -> None:
     assert _people(text, "ru") == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # Issue 34: a "-к-" diminutive of a first name the dictionary does not hold, in any case
+        # and in lowercase, is a person in its "-ка" form ...
+        ("полинка сегодня в первый класс пошла", {"Полинка": None}),
+        ("зять мой Денис, но оксанку вообще не слушает", {"Денис": None, "Оксанка": None}),
+        ("вчера с варькой гуляли", {"Варька": None}),
+        # ... not a word its base is no name of, nor a known word with its soft sign dropped.
+        ("зарплатку опять задержали", {}),
+        ("в сумке валерянка и помада", {}),
+    ],
+)  # fmt: skip
+def test_russian_diminutives_the_dictionary_lacks(
+    text: str, expected: dict[str, str | None]
+) -> None:
+    assert _people(text, "ru") == expected

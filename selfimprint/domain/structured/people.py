@@ -1355,6 +1355,7 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
                 or _named_beside_relation(text, tokens, i, morph, relation_of)
                 or ru.lowercase_surname(word.casefold(), morph)
                 or ru.name_before_its_verb(word.casefold(), tokens, i, morph)
+                or ru.diminutive_of_a_name(word, morph)
             )
             if name is None:
                 continue
@@ -1369,12 +1370,17 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
             if name is None:
                 continue
         else:
-            name = owner or ru.first_name(
-                word,
-                morph,
-                tokens[i - 1].text if i else "",
-                bool(_SENTENCE_START.search(text[: token.start]))
-                or ru.verb_follows(tokens, i + 1, morph),
+            # A diminutive the dictionary lacks before its guesses ("Полинке 5": Полинка).
+            name = (
+                owner
+                or ru.diminutive_of_a_name(word, morph)
+                or ru.first_name(
+                    word,
+                    morph,
+                    tokens[i - 1].text if i else "",
+                    bool(_SENTENCE_START.search(text[: token.start]))
+                    or ru.verb_follows(tokens, i + 1, morph),
+                )
             )
         in_ner = any(start <= token.start < stop for start, stop in tagged)
         if not (name or in_ner) and _unknown_with_relation(text, tokens, i, morph, relation_of):

@@ -341,6 +341,31 @@ def diminutive_nominative(word: str, morph: Any) -> str | None:
     return f"{match.group(1)}а" if match else None
 
 
+# A name's "-к-" diminutive in any case: "полинка", "оксанку", "варькой", "артёмка".
+NAME_DIMINUTIVE = re.compile(r"^(\w{2,}?)(ь?)к(?:а|и|е|у|ой|ою)$")
+
+
+def diminutive_of_a_name(word: str, morph: Any) -> str | None:
+    """A word the dictionary does not hold that is a known first name's "-к-" diminutive, in
+    its "-ка" form ("полинка", "Полинке" -> Полинка, "оксанку" -> Оксанка, "варькой" -> Варька,
+    "артёмке" -> Артёмка), or None: the name it is made of (Полина, Оксана, Варя, Артём) must
+    be a first name in the dictionary, so "зарплатку" or a typo is no one."""
+    folded = word.casefold()
+    match = NAME_DIMINUTIVE.match(folded)
+    if match is None or morph.word_is_known(folded):
+        return None
+    if any(morph.word_is_known(folded[:k] + "ь" + folded[k:]) for k in range(2, len(folded))):
+        return None  # "валерянка": "валерьянка" with its soft sign dropped, no one's name
+    stem, soft = match.groups()
+    for base in (stem + "а", stem + "я", stem):
+        if morph.word_is_known(base) and any(
+            "Name" in p.tag and p.tag.case == "nomn" and "sing" in p.tag and p.normal_form == base
+            for p in morph.parse(base)
+        ):
+            return f"{stem}{soft}ка".capitalize()
+    return None
+
+
 def owner(word: str, morph: Any) -> str | None:
     """The name a possessive adjective is made of ("Олина" -> "Оля", "серёгина" -> "Серёга",
     "Ленкину" -> "Ленка"), or None. A word the dictionary reads as a name itself ("Марина") is
