@@ -1279,3 +1279,24 @@ def test_russian_diminutives_the_dictionary_lacks(
     text: str, expected: dict[str, str | None]
 ) -> None:
     assert _people(text, "ru") == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # Issue 34: where the dictionary allows two forms of one name, the form the message
+        # types settles it ("витин" alone is read as Вита's; with "витю" it is Витя's) ...
+        ("надо записать витю на холтер: рябов, витин кардиолог, велел",
+         {"Витя": None, "Рябов": None}),
+        ("витин кардиолог велел", {"Вита": None}),
+        ("у амира в бассейне соревнования, амир волнуется", {"Амир": None}),
+        # ... and a surname-like word after a preposition of place with no noun after it is a
+        # street, where a possessive after its noun stays one.
+        ("офис в центре на Ленина, кофе бесплатный", {}),
+        ("Андрей Катин вроде мужик толковый", {"Андрей": None, "Катя": None}),
+    ],
+)  # fmt: skip
+def test_russian_one_name_per_person_and_streets_named_after_someone(
+    text: str, expected: dict[str, str | None]
+) -> None:
+    assert _people(text, "ru") == expected

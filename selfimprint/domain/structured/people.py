@@ -1328,6 +1328,7 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
         return _relation_word(word, cues)
 
     found: list[PersonMention] = []
+    owned: set[str] = set()  # names read from a possessive adjective ("Олина" -> Оля)
     joined: set[int] = set()  # patronymics read with the name before them
     for i, token in enumerate(tokens):
         if i in joined:
@@ -1337,9 +1338,10 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
         if shouted:
             word = word.capitalize()  # "ОЛЯ ДОВОЛЬНАЯ": shouted, still a name
         # "Олина мама", "Серёгина Танька": Оля's, Серёга's; "Гулин брат", "Рубенова ресторана"
-        noun_next = tokens[i + 1].text if i + 1 < len(tokens) else ""
+        adjacent = i + 1 < len(tokens) and text[token.end : tokens[i + 1].start].isspace()
+        noun_next = tokens[i + 1].text if adjacent else ""
         owner = (
-            ru.owner(word, morph)
+            (ru.owner(word, morph) if _owns_what_follows(text, tokens, i, morph) else None)
             or _owner_before_noun(text, tokens, i, morph)
             or (ru.owner_before_noun(word, noun_next, morph) if noun_next else None)
         )
@@ -1468,7 +1470,71 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
         if relation is None and owner is None and _our_worker(tokens, i, after, morph):
             relation = "colleague"
         found.append(PersonMention(full, None if owner else relation, start, end))
-    return found
+        if owner is not None:
+            owned.add(full)
+    return _one_name_each(found, owned, text)
+
+
+def _one_name_each(found: list[PersonMention], owned: set[str], text: str) -> list[PersonMention]:
+    """One name for one person in a message: where the dictionary allows two forms ("витин":
+    Вита's or Витя's; "амира": Амира or Амир's), the form the message also types as a word of
+    its own settles it ("надо записать витю ... витин кардиолог" once "Витя" is read from
+    "витю"; "тренер амира ... амир от него без ума"); a name read from a possessive yields to
+    one read from a name."""
+    words = {w.casefold().replace("ё", "е") for w in WORD.findall(text)}
+
+    def typed(name: str) -> bool:
+        return name.casefold().replace("ё", "е") in words
+
+    settled = [m.name for m in found if m.name not in owned]
+    named = []
+    for mention in found:
+        # Both typed ("амира", "амир"): the longer is the other's genitive.
+        shorter = next(
+            (n for n in settled if typed(n) and mention.name.casefold() == n.casefold() + "а"),
+            None,
+        )
+        if shorter is not None:
+            mention = dataclasses.replace(mention, name=shorter)
+        elif not typed(mention.name):
+            other = next(
+                (
+                    n
+                    for n in settled
+                    if _two_forms(n, mention.name) and (typed(n) or mention.name in owned)
+                ),
+                None,
+            )
+            if other is not None:
+                mention = dataclasses.replace(mention, name=other)
+        named.append(mention)
+    return named
+
+
+def _two_forms(one: str, other: str) -> bool:
+    """Whether two readings differ only as a name's dictionary readings do: "-а" against "-я"
+    (Вита, Витя) or a genitive's "-а" (Амира, Амир)."""
+    a, b = one.casefold(), other.casefold()
+    if a == b or " " in a + b or min(len(a), len(b)) < 3:
+        return False
+    swapped = a[:-1] == b[:-1] and {a[-1], b[-1]} == {"а", "я"}
+    return swapped or a == b + "а" or b == a + "а"
+
+
+def _owns_what_follows(text: str, tokens: list[Token], i: int, morph: Any) -> bool:
+    """Whether the word may be a possessive adjective of a name: not a surname-like word after
+    a preposition of place with no noun right after it ("офис на Ленина, кофе": a street named
+    after Lenin, not Лена's). A possessive may follow its noun or stand for it ("Андрей
+    Катин", "Тимошин выпускной", "теперь Катина")."""
+    previous = tokens[i - 1].text.casefold() if i else ""
+    if previous not in _WHERE_TO:
+        return True
+    if not any("Surn" in p.tag for p in morph.parse(tokens[i].text.casefold())):
+        return True
+    k = i + 1
+    if k >= len(tokens) or not text[tokens[i].end : tokens[k].start].isspace():
+        return False
+    return morph.parse(tokens[k].text.casefold())[0].tag.POS in ("NOUN", "ADJF", "NUMR")
 
 
 # Relations someone has by their work (and the user's), which Russian names in apposition.
