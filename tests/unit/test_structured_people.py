@@ -1300,3 +1300,22 @@ def test_russian_one_name_per_person_and_streets_named_after_someone(
     text: str, expected: dict[str, str | None]
 ) -> None:
     assert _people(text, "ru") == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # Issue 34: a lowercase word the dictionary reads mostly as a common noun is no name
+        # for an indeclinable name's readings counted once per case ("хату") ...
+        ("думаю снимать хату но на какие шиши", {}),
+        ("у алсу днюха", {"Алсу": None}),
+        ("не ответил кристине насчёт майских", {"Кристина": None}),
+        # ... and a name after "в" only in its prepositional case is where, not who.
+        ("первый день в Нуре. кухня огонь", {}),
+        ("влюбилась в Колю по уши", {"Коля": None}),
+    ],
+)  # fmt: skip
+def test_russian_nouns_under_indeclinable_names_and_venues_after_v(
+    text: str, expected: dict[str, str | None]
+) -> None:
+    assert _people(text, "ru") == expected

@@ -1400,6 +1400,7 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
                 not morph.word_is_known(word.casefold())
                 or not any("Name" in p.tag for p in morph.parse(word.casefold()))
                 or ru.more_a_place(word, morph, previous.casefold() in _IN_OR_FROM)
+                or (previous.casefold() in ("в", "во") and _only_locative(word, morph))
             )
         ):
             # "на Бекетова", "в Земуне", "в Леруа": a street, a place, a shop; "в Вене", "из
@@ -1535,6 +1536,14 @@ def _owns_what_follows(text: str, tokens: list[Token], i: int, morph: Any) -> bo
     if k >= len(tokens) or not text[tokens[i].end : tokens[k].start].isspace():
         return False
     return morph.parse(tokens[k].text.casefold())[0].tag.POS in ("NOUN", "ADJF", "NUMR")
+
+
+def _only_locative(word: str, morph: Any) -> bool:
+    """Whether every reading of a word as a name is its prepositional case: after "в" that is
+    where ("первый день в Нуре", a restaurant), where a person takes the accusative
+    ("влюбилась в Колю")."""
+    cases = {p.tag.case for p in morph.parse(word.casefold()) if "Name" in p.tag}
+    return cases == {"loct"}
 
 
 # Relations someone has by their work (and the user's), which Russian names in apposition.

@@ -93,6 +93,29 @@ def first_name(word: str, morph: Any, before: str = "", initial: bool = False) -
     return name.capitalize()
 
 
+def common_noun_weight(parses: list[Any]) -> float:
+    return sum(
+        float(p.score)
+        for p in parses
+        if p.tag.POS == "NOUN" and not {"Name", "Surn", "Patr"} & set(p.tag.grammemes)
+    )
+
+
+def name_weight(names: list[Any]) -> float:
+    """How much of a word's readings name someone, an indeclinable name counted once: the
+    dictionary lists it once per case ("хату": Хату in six cases, 0.07 each, against хата's
+    accusative, 0.2)."""
+    fixed: dict[str, float] = {}
+    total = 0.0
+    for parse in names:
+        if "Fixd" in parse.tag:
+            form = str(parse.normal_form)
+            fixed[form] = max(fixed.get(form, 0.0), float(parse.score))
+        else:
+            total += float(parse.score)
+    return total + sum(fixed.values())
+
+
 BEFORE_A_VERB = frozenset("сам сама тоже уже опять снова вчера сегодня наконец даже не".split())
 
 
@@ -151,6 +174,8 @@ def lowercase_first_name(word: str, morph: Any, before: str = "") -> str | None:
     names = [p for p in parses if "Name" in p.tag]
     if sum(float(p.score) for p in names) < RU_NAME_SHARE:
         return None
+    if common_noun_weight(parses) > name_weight(names):
+        return None  # "хату": хата's accusative, not the indeclinable Хату in six cases
     declined = [p for p in names if "Fixd" not in p.tag] or names  # "кристине": Кристина's
     singular = governed([p for p in declined if "plur" not in p.tag], before)
     if not singular:
