@@ -1319,3 +1319,18 @@ def test_russian_nouns_under_indeclinable_names_and_venues_after_v(
     text: str, expected: dict[str, str | None]
 ) -> None:
     assert _people(text, "ru") == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # Issue 34: a possessive whose base the dictionary only guesses a name for is one
+        # before a noun it agrees with, not before an adjective ("кофемашина бесплатная").
+        ("тамунина мама учит меня лепить хинкали", {"Тамуна": None}),
+        ("в ординаторской кофемашина бесплатная, так что я теперь кофеман", {}),
+    ],
+)  # fmt: skip
+def test_russian_possessives_of_guessed_names_need_their_noun(
+    text: str, expected: dict[str, str | None]
+) -> None:
+    assert _people(text, "ru") == expected

@@ -1341,7 +1341,11 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
         adjacent = i + 1 < len(tokens) and text[token.end : tokens[i + 1].start].isspace()
         noun_next = tokens[i + 1].text if adjacent else ""
         owner = (
-            (ru.owner(word, morph) if _owns_what_follows(text, tokens, i, morph) else None)
+            (
+                ru.owner(word, morph, noun_next)
+                if _owns_what_follows(text, tokens, i, morph)
+                else None
+            )
             or _owner_before_noun(text, tokens, i, morph)
             or (ru.owner_before_noun(word, noun_next, morph) if noun_next else None)
         )

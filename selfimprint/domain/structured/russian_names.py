@@ -391,12 +391,14 @@ def diminutive_of_a_name(word: str, morph: Any) -> str | None:
     return None
 
 
-def owner(word: str, morph: Any) -> str | None:
+def owner(word: str, morph: Any, noun: str = "") -> str | None:
     """The name a possessive adjective is made of ("Олина" -> "Оля", "серёгина" -> "Серёга",
     "Ленкину" -> "Ленка"), or None. A word the dictionary reads as a name itself ("Марина") is
     that name, and one it reads as another word ("тишина") is no possessive. The dictionary
     lacks most possessives of diminutives ("ленкину", "иркиного"): a word it does not know is
-    read by its ending, and its base needs only to be read as a name at all."""
+    read by its ending, and its base needs only to be read as a name at all, but where the base
+    is a word it does not know either, only before a `noun` it agrees with ("тамунина мама";
+    not "кофемашина бесплатная", whose "base" the dictionary guesses a name by its ending)."""
     match = OWNER_ENDINGS.match(word.casefold())
     if match is None:
         return None
@@ -412,6 +414,10 @@ def owner(word: str, morph: Any) -> str | None:
             names = [str(p.normal_form) for p in parses[:1] if "Name" in p.tag and p.score >= 0.5]
         else:
             names = [str(p.normal_form) for p in parses if "Name" in p.tag and "sing" in p.tag]
+            guessed = not morph.word_is_known(base)
+            ending = word.casefold()[len(match.group(1)) + 2 :]
+            if names and guessed and not (noun and agrees_with_noun(ending, noun, morph)):
+                continue
         if names:  # the base itself when it is a name's nominative ("айкин": Айка, not Айк)
             return (base if base in names else names[0]).capitalize()
     return None
