@@ -2403,3 +2403,23 @@ def test_another_dumped_and_a_subject_before_when(
     language: str, older: str, newer: str, expected: bool
 ) -> None:
     assert _contradicts(language, older, newer) is expected
+
+
+@pytest.mark.parametrize(
+    ("language", "older", "newer", "expected"),
+    [
+        # Issue 34: "not working now" / "сейчас не работаю" is out of work, which a job taken
+        # up ends, whatever the employer; not working on one day is no such thing.
+        ("en", "I left VitaLine in June and I'm not working now.",
+         "started at Tesco today, first shift done", True),
+        ("en", "I left VitaLine in June.", "started at Tesco today, first shift done", False),
+        ("ru", "Я ушла из ВитаЛайна и сейчас не работаю.",
+         "сегодня первый день в Фармадоме отработала", True),
+        ("ru", "Я ушла из ВитаЛайна.", "сегодня первый день в Фармадоме отработала", False),
+        ("en", "I work at Tesco.", "I'm not working on sundays anymore lol", False),
+    ],
+)  # fmt: skip
+def test_out_of_work_said_plainly_ends_with_a_new_job(
+    language: str, older: str, newer: str, expected: bool
+) -> None:
+    assert _contradicts(language, older, newer) is expected
