@@ -2423,3 +2423,24 @@ def test_out_of_work_said_plainly_ends_with_a_new_job(
     language: str, older: str, newer: str, expected: bool
 ) -> None:
     assert _contradicts(language, older, newer) is expected
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "expected"),
+    [
+        # Issue 34: back together with a hedge between, or without "мы" opening the clause;
+        # a break-up in the present tense ("по сути мы расходимся") ...
+        ("Я ни с кем не встречаюсь.", "мы с ВИКТОРОМ теперь вроде как вместе", True),
+        ("Я рассталась с Виктором и теперь одна.", "с Виктором опять вместе, сам пришёл", True),
+        ("Я женат на Кате, живём вместе.", "я еду один, она остаётся. по сути мы расходимся.",
+         True),
+        # ... not "вместе" with anything after it, nor another's.
+        ("Я рассталась с Виктором и теперь одна.", "с Виктором опять вместе гуляли в парке",
+         False),
+        ("Я женат на Кате, живём вместе.", "Маша с Денисом расходятся, жалко их", False),
+    ],
+)  # fmt: skip
+def test_russian_together_again_with_a_hedge_and_breaking_up_now(
+    older: str, newer: str, expected: bool
+) -> None:
+    assert _contradicts("ru", older, newer) is expected
