@@ -1376,7 +1376,7 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
             if name is None:
                 continue
         else:
-            # A diminutive the dictionary lacks before its guesses ("Полинке 5": Полинка).
+            # A diminutive the dictionary lacks, before its guesses ("Полинкой": Полинка).
             name = (
                 owner
                 or ru.diminutive_of_a_name(word, morph)
