@@ -1226,6 +1226,7 @@ def test_possessives_typed_without_their_apostrophe_and_places_named_after_someo
         # ... a possessive adjective of a name before a noun it agrees with is that name's,
         # however else the dictionary reads it ...
         ("Тимур оказался Серёгиным племянником", {"Тимур": None, "Серёга": None}),
+        ("АНДРЕЕВА ЖЕНА ПРИЕХАЛА", {"Андрей": None}),  # shouted, its ending too
         ("так что Анину мечту про котёнка я не потяну", {"Аня": None}),
         ("подали на Димино банкротство", {"Дима": None}),
         # ... not before a noun in another case or gender ("у Ларионова отпуск": his), not
@@ -1254,6 +1255,10 @@ def test_russian_names_in_their_cases_and_possessives_before_a_noun(
         # another case, or before "нет", is someone else's.
         ("вчера на тусовке у димы одногруппника был", {"Дима": "classmate"}),
         ("у насти мама заболела", {"Настя": None}),
+        # Kin after "у" are the name's own even in her case ("у Насти брата забрали"), and a
+        # list after the relation word is a list ("к начальнику, к Оле, к Пете").
+        ("у Насти брата в армию забрали", {"Настя": None}),
+        ("сходила к начальнику, к Оле, к Пете", {"Оля": None, "Петя": None}),
     ],
 )  # fmt: skip
 def test_russian_relations_said_beside_the_name_in_its_case(
@@ -1289,7 +1294,7 @@ def test_russian_diminutives_the_dictionary_lacks(
         ("надо записать витю на холтер: рябов, витин кардиолог, велел",
          {"Витя": None, "Рябов": None}),
         ("витин кардиолог велел", {"Вита": None}),
-        ("у амира в бассейне соревнования, амир волнуется", {"Амир": None}),
+        ("Руслана и Руслан поженились", {"Руслана": None, "Руслан": None}),
         # ... and a surname-like word after a preposition of place with no noun after it is a
         # street, where a possessive after its noun stays one.
         ("офис в центре на Ленина, кофе бесплатный", {}),

@@ -2438,6 +2438,7 @@ def test_out_of_work_said_plainly_ends_with_a_new_job(
         ("Я рассталась с Виктором и теперь одна.", "с Виктором опять вместе гуляли в парке",
          False),
         ("Я женат на Кате, живём вместе.", "Маша с Денисом расходятся, жалко их", False),
+        ("Я женат на Кате, живём вместе.", "ну всё, расходимся по домам", False),
     ],
 )  # fmt: skip
 def test_russian_together_again_with_a_hedge_and_breaking_up_now(

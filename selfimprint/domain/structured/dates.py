@@ -26,7 +26,7 @@ from functools import cache
 from typing import Any
 
 from selfimprint.domain.structured.cues import LanguageCues, normalise
-from selfimprint.domain.structured.morphology import verb_tense
+from selfimprint.domain.structured.morphology import is_dative_noun, verb_tense
 from selfimprint.domain.terms import stem
 
 _I = re.IGNORECASE
@@ -202,7 +202,7 @@ _RU_WEEKS = r"\d{1,2}|одну|две|два|три|четыре|пять|шес
 _WEEKS_AHEAD = re.compile(
     rf"\bin\s+(?P<en>an?|{_EN_COUNT})\s+weeks?\b(?!\s+ago\b)"
     # "a week from now"; not "3x a week from now on" (how often, from now on).
-    rf"|(?<![\dx]\s)(?<!times\s)(?<!per\s)\b(?P<en_from>an?|{_EN_COUNT})\s+weeks?\s+from\s+"
+    rf"|(?<!\d\s)(?<!\dx\s)(?<!times\s)(?<!per\s)\b(?P<en_from>an?|{_EN_COUNT})\s+weeks?\s+from\s+"
     r"(?:now|today)\b(?!\s+on\b)"
     rf"|\bin\s+a\s+(?P<fortnight>fortnight)\b"
     rf"|\bчерез\s+(?:(?P<ru>{_RU_WEEKS})\s+)?недел(?:ю|и|ь)\b",
@@ -730,6 +730,8 @@ def resolve_dates(text: str, sent_at: datetime, cues: LanguageCues) -> tuple[dat
             continue  # a written date: dateparser's
         elif following in _ORDINAL_NOUNS:
             continue  # "the 3rd floor", "18-е место"
+        elif match.group(0).casefold().endswith("му") and following and is_dative_noun(following):
+            continue  # "к 3-му уроку", "по 2-му каналу": a count, its noun in the dative
         if not 1 <= number <= 31 or not free(match.start(), match.end()):
             continue
         before = clean[max(0, match.start() - 12) : match.start()]

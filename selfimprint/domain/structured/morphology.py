@@ -42,3 +42,11 @@ def is_place_name(word: str) -> bool:
     """Whether the likeliest parse of the word is a place name (grammeme Geox): "Москве",
     "Перми"; not a company ("Сбере", "Т-Банке")."""
     return "Geox" in russian_morphology().parse(word.casefold())[0].tag
+
+
+@lru_cache(maxsize=8192)
+def is_dative_noun(word: str) -> bool:
+    """Whether the likeliest parse of the word is a noun in the dative: "уроку", "каналу"
+    (what "к 3-му" counts, not a day)."""
+    tag = russian_morphology().parse(word.casefold())[0].tag
+    return bool(tag.POS == "NOUN" and tag.case == "datv")

@@ -274,7 +274,8 @@ def _relation_near(
         and text[tokens[before - 1].end : tokens[before].start].strip() == ","
     ):
         parallel = relation_of(tokens[before - 1].text)
-        if parallel in _BY_TRADE:
+        listed_on = re.match(rf"\s*,\s*{re.escape(tokens[before].text)}\s", text[name.end :], re.I)
+        if parallel in _BY_TRADE and not listed_on:  # "к начальнику, к Оле, к Пете": a list
             return parallel, tokens[before - 1].start, name.end
     # Within the sentence: "he is my neighbour. Anna too" says nothing of Anna.
     gap = _TITLE_DOT.sub("", text[tokens[before].end : name.start]) if before >= 0 else ""
@@ -1452,7 +1453,7 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
             apposed = (
                 after < len(tokens)
                 and previous.casefold() == "у"
-                and _in_its_oblique_case(tokens, i, after, morph)
+                and _in_its_oblique_case(tokens, i, after, morph, relation_of)
             )
             theirs = not mine and (
                 (previous.casefold() == "у" and not apposed) or _of_a_name(tokens, after + 1, morph)
@@ -1494,14 +1495,7 @@ def _one_name_each(found: list[PersonMention], owned: set[str], text: str) -> li
     settled = [m.name for m in found if m.name not in owned]
     named = []
     for mention in found:
-        # Both typed ("амира", "амир"): the longer is the other's genitive.
-        shorter = next(
-            (n for n in settled if typed(n) and mention.name.casefold() == n.casefold() + "а"),
-            None,
-        )
-        if shorter is not None:
-            mention = dataclasses.replace(mention, name=shorter)
-        elif not typed(mention.name):
+        if not typed(mention.name):
             other = next(
                 (
                     n
@@ -1528,9 +1522,9 @@ def _two_forms(one: str, other: str) -> bool:
 
 def _owns_what_follows(text: str, tokens: list[Token], i: int, morph: Any) -> bool:
     """Whether the word may be a possessive adjective of a name: not a surname-like word after
-    a preposition of place with no noun right after it ("офис на Ленина, кофе": a street named
-    after Lenin, not Лена's). A possessive may follow its noun or stand for it ("Андрей
-    Катин", "Тимошин выпускной", "теперь Катина")."""
+    a preposition of place unless a noun, an adjective or a number comes right after it ("офис
+    на Ленина, кофе": a street named after Lenin, not Лена's; "на Полинины 16" is hers). A
+    possessive may follow its noun or stand for it ("Андрей Катин", "Тимошин выпускной")."""
     previous = tokens[i - 1].text.casefold() if i else ""
     if previous not in _WHERE_TO:
         return True
@@ -1554,17 +1548,35 @@ def _only_locative(word: str, morph: Any) -> bool:
 _BY_TRADE = frozenset({"doctor", "therapist", "teacher", "boss", "manager", "colleague", "client"})
 
 
-def _in_its_oblique_case(tokens: list[Token], i: int, after: int, morph: Any) -> bool:
-    """Whether the word after a name governed by "у" is in the genitive too, as an apposition
-    is ("у димы одногруппника"); not before "нет" ("у кати брата нет": she has none)."""
+def _in_its_oblique_case(
+    tokens: list[Token], i: int, after: int, morph: Any, relation_of: Any
+) -> bool:
+    """Whether the relation word after a name governed by "у" stands in apposition to it, in
+    the genitive too and of the name's gender ("у димы одногруппника"). Kin and partners so
+    placed are the name's own ("у Насти брата забрали", "у Кати мужа уволили": hers), as is
+    anything before "нет" ("у кати брата нет")."""
     following = tokens[after + 1].text.casefold() if after + 1 < len(tokens) else ""
-    if following == "нет":
+    if following == "нет" or relation_of(tokens[after].text) not in _APPOSED_AFTER_U:
         return False
     word = tokens[after].text.casefold()
+    parses = morph.parse(word)
+    if any(p.tag.case == "nomn" and p.score >= 0.3 for p in parses):
+        return False
+    genders = {p.tag.gender for p in morph.parse(tokens[i].text.casefold()) if "Name" in p.tag}
     return any(
-        p.tag.case == "gent" and p.tag.POS == "NOUN" and "plur" not in p.tag
-        for p in morph.parse(word)
-    ) and not any(p.tag.case == "nomn" and p.score >= 0.3 for p in morph.parse(word))
+        p.tag.case == "gent"
+        and p.tag.POS == "NOUN"
+        and "plur" not in p.tag
+        and (not genders or p.tag.gender in genders or "ms-f" in p.tag.grammemes)
+        for p in parses
+    )
+
+
+# Relations a word after "у <name>" may give the name itself: not kin, nor partners.
+_APPOSED_AFTER_U = frozenset(
+    {"classmate", "colleague", "friend", "neighbour", "roommate", "doctor", "teacher", "boss",
+     "manager", "client", "therapist"}
+)  # fmt: skip
 
 
 # Prepositions of place: a capitalised word after one that no first name in the dictionary
@@ -1657,7 +1669,7 @@ def _owner_before_noun(text: str, tokens: list[Token], i: int, morph: Any) -> st
     following = morph.parse(tokens[i + 1].text.casefold())[0]
     if following.tag.POS != "NOUN" or {"Name", "Surn", "Patr"} & set(following.tag.grammemes):
         return None
-    if not ru.agrees_with_noun(match.group(3) or "", tokens[i + 1].text, morph):
+    if not ru.agrees_with_noun((match.group(3) or "").casefold(), tokens[i + 1].text, morph):
         return None  # "у Ларионова отпуск": his genitive, the noun another case; a surname
     if i + 2 < len(tokens) and tokens[i + 2].text.casefold() in _RUSSIAN_MY:
         return None  # "Ефимов ортопед мой": the user's orthopaedist, Ефимов by surname

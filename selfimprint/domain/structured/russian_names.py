@@ -415,8 +415,8 @@ def owner(word: str, morph: Any, noun: str = "") -> str | None:
         else:
             names = [str(p.normal_form) for p in parses if "Name" in p.tag and "sing" in p.tag]
             guessed = not morph.word_is_known(base)
-            ending = word.casefold()[len(match.group(1)) + 2 :]
-            if names and guessed and not (noun and agrees_with_noun(ending, noun, morph)):
+            case_ending = word.casefold()[len(match.group(1)) + 2 :]
+            if names and guessed and not (noun and agrees_with_noun(case_ending, noun, morph)):
                 continue
         if names:  # the base itself when it is a name's nominative ("айкин": Айка, not Айк)
             return (base if base in names else names[0]).capitalize()
