@@ -1339,3 +1339,36 @@ def test_russian_possessives_of_guessed_names_need_their_noun(
     text: str, expected: dict[str, str | None]
 ) -> None:
     assert _people(text, "ru") == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected", "lang"),
+    [
+        # Issue 34: a feminine relation noun is read by its own nominative (the dictionary
+        # files супруга under супруг), the masculine one stays a husband ...
+        ("Нину, супругу мою, положили на обследование", {"Нина": "wife"}, "ru"),
+        ("Олегу, супругу моему, дали отпуск", {"Олег": "husband"}, "ru"),
+        # ... a "-ка" diminutive in its nominative is not in apposition with a genitive ...
+        ("Тимурка деда не слушается совсем", {"Тимурка": None}, "ru"),
+        ("Тимурка дед мой, ему 80", {"Тимурка": "grandfather"}, "ru"),
+        # ... kin the guide has no word for are "ours" without being anyone we work with ...
+        ("Таня, невестка наша, приехала из Перми", {"Таня": None}, "ru"),
+        ("Таня, технолог наш, приехала из Перми", {"Таня": "colleague"}, "ru"),
+        # ... "ex" before a trade is a prefix, not a former partner ...
+        ("Dmitri is a good guy. ex marine, very calm", {"Dmitri": None}, "en"),
+        ("Dmitri texted at 2am. ex is back in town apparently", {"Dmitri": "ex"}, "en"),
+        # ... someone "in" a department is a colleague as one "from" it is ...
+        ("Priya in payroll sorted my overtime", {"Priya": "colleague"}, "en"),
+        ("Priya in Leeds sorted my overtime", {"Priya": None}, "en"),
+        # ... the group said before the name ...
+        ("the lady from accounts, Joan, retired today", {"Joan": "colleague"}, "en"),
+        ("the lady from the chippy, Joan, retired today", {"Joan": None}, "en"),
+        # ... and "me n X are done" is a break-up as "me and X are done" is.
+        ("me n kyle are done. not crying about it", {"Kyle": "ex"}, "en"),
+        ("me n kyle are going fishing", {"Kyle": None}, "en"),
+    ],
+)  # fmt: skip
+def test_relations_by_gender_case_trade_prefix_and_department(
+    text: str, expected: dict[str, str | None], lang: str
+) -> None:
+    assert _people(text, lang) == expected

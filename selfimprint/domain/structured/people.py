@@ -398,15 +398,15 @@ _GROUP_AFTER = (
             r"|(?:from|in|at|on) (?:my|our) (?:[\w-]+ ){0,2}(?:lab|office|group|unit|ward|site"
             r"|practice|clinic|kitchen|salon|depot|warehouse|department|dept)"
             r"|(?:from|in) the (?:[\w-]+ ){0,2}(?:lab|office|department|dept|warehouse|depot|yard"
-            r"|kitchen|plant|factory|shop floor|ward)"
+            r"|kitchen|plant|factory|shop floor|ward|dispensary|stockroom|control room)"
             # "Bev, one of the other bus drivers", "bruno the other dev": the user is one too.
             r"|(?:one of )?the other (?:[\w-]+ )?(?:drivers?|devs?|developers?|nurses?|teachers?"
             r"|cooks?|chefs?|cleaners?|porters?|guards?|baristas?|engineers?|techs?|night guy)"
             r"|who (?:used to )?(?:works?|worked) with me"
             r"|(?:who|that) i (?:used to )?work(?:ed)? (?:with|wi)\b"
             # A department, as the labelling guide reads "someone from accounting".
-            r"|from (?:the )?(?:hr|accounting|accounts|finance|payroll|marketing|sales|legal|qa"
-            r"|reception|front desk|support|customer service|dispatch|admin|ops|operations"
+            r"|(?:from|in) (?:the )?(?:hr|accounting|accounts|finance|payroll|marketing|sales"
+            r"|legal|qa|reception|front desk|support|customer service|dispatch|admin|ops|operations"
             r"|procurement|compliance|engineering|design|logistics|litigation|conveyancing|audit)"
             r"|из (?:hr|эйчар\w*|бухгалтерии|отдела кадров|кадров|маркетинга|продаж|тестирования"
             r"|поддержки|саппорта|юротдела|айти|логистики|закупок|ресепшена|регистратуры"
@@ -599,6 +599,20 @@ def _group_relation(after: str) -> str | None:
     return next((relation for relation, said in _GROUP_AFTER if said.match(after)), None)
 
 
+# "the guy from HR, Marcus", "this woman from my course, Ana": the group said of someone before
+# the name, read with the same phrases as after it.
+_SOMEONE_BEFORE = re.compile(
+    r"\b(?:the|a|this|that|one)\s+(?:guy|girl|woman|man|lady|bloke|fella|dude|chap|lad|lass"
+    r"|one|person|kid)((?:\s+[^\s,.!?]+){1,5}),\s*$",
+    re.IGNORECASE,
+)
+
+
+def _group_before(before: str) -> str | None:
+    said = _SOMEONE_BEFORE.search(before)
+    return _group_relation(said.group(1)) if said else None
+
+
 def _said_to_be_someone(text: str, tokens: list[Token], i: int, relation_of: Any) -> bool:
     """Whether the lowercase word at tokens[i] stands where a name does beside a relation word:
     "pete my running coach", "my cousin vik", "hazel next door", "ирка моя подруга". Chat types
@@ -715,7 +729,7 @@ _TOGETHER = re.compile(
     r"|(?:теперь|снова|опять|уже|официально)?\s*(?:вместе|встречаемся|пара)\b)",
     re.IGNORECASE,
 )
-_COUPLE_BEFORE = re.compile(r"(?:\bмы\s+с|\bme\s+and|\bрешили\s+с)\s+$", re.IGNORECASE)
+_COUPLE_BEFORE = re.compile(r"(?:\bмы\s+с|\bme\s+(?:and|n|an|&)|\bрешили\s+с)\s+$", re.IGNORECASE)
 _COUPLE_AFTER = re.compile(r"^\s+and\s+(?:i|me)\b", re.IGNORECASE)
 
 
@@ -866,18 +880,30 @@ def _said_apart(text: str, cues: LanguageCues) -> list[tuple[str, int, int]]:
     return found
 
 
-def _relation_word(word: str, cues: LanguageCues) -> str | None:
+def _relation_word(word: str, cues: LanguageCues, beside: str = "") -> str | None:
+    """The relation a word says; a Russian one said beside a name is read in the name's case
+    where the word has readings in several ("Олегу, супругу": husband; "Люду, супругу": wife)."""
     lowered = word.casefold()
     if lowered in cues.relations:
         return cues.relations[lowered]
     if cues.language != "ru":
         return None
     _, _, morph, _ = ru.russian_tools()
-    for parse in morph.parse(lowered)[:2]:
+    parses = morph.parse(lowered)[:2]
+    if beside:
+        cases = {p.tag.case for p in morph.parse(beside.casefold()) if "Name" in p.tag}
+        parses.sort(key=lambda p: p.tag.case not in cases)
+    for parse in parses:
         forms = [str(parse.normal_form)]
-        if {"ADJF", "femn"} <= set(parse.tag.grammemes):
+        grammemes = set(parse.tag.grammemes)
+        if {"ADJF", "femn"} <= grammemes:
             # "с благоверной моей": an adjective's dictionary form is masculine (благоверный).
             feminine = parse.inflect({"Nom", "Sing", "Fem"})  # natasha takes UD names
+            forms.insert(0, str(feminine.word) if feminine else forms[0])
+        elif {"NOUN", "femn"} <= grammemes:
+            # "Люду, супругу мою": the dictionary files супруга under супруг; the word's own
+            # nominative keeps its gender.
+            feminine = parse.inflect({"Nom", "Sing"})
             forms.insert(0, str(feminine.word) if feminine else forms[0])
         for form in forms:
             relation = cues.relations.get(form)
@@ -1062,6 +1088,15 @@ def _of_another(word: str) -> bool:
     return any(is_first_name(s + end) for s in stems for end in "ая" if len(s) >= 2)
 
 
+# "ex" before a trade or a service is a prefix ("ex marine, never raises his voice").
+_EX_A_TRADE = re.compile(
+    r"ex[\s-]+(?:marines?|army|navy|military|forces|raf|para|soldier|cop|police\w*|con|convict"
+    r"|pro|footballer|boxer|fighter|firefighter|fireman|nurse|teacher|miner|trucker|smoker"
+    r"|drinker|addict|banker|chef|mechanic|sailor|pilot|officer|detective)\b",
+    re.IGNORECASE,
+)
+
+
 def _loose_relations(text: str, mentions: list[PersonMention], cues: LanguageCues) -> set[str]:
     """Relation words anywhere in the message, said of no named person and owned by no one
     else ("начальница в Бублике, Света"; "best boss ive ever had"; "подруга года"): issue 34's
@@ -1107,8 +1142,10 @@ def _loose_relations(text: str, mentions: list[PersonMention], cues: LanguageCue
             continue  # "соседи"; "calls everybody 'pal'"
         if _A_ROLE.search(text[: token.start]):
             continue  # "got promoted to team lead", "hired as a coach": a job, no one's relation
-        if relation == "ex" and _adjective_before_noun(token.text, after, cues):
-            continue  # "папа бывший налоговик": a former tax man, no one's ex
+        if relation == "ex" and (
+            _adjective_before_noun(token.text, after, cues) or _EX_A_TRADE.match(text, token.start)
+        ):
+            continue  # "папа бывший налоговик", "ex marine": a former trade, no one's ex
         found.add(_qualified(relation, tokens, i))
     return found
 
@@ -1234,6 +1271,7 @@ def _english(
         relation = relation or _listed_after(before, relation_of)
         relation = relation or _child_by_order(text, before, after)
         relation = relation or _named_as(before, relation_of)
+        relation = relation or _group_before(before)
         one_of = _ONE_OF.match(after)
         relation = relation or (relation_of(one_of.group(1)) if one_of else None)
         if relation is None and _NAMED_AFTER_WHERE.search(before):
@@ -1459,7 +1497,11 @@ def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Perso
                 (previous.casefold() == "у" and not apposed) or _of_a_name(tokens, after + 1, morph)
             )
             theirs = theirs or _owned_after(tokens, after, morph, relation_of)
-            said = relation_of(tokens[after].text) if after < len(tokens) and not theirs else None
+            said = (
+                _relation_word(tokens[after].text, cues, beside=tokens[i].text)
+                if after < len(tokens) and not theirs
+                else None
+            )
             if said and (
                 _names_next(tokens, after)
                 or _SENTENCE_BREAK.search(text[tokens[after - 1].end : tokens[after].start])
@@ -1616,13 +1658,26 @@ def _of_a_name(tokens: list[Token], at: int, morph: Any) -> bool:
     return "NOUN" in parses[0].tag and any({"Name", "gent"} <= set(p.tag.grammemes) for p in parses)
 
 
+# Kin the guide's list has no word for (in-laws, nephews, grandchildren, godchildren): "ours",
+# but no one the user works with.
+_INLAW_STEM = re.compile(
+    r"^(?:невестк|сноха$|свекров|свёкор$|свекор$|тёщ|тещ|тесть$|зять$|шурин$|деверь$|золовк"
+    r"|своячениц|племянни|внук|внучк|крестни|крёстн|крестн|сват$|сватья$|отчим$|мачех|пасын"
+    r"|падчериц)"
+)
+
+
 def _our_worker(tokens: list[Token], i: int, after: int, morph: Any) -> bool:
     """ "наш трудовик Сергей", "Леха, сварщик наш": a person by the user's "our" and a word for
     someone at work (an animate noun that is no relation word), as the writers label it."""
 
     def worker(word: str) -> bool:
         parse = morph.parse(word.casefold())[0]
-        return {"NOUN", "anim"} <= set(parse.tag.grammemes) and "Name" not in parse.tag
+        return (
+            {"NOUN", "anim"} <= set(parse.tag.grammemes)
+            and "Name" not in parse.tag
+            and not _INLAW_STEM.match(str(parse.normal_form))  # "Оля, невестка наша": kin
+        )
 
     def adjective(word: str) -> bool:
         return "ADJF" in morph.parse(word.casefold())[0].tag

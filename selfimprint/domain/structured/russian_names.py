@@ -148,6 +148,8 @@ def same_case(name: str, word: str, morph: Any) -> bool:
         for p in morph.parse(name.casefold())
         if "Name" in p.tag and "sing" in p.tag and p.tag.case  # "Валеры" is one Валера's
     }
+    if not named and diminutive_of_a_name(name, morph) == name.capitalize():
+        named = {"nomn"}  # "Максимка деда не отпускает": a "-ка" diminutive in its nominative
     if not morph.word_is_known(word.casefold()):
         return True  # "Паша тимлид": the dictionary's cases of a word it lacks are guesses
     said = {p.tag.case for p in morph.parse(word.casefold()) if p.tag.case}
