@@ -95,6 +95,10 @@ def folds(
     k: int,
     l2: float,
     floor: float,
+    grid: tuple[tuple[float, ...], tuple[float, ...]] = (
+        (0.7, 0.75, 0.8, 0.85, 0.9),
+        (0.2, 0.25, 0.3, 0.35),
+    ),
 ) -> None:
     writers = sorted({r.persona for r in rows if r.persona})
     fold_of = {p: i % k for i, p in enumerate(writers)}
@@ -137,9 +141,9 @@ def folds(
         )
         read.append((r, pool, change, set(rules)))
     print(f"{len(read)} held-out messages, {sum(len(p) for _, p, _, _ in read)} distractors")  # noqa: T201
-    for likely in (None, 0.7, 0.75, 0.8, 0.85, 0.9):
+    for likely in (None, *grid[0]):
         line = []
-        for match in (0.2, 0.25, 0.3, 0.35) if likely is not None else (1.0,):
+        for match in grid[1] if likely is not None else (1.0,):
             tp = fp = fn = hit_distractors = 0
             for r, pool, change, ruled in read:
                 hits = set(ruled)
@@ -170,6 +174,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--l2", type=float, default=3e-3)
     parser.add_argument("--folds", type=int, default=0, help="choose thresholds; write nothing")
+    parser.add_argument("--likely", default="0.7,0.75,0.8,0.85,0.9", help="change_likely grid")
+    parser.add_argument("--match", default="0.2,0.25,0.3,0.35", help="change_match grid")
     parser.add_argument("--hold", default="", help="train personas to leave out (comma-separated)")
     parser.add_argument("--out", type=Path, default=OUT, help="where to write the head")
     args = parser.parse_args(argv)
@@ -183,7 +189,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(rows)} messages: {dict(Counter(labels))}", flush=True)  # noqa: T201
     if args.folds:
         floor = embedder.similarity_floor
-        folds(rows, vectors, labels, embedder.model_id, args.folds, args.l2, floor)
+        grid = (
+            tuple(float(v) for v in args.likely.split(",")),
+            tuple(float(v) for v in args.match.split(",")),
+        )
+        folds(rows, vectors, labels, embedder.model_id, args.folds, args.l2, floor, grid)
         return 0
     kept = [i for i, lab in enumerate(labels) if lab is not None]
     x = np.stack([vectors[rows[i].text] for i in kept])

@@ -2445,3 +2445,41 @@ def test_russian_together_again_with_a_hedge_and_breaking_up_now(
     older: str, newer: str, expected: bool
 ) -> None:
     assert _contradicts("ru", older, newer) is expected
+
+
+@pytest.mark.parametrize(
+    ("language", "older", "newer", "expected"),
+    [
+        # Issue 34: a clause that gives up and names no habit gives up the one habit the clause
+        # before it named ...
+        ("ru", "Каждый вечер бегаю в парке.",
+         "раньше бегала по вечерам в парке, а после отпуска вообще забросила", True),
+        ("en", "I swim every evening.", "used to swim every evening but i stopped in june", True),
+        # ... not when that clause names none, or the next one only gives up worrying.
+        ("ru", "Каждый вечер бегаю в парке.", "бегаю по вечерам в парке, а курить бросила", False),
+        ("en", "I swim every evening.", "i swim every evening and stopped caring who looks",
+         False),
+        # A Russian "от-...-ся" verb of a habit says it is over for good ...
+        ("ru", "Каждое утро бегаю по 5 км.", "всё, отбегалась. спина не даёт", True),
+        ("ru", "Каждое утро бегаю по 5 км.", "всё, набегалась сегодня, ноги гудят", False),
+        # ... and "Smoky" in a place's name is no smoking.
+        ("en", "I quit smoking in March.", "drove through the Smoky Mountains today, wow", False),
+        # A couple back together names the one they are back with, "me n" as "me and" ...
+        ("en", "I broke up with Jonah in May.", "me n jonah are back together. slowly", True),
+        ("en", "I broke up with Jonah in May.", "me n priya are back together. slowly", False),
+        # ... a plan corrected to another day ("not on sunday", "saturday not sunday") ...
+        ("en", "Taking the kids to the aquarium on Sunday.",
+         "aquarium is saturday not sunday now, they had a booking mixup", True),
+        ("en", "Taking the kids to the aquarium on Sunday.",
+         "the aquarium was great, sunday was lovely", False),
+        # ... and "decided we're not doing" a trip, up to what it is for.
+        ("en", "We're taking the kids to Galway for Easter.",
+         "decided we're not doing Galway for easter, money's too tight", True),
+        ("en", "We're applying to the Harbour grant by May 2.",
+         "decided we're not doing the video for the harbour grant", False),
+    ],
+)  # fmt: skip
+def test_habits_given_up_a_clause_later_couples_back_and_plans_on_another_day(
+    language: str, older: str, newer: str, expected: bool
+) -> None:
+    assert _contradicts(language, older, newer) is expected

@@ -123,7 +123,11 @@ def _habits(clean: str, cues: LanguageCues) -> list[Claim]:
     # A change said in a clause of its own ("thats me stopped altogether. no even the saturday
     # pints"): the habit a clause gives up there has changed.
     changed = bool(cues.habit_change.search(clean))
+    previous = 0  # where the claims of the clause before this one start in `found`
     for clause in _CLAUSES.split(clean):
+        if not clause.strip():
+            continue  # ", а": the comma and the conjunction split nothing between them
+        named = len(found)
         for habit in cues.habits:
             without = bool(habit.without.search(clause))
             if not without and not habit.does.search(clause):
@@ -149,7 +153,20 @@ def _habits(clean: str, cues: LanguageCues) -> list[Claim]:
                     bool(cues.habit_change.search(clause)) or lapse or (changed and not done),
                 )
             )
+        if len(found) == named and named - previous == 1 and _gives_up(clause, cues):
+            # "раньше бегала по набережной, а как переехала забросила", "used to run every
+            # morning but i stopped": a clause that gives up and names no habit gives up the
+            # one habit the clause before named.
+            found[-1] = Claim(Slot.HABIT, False, found[-1].value, True)
+        previous = named
     return found
+
+
+def _gives_up(clause: str, cues: LanguageCues) -> bool:
+    """A clause that says a habit ended ("забросила", "stopped", "больше не"): its words both
+    negate a habit and change it, which "не" alone or "again" alone do not."""
+    negations = {m.group(0) for m in cues.habit_negative.finditer(clause)}
+    return any(cues.habit_change.fullmatch(word) for word in negations)
 
 
 def _clause_of(text: str, at: int) -> str:
