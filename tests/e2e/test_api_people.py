@@ -78,7 +78,7 @@ async def test_who_someone_is_said_anywhere_in_the_message(
 ) -> None:
     """A relation word away from the name ("начальница ..., Ира") makes the one person named a
     person memory; a kin word said of someone unnamed ("mum was thrilled") does not. Rule
-    removed (`people._loose_relations`), Ира has no person memory."""
+    removed (`relations.loose_relations`), Ира has no person memory."""
     user = f"people-{uuid.uuid4().hex[:6]}"
     scope = UserScope(tenant_key.split("_")[1], user)
     await client.put_user(user, UserProfile())

@@ -11,126 +11,65 @@ inside a sentence. Russian: natasha's slovnet NER (its model is in the wheel) an
 dictionary of first names (grammeme Name) give the name in its dictionary form ("с Мартой" ->
 "Марта"), lowercase ("с олей") and in possessive adjectives ("Олина мама" -> "Оля") too.
 Either way a relation word next to the name says who they are.
+
+This module keeps the English reading and the entry points (`find_people`, `broken_up_with`,
+`same_person`, `organisations`). The Russian reading is in `russian_people`, the relation words
+both languages share in `relations`, the English first names in `english_names`, and
+`PersonMention` with the sentence marks both readers use in `mentions`.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
-import tomllib
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from functools import cache, lru_cache
-from importlib import resources
+from functools import lru_cache
 from typing import Any
 
 from selfimprint.domain.language import detect_language
 from selfimprint.domain.structured import russian_names as ru
-from selfimprint.domain.structured.cues import QUOTED, LanguageCues, normalise
+from selfimprint.domain.structured.cues import LanguageCues, normalise
 from selfimprint.domain.structured.cues import cues as language_cues
-from selfimprint.domain.structured.morphology import is_first_name
+from selfimprint.domain.structured.english_names import (
+    SKIP,
+    Gazetteer,
+    gazetteer,
+    possessive_of_a_name,
+)
+from selfimprint.domain.structured.mentions import (
+    AFTER_COMMA,
+    SENTENCE_START,
+    SPEAKER,
+    PersonMention,
+)
 from selfimprint.domain.structured.name_keys import full_name_keys
+from selfimprint.domain.structured.relations import (
+    THEIRS,
+    TITLED_DOCTOR,
+    TITLES,
+    group_before,
+    group_relation,
+    loose_relations,
+    relation_near,
+    said_apart,
+)
+from selfimprint.domain.structured.russian_people import russian
 from selfimprint.domain.structured.tokens import CAPITALISED, WORD, Token, tokenize
-from selfimprint.domain.terms import FUNCTION_WORDS, NEGATIONS
 
-# Capitalised at a sentence start, never a name ("My", "The", "Not").
-_SKIP = FUNCTION_WORDS | NEGATIONS
+# The public entry points; `Gazetteer`, `gazetteer` and `PersonMention` live in `english_names`
+# and `mentions`, and are imported from here as before.
+__all__ = [
+    "Gazetteer",
+    "PersonMention",
+    "broken_up_with",
+    "find_people",
+    "gazetteer",
+    "organisations",
+    "same_person",
+]
 
-_CYRILLIC_CAPITALISED = re.compile(r"^[А-ЯЁ][а-яё]+$")
-_SENTENCE_START = re.compile(r"(?:^|[.!?…]\s+|\n)$")
-_SENTENCE_BREAK = re.compile(r"[.!?…\n]")
-_TITLE_DOT = re.compile(r"\b(?:dr|mr|mrs|ms|prof)\.", re.IGNORECASE)  # "my teacher Ms. Alvarez"
-# How many words apart a relation word and a name may stand ("my older sister Anna").
-_RELATION_WINDOW = 3
-
-
-@dataclass(frozen=True)
-class PersonMention:
-    name: str  # dictionary form, as the user spells it ("Marta", "Марта")
-    relation: str | None  # from the [relations] vocabulary of cues.toml
-    start: int  # character span of the mention (the relation word included) in the text
-    end: int
-
-
-@dataclass(frozen=True)
-class Gazetteer:
-    names: frozenset[str]  # lowercase first names
-    words: frozenset[str]  # names that are also everyday words ("will", "grace")
-
-    def name_of(self, word: str, *, inside: bool, marked: bool = False) -> str | None:
-        """The name `word` spells ("jake", "JAKE", "callums" -> "Jake", "Callum"), or None.
-
-        `inside`: the word is capitalised inside a sentence, where even a name that is also a
-        word ("Will", "Grace") is one; `marked`: an apostrophe's possessive follows it, so an
-        "s" it ends with is the name's own ("carys's" is Carys's, not Cary's)."""
-        key = word.casefold()
-        if key in _SKIP or len(key) < 2 or (key in self.words and not inside):
-            return None
-        if key not in self.names and word.islower() and key.endswith("s") and not marked:
-            key = key[:-1]  # "callums girlfriend": a possessive typed without its apostrophe
-            if len(key) < 4 or key in self.words:
-                return None
-        if key not in self.names or (key in self.words and not inside):
-            return None
-        return "-".join(part.capitalize() for part in key.split("-"))
-
-
-@cache
-def gazetteer() -> Gazetteer:
-    data = resources.files("selfimprint.domain.structured").joinpath("data")
-    census = data.joinpath("first_names_census.txt").read_text(encoding="utf-8").splitlines()
-    written = tomllib.loads(data.joinpath("names.toml").read_text(encoding="utf-8"))
-    names = {n.strip() for n in census if n.strip() and not n.startswith("#")}
-    return Gazetteer(
-        names=frozenset(names | set(written["extra"])), words=frozenset(written["words"])
-    )
-
-
-_COPULAS = frozenset(
-    {"is", "was", "'s", "been", "has", "had", "это", "a", "an", "the", "officially", "now",
-     "теперь", "официально", "уже", "снова", "опять"}
-)  # fmt: skip
-# The Russian "my" / "our" forms both lists below read (the nominative and the oblique cases).
-_RUSSIAN_MY = frozenset(
-    {"мой", "моя", "моего", "моей", "моему", "моим", "наш", "наша", "нашего", "нашей"}
-)  # fmt: skip
-# "Муж у меня Антон", "Сестра у меня Аня": the everyday Russian "my" stands after the word.
-# ... and so does a "new" ("соседка новая, Зоя Павловна").
-_BETWEEN = _RUSSIAN_MY | {
-    "called",
-    "named",
-    "нашему",
-    "нашим",
-    "у",
-    "меня",
-    "нас",
-    "новая",
-    "новый",
-}
 # After a sentence-initial word these say nothing of a person ("Work is crazy", "Life has ...").
 _WEAK_AFTER = re.compile(r"^\s+(?:is|was|has|had|just|always|never|got|keeps|kept)\b", re.I)
-# Kin words Russian speakers put before an elder's name whoever they are ("тётя Люба", "дядя
-# Коля", "баба Валя"): the kin word unless another relation word stands before it.
-_KIN_TITLES = frozenset({"тётя", "тетя", "дядя", "баба", "дед", "бабушка", "дедушка"})
-_WHERE_THEY_ARE = frozenset({"снизу", "сверху", "напротив", "сбоку", "рядом"})
-# What may stand between the word that says who an elder is and the elder's kin title.
-_BESIDE_KIN = _WHERE_THEY_ARE | _RUSSIAN_MY | frozenset({"новый", "новая", "новенькая"})
-
-
-# Plural nouns chat types without their apostrophe before a relation word ("the twins dad",
-# "the kids mum"): the relation is theirs.
-_THEIR_KIN = frozenset({"twins", "kids", "boys", "girls", "childrens", "sons", "daughters"})
-
-
-def _spaces_between(gap: str) -> bool:
-    """Whether only spaces stand between the words of `gap` (no comma, no full stop)."""
-    return all(not part or part.isspace() for part in re.split(r"[^\W\d_]+", gap))
-
-
-# Titles stand between a relation word and a name ("my therapist Dr. Brandt").
-_TITLES = frozenset(
-    {"dr", "mr", "mrs", "ms", "prof", "frau", "herr", "pastor", "rev", "reverend", "doña", "доктор"}
-)
 # A capitalised word after these is a place or a company, unless a relation word says otherwise.
 _PLACE_BEFORE = re.compile(
     r"\b(?:to|in|from|at|near|into|via|for|в|во|из|на)\s+(?:the\s+)?$", re.IGNORECASE
@@ -160,305 +99,8 @@ def _a_firm(text: str, token: Token, names: Gazetteer) -> bool:
     )
 
 
-_POSSESSIVES = _RUSSIAN_MY | {"my", "our", "мою", "нашу"}
-
-
-# A friend-word qualified by where the user knows them from is that group ("my work mate
-# Keisha", "my uni mate Sophie"): issue 34's everyday phrasings of colleague and classmate, as
-# `_GROUP_AFTER` reads them after the name ("Keisha from work").
-_FRIEND_FROM = {
-    "work": "colleague",
-    "office": "colleague",
-    "job": "colleague",
-    "uni": "classmate",
-    "university": "classmate",
-    "college": "classmate",
-    "class": "classmate",
-    "lady": "girlfriend",  # "my lady friend Brenda"
-    "gentleman": "boyfriend",
-    "course": "classmate",
-}
-# A neighbour "по комнате / по общаге / по блоку" shares the room: a roommate.
-_SHARED_ROOM = re.compile(r"^(?:комнат|общаг|блок|квартир|хат)", re.IGNORECASE)
-
-
-_SPOUSES = frozenset({"wife", "husband", "girlfriend", "boyfriend", "partner"})
-_FORMER = frozenset(
-    {"first", "former", "previous", "old", "первая", "первый", "прежняя", "прежний"}
-)
-
-
-def _qualified(relation: str, tokens: list[Token], at: int) -> str:
-    """The relation word at tokens[at], read with the word before or the two after it."""
-    before = tokens[at - 1].text.casefold() if at > 0 else ""
-    if relation == "friend":
-        return _FRIEND_FROM.get(before, relation)
-    if relation == "partner" and before == "work":
-        return "colleague"  # "my work partner Nikki"
-    after = tokens[at + 1].text.casefold() if at + 1 < len(tokens) else ""
-    if after in _RUSSIAN_MY and at + 2 < len(tokens):
-        after = tokens[at + 2].text.casefold()  # "сестра моя двоюродная"
-    if relation in ("brother", "sister") and (
-        before.startswith("двоюродн") or after.startswith("двоюродн")
-    ):
-        return "cousin"  # "двоюродный брат Вовка", "Лена, сестра двоюродная" (the guide's reading)
-    if relation in _SPOUSES and before in _FORMER:
-        return "ex"  # "my first wife Sherry", "первая жена", "former husband"
-    if (
-        relation == "neighbour"
-        and at + 2 < len(tokens)
-        and tokens[at + 1].text.casefold() == "по"
-        and _SHARED_ROOM.match(tokens[at + 2].text)
-    ):
-        return "roommate"
-    return relation
-
-
-# Said to be someone else's relative or partner: no relation to the user, and none said
-# elsewhere in the message is theirs (`_relations_apart`); read as None in the end.
-_THEIRS = "\x00theirs"
-# "Dr Mackay phoned": a doctor by the title alone, unless the message says who they are apart
-# from the name ("Dr Helen Fraser owns the practice, she's my boss"); read as doctor in the end.
-_TITLED_DOCTOR = "\x00dr"
-
-
-# Russian "парень" and "девушка" are any young man or woman ("парень Ираклий из клуба", "на
-# девушке Насте"); before a name they are the user's partner only owned ("мой парень Илья",
-# "с девушкой Настей") or made official ("теперь парень Илья").
-_GUY_OR_GIRL = re.compile(r"^(?:парен|парн|девушк)", re.IGNORECASE)
-_OWNED_PARTNER = _POSSESSIVES | frozenset(
-    "моей моим моему моего с со официально теперь уже появился появилась есть".split()
-)
-
-
-def _a_guy(tokens: list[Token], at: int, index: int) -> bool:
-    """Whether tokens[at], right before the name at tokens[index], is a Russian word for a young
-    man or woman that no possessive makes the user's partner."""
-    if not _GUY_OR_GIRL.match(tokens[at].text):
-        return False
-    if [t.text.casefold() for t in tokens[at + 1 : index]] == ["по", "имени"]:
-        return True  # "парень по имени Артур": a guy named Артур
-    if at + 1 != index:
-        return False  # "Девушка моя Настя": a possessive between
-    return at == 0 or tokens[at - 1].text.casefold() not in _OWNED_PARTNER
-
-
-def _relation_near(
-    text: str, tokens: list[Token], index: int, relation_of: Any
-) -> tuple[str | None, int, int]:
-    """Who the name at tokens[index] is to the user, from a relation word right before it ("my
-    colleague Marta", "сестра Аня") or a possessive one after it ("Marta, my colleague", "Аня —
-    моя сестра"); None when neither stands there."""
-    name = tokens[index]
-    before = index - 1
-    doctor = False  # "Dr Mackay phoned": a doctor, unless a word beside says who else
-    while before >= 0 and tokens[before].text.casefold() in _TITLES:
-        title = relation_of(tokens[before].text)
-        if title:
-            return title, tokens[before].start, name.end
-        doctor = doctor or tokens[before].text.casefold() == "dr"
-        before -= 1
-    # "Сестрёнка моя Люда", "my instructor called Pete": a possessive or "called" between.
-    while before > 0 and tokens[before].text.casefold() in _BETWEEN:
-        before -= 1
-    # "соседка по даче Нина", "коллега по работе Марта": where from, between word and name.
-    if before > 1 and tokens[before - 1].text.casefold() == "по":
-        before -= 2
-    # "к эндокринологу, к Дине Маратовне": the same preposition before a relation word of
-    # someone's trade and, after a comma, before the name makes the two one person ("к маме, к
-    # Оле" is a list: kin are called by the kin word, not named beside it).
-    if (
-        before >= 2
-        and tokens[before].text.casefold() in ru.GOVERNS
-        and tokens[before].text.casefold() == tokens[before - 2].text.casefold()
-        and text[tokens[before - 1].end : tokens[before].start].strip() == ","
-    ):
-        parallel = relation_of(tokens[before - 1].text)
-        listed_on = re.match(rf"\s*,\s*{re.escape(tokens[before].text)}\s", text[name.end :], re.I)
-        if parallel in _BY_TRADE and not listed_on:  # "к начальнику, к Оле, к Пете": a list
-            return parallel, tokens[before - 1].start, name.end
-    # Within the sentence: "he is my neighbour. Anna too" says nothing of Anna.
-    gap = _TITLE_DOT.sub("", text[tokens[before].end : name.start]) if before >= 0 else ""
-    if before >= 0 and not _SENTENCE_BREAK.search(gap) and not _listed(gap, text, name):
-        relation = relation_of(tokens[before].text)
-        if relation and tokens[before].text.casefold() in _KIN_TITLES:
-            # "соседка тётя Галя", "соседка снизу тётя Роза": an elder's title after the word
-            # that says who she is (and where she lives); "баба Шура соседка наша": before it.
-            # ... with where she lives, "наша" or "новый" between ("соседка наша тётя валя",
-            # "сосед наш новый дядя Гена").
-            who = before - 1
-            while who > 0 and before - who <= 4:
-                if tokens[who].text.casefold() in _BESIDE_KIN:
-                    who -= 1
-                elif who > 1 and tokens[who - 1].text.casefold() == "по":
-                    who -= 2  # "соседка новая по площадке баба Шура"
-                else:
-                    break
-            earlier = relation_of(tokens[who].text) if who >= 0 else None
-            if earlier and _spaces_between(text[tokens[who].end : tokens[before].start]):
-                if who > 0 and _of_another(tokens[who - 1].text):
-                    return _THEIRS, tokens[who].start, name.end  # "настина мама тетя лена"
-                return earlier, tokens[who].start, name.end
-            later = relation_of(tokens[index + 1].text) if index + 1 < len(tokens) else None
-            if later and text[name.end : tokens[index + 1].start].isspace():
-                return later, tokens[before].start, tokens[index + 1].end
-        owned = before > 0 and (
-            _of_another(tokens[before - 1].text)
-            or text.startswith("s' ", tokens[before - 1].end - 1)  # "jules' girlfriend noor"
-            or _name_possessive_unmarked(tokens[before - 1].text)  # "liams mum sandra"
-            or (  # "Вадимов сын Кирилл"
-                _CYRILLIC_CAPITALISED.match(tokens[before - 1].text) is not None
-                and _owner_before_noun(text, tokens, before - 1, ru.russian_tools()[2]) is not None
-            )
-        )
-        if relation and owned:
-            # "her brother Tom", "Niamh's husband Pádraig", "Гулин брат Айдар": their relation
-            # to someone else, which the guide leaves unsaid (and no other word may say it).
-            return _THEIRS, tokens[before].start, name.end
-        if (
-            relation
-            and _CYRILLIC_CAPITALISED.match(name.text)
-            and not ru.same_case(name.text, tokens[before].text, ru.russian_tools()[2])
-        ):
-            relation = None  # "брат Глеба": Gleb's brother, not Gleb (the cases differ)
-        if relation and _a_guy(tokens, before, index):
-            # "парень Ираклий из клуба": a guy, no one's boyfriend (nor is the word said apart).
-            return None, tokens[before].start, name.end
-        if relation:
-            return _qualified(relation, tokens, before), tokens[before].start, name.end
-    if (
-        index + 1 < len(tokens)
-        and tokens[index + 1].text.casefold().startswith("двоюродн")
-        and not (index + 2 < len(tokens) and relation_of(tokens[index + 2].text))
-    ):
-        # "Настя двоюродная из Абакана"; "Гоги — двоюродный брат мужа" is read with its noun.
-        return "cousin", name.start, tokens[index + 1].end
-    j = index + 1
-    while j < len(tokens) and j <= index + 3 and tokens[j].text.casefold() in _COPULAS:
-        j += 1
-    after_article = tokens[j - 1].text.casefold() in ("a", "an", "the")
-    possessive = j < len(tokens) and tokens[j].text.casefold() in _POSSESSIVES
-    if possessive or after_article:
-        # "Donna, my aqua aerobics instructor": up to three words after the possessive.
-        for k in (j + 1, j + 2, j + 3) if possessive else (j, j + 1):
-            relation = relation_of(tokens[k].text) if k < len(tokens) else None
-            named_next = k + 1 < len(tokens) and bool(CAPITALISED.match(tokens[k + 1].text))
-            if relation and tokens[k - 1].text.casefold() in _THEIR_KIN:
-                break  # "marcus is the twins dad": the children's father
-            if relation and not named_next:  # "Tom and my sister Anna": Anna's sister-ness
-                return _qualified(relation, tokens, k), name.start, tokens[k].end
-    # "jess (roomie)", "eli (baby brother, 21)": a relation word said in brackets after it.
-    bracket = _BRACKET.match(text, name.end)
-    if bracket:
-        for word in WORD.findall(bracket.group(1)):
-            relation = relation_of(word)
-            if relation:
-                return relation, name.start, bracket.end()
-    title = tokens[index - 1]
-    if doctor and not _ANOTHERS_BEFORE.search(text[max(0, title.start - 30) : title.start]):
-        # Said in a message about therapy, the title is a therapist's ("therapy today was A
-        # Lot. dr okafor said ..."); another's ("kayla's advisor dr hoffman") is theirs.
-        titled = "therapist" if _THERAPY.search(text) else _TITLED_DOCTOR
-        return titled, title.start, name.end
-    return None, name.start, name.end
-
-
-# "мама, Полина, Вадим": a name between commas with another name after it is one of a list,
-# and the relation word before it is an item of its own.
-_NEXT_ITEM = re.compile(r"\s*,\s*[A-ZА-ЯЁ]")
-
-
-def _listed(gap: str, text: str, name: Token) -> bool:
-    return "," in gap and bool(_NEXT_ITEM.match(text, name.end))
-
-
-_ANOTHERS_BEFORE = re.compile(r"(?:\w(?:'s|’s)|\b(?:his|her|their))\b[^.!?]*$", re.IGNORECASE)
-_THERAPY = re.compile(r"\btherap(?:y|ist)\b|\bcounsell?(?:ing|or)\b", re.IGNORECASE)
-
-
-_BRACKET = re.compile(r"\s*\(((?:[^()\s,]+\s*){1,3})[^()]*\)")
-
-
-# Who a name is by the group the user knows them from ("Keisha from work", "Hannah from uni",
-# "Костя с работы", "Earl next door"): issue 34's everyday phrasings of colleague, classmate and
-# neighbour.
-_GROUP_AFTER = (
-    (
-        "colleague",
-        re.compile(
-            # "Lena Vogt, the postdoc in our group": a word for what they do may stand first.
-            r"^,?\s+(?:the\s+(?:[\w-]+\s+){1,2}?)?(?:(?:from|at)\s+(?:work|the office"
-            r"|my (?:(?:new|old) )?(?:work|job|office|team))"
-            r"|on my team"
-            # "from the day crew", "from the QA pod", "who used to work with me"
-            r"|from (?:(?:my|our) (?:[\w-]+ ){0,2}|the (?:[\w-]+ ){1,2})"
-            r"(?:team|crew|shift|department|dept|pod|squad)"
-            # Where the user works, as the place they share: "Priya from my lab", "Orla in the
-            # maths department", "Tobias from the lab", "Zofia at our practice".
-            r"|(?:from|in|at|on) (?:my|our) (?:[\w-]+ ){0,2}(?:lab|office|group|unit|ward|site"
-            r"|practice|clinic|kitchen|salon|depot|warehouse|department|dept)"
-            r"|(?:from|in) the (?:[\w-]+ ){0,2}(?:lab|office|department|dept|warehouse|depot|yard"
-            r"|kitchen|plant|factory|shop floor|ward|dispensary|stockroom|control room)"
-            # "Bev, one of the other bus drivers", "bruno the other dev": the user is one too.
-            r"|(?:one of )?the other (?:[\w-]+ )?(?:drivers?|devs?|developers?|nurses?|teachers?"
-            r"|cooks?|chefs?|cleaners?|porters?|guards?|baristas?|engineers?|techs?|night guy)"
-            r"|who (?:used to )?(?:works?|worked) with me"
-            r"|(?:who|that) i (?:used to )?work(?:ed)? (?:with|wi)\b"
-            # A department, as the labelling guide reads "someone from accounting".
-            r"|(?:from|in) (?:the )?(?:hr|accounting|accounts|finance|payroll|marketing|sales"
-            r"|legal|qa|reception|front desk|support|customer service|dispatch|admin|ops|operations"
-            r"|procurement|compliance|engineering|design|logistics|litigation|conveyancing|audit)"
-            r"|из (?:hr|эйчар\w*|бухгалтерии|отдела кадров|кадров|маркетинга|продаж|тестирования"
-            r"|поддержки|саппорта|юротдела|айти|логистики|закупок|ресепшена|регистратуры"
-            r"|администрации|дизайна|аналитики|разработки|бэкенда|фронтенда)"
-            r"|с работы|с моей работы|из (?:(?:соседнего|нашего|моего|другого) )?отдела"
-            # "Ринат из ПТО", "бахтияр с нашего склада", "ильдар с соседней бригады", "Айдар с
-            # ресепшена", "марина из тренерской"
-            r"|(?:с|из) (?:(?:нашего|нашей|соседнего|соседней|моего|моей) )?(?:склада|бригады"
-            r"|смены|цеха|салона|тренерской|учительской|ординаторской|экипажа|ресепшена|пто)"
-            r"|из (?:моей|нашей) (?:команды|смены|бригады|лаборатории|клиники|больницы|отделения"
-            r"|мастерской|кухни)"
-            r"|(?:который|которая) работа\w+ со мной)\b",
-            re.IGNORECASE,
-        ),
-    ),
-    (
-        "classmate",
-        re.compile(
-            # "from vet nursing college", "from my old UH accounting classes"
-            r"^,?\s+(?:from\s+(?:(?:my|our)\s+)?(?:(?:old|former)\s+)?(?:(?!the\b)[\w-]+\s+){0,3}?"
-            r"(?:uni|university|college|class(?:es)?|course|program|programme|section|seminar"
-            r"|lecture|school)|из (?:универа|института|университета|группы"
-            r"|класса)"
-            # "Yaw and I were in the same class at Legon"
-            r"|and (?:i|me) (?:were|was) in the same (?:class|year|course|form|group))\b",
-            re.IGNORECASE,
-        ),
-    ),
-    (
-        "neighbour",
-        re.compile(
-            r"^,?\s+(?:(?:from )?next door|from (?:upstairs|downstairs|across the (?:hall|road|"
-            r"street))|(?:с|из) (?:соседней квартиры|соседнего подъезда)|по (?:даче|площадке)"
-            r"|сосед\w*)\b",
-            re.IGNORECASE,
-        ),
-    ),
-    (
-        "teacher",
-        re.compile(
-            r"^,?\s+(?:who\s+)?(?:coaches|trains|teaches|tutors) me\b"
-            r"|^,?\s+(?:тренирует|учит|тренировал\w*|учил\w*) меня\b",
-            re.IGNORECASE,
-        ),
-    ),
-)
-
-
-# A name opening a line and followed by a colon labels who speaks ("Caroline: hey!"); one after
-# a greeting is whom they speak to ("hey Mel!"): neither is someone the message is about.
-_SPEAKER = re.compile(r"^\s*:")
-_AFTER_COMMA = re.compile(r",\s*$")
+# A name called after a comma at a clause's end ("that's great, Caroline!") or after a greeting
+# ("hey Mel!") is whom the message speaks to (`mentions.SPEAKER`), not someone it is about.
 _CLAUSE_END = re.compile(r"^\s*(?:[!?.…]|$)")
 _GREETINGS = frozenset(
     {"hey", "hi", "hello", "hiya", "yo", "thanks", "thank", "bye", "night", "morning",
@@ -554,7 +196,7 @@ def _endearment(before: str, after: str) -> str | None:
     if word in _CHILDREN or word == "dude":
         if _PAL_SINCE.match(rest):
             return "friend"
-        if _group_relation(rest) == "colleague":
+        if group_relation(rest) == "colleague":
             return "colleague"
         if front and word == "girl" and _WITH_PARTNER.search(before[: front.start()]):
             return "girlfriend"
@@ -595,37 +237,19 @@ def _named_as(before: str, relation_of: Callable[[str], str | None]) -> str | No
 _AND_ANOTHER = re.compile(r"^\s+(?:and|&)\s+[^\W\d_]+(?=\s)", re.IGNORECASE)
 
 
-def _group_relation(after: str) -> str | None:
-    return next((relation for relation, said in _GROUP_AFTER if said.match(after)), None)
-
-
-# "the guy from HR, Marcus", "this woman from my course, Ana": the group said of someone before
-# the name, read with the same phrases as after it.
-_SOMEONE_BEFORE = re.compile(
-    r"\b(?:the|a|this|that|one)\s+(?:guy|girl|woman|man|lady|bloke|fella|dude|chap|lad|lass"
-    r"|one|person|kid)((?:\s+[^\s,.!?]+){1,5}),\s*$",
-    re.IGNORECASE,
-)
-
-
-def _group_before(before: str) -> str | None:
-    said = _SOMEONE_BEFORE.search(before)
-    return _group_relation(said.group(1)) if said else None
-
-
 def _said_to_be_someone(text: str, tokens: list[Token], i: int, relation_of: Any) -> bool:
     """Whether the lowercase word at tokens[i] stands where a name does beside a relation word:
     "pete my running coach", "my cousin vik", "hazel next door", "ирка моя подруга". Chat types
     names in lowercase that no list holds (or holds as everyday words, "dawn", "hazel"); the
     caller still asks the reader of words (English) or the dictionary (Russian) whether the
     word could be a name at all, so "my sister said" names no one."""
-    relation, start, _ = _relation_near(text, tokens, i, relation_of)
+    relation, start, _ = relation_near(text, tokens, i, relation_of)
     if relation in ("mother", "father") and start < tokens[i].start:
         return False  # "mum rang", "dad says": a parent word is no title before a name
-    relation = relation or _group_relation(text[tokens[i].end :])
+    relation = relation or group_relation(text[tokens[i].end :])
     if _BY_ORDER.search(text[: tokens[i].start]):
         return True  # "my youngest macsen"
-    return relation is not None and relation != _THEIRS
+    return relation is not None and relation != THEIRS
 
 
 # A break-up said with the name makes the partner an ex (the labelling guide's reading): "me and
@@ -823,95 +447,6 @@ def _together_with(text: str, mention: PersonMention) -> bool:
     return couple and bool(_TOGETHER.search(" ".join(rest.split()[:6])))
 
 
-# Who someone is, said of them apart from the name: "he was my smoke buddy", "shes my
-# girlfriend now", "она моя подруга", "коллега моя новая" (a relation word with the user's
-# possessive after it, the spoken Russian order). Read for the one person the message names.
-# Issue 34: any relation word the user owns ("my climbing buddy is FAMOUS", "annoyingly wise,
-# my sister"), not only after "he is": still only for the one person the message names.
-_EN_SAID = (
-    r"\b(?:(?:he|she|they)\s*(?:'s|’s|s|is|was|are|were|'re)\s+)?(?:my|our)\s+"
-    r"(?:\w+\s+){{0,2}}?({rel})\b"
-    # "the wife", "the missus": a spouse named by the article ("The wife is the brains").
-    r"|\bthe\s+(wife|missus|husband|hubby)\b(?!\s+of\b)"
-)
-_RU_SAID = (
-    r"\b(?:он|она)\s+(?:мой|моя|наш|наша)\s+(?:\w+\s+)?(\w+)"
-    r"|\b(\w+)\s+(?:мой|моя|наш|наша)\b(?-i:(?!\s+[А-ЯЁ]))"
-    r"|\b(?:мой|моя|наш|наша|мои|наши)\s+(\w+)(?:\s+(\w+))?"
-)
-
-
-@cache
-def _said_pattern(language: str, relation_words: tuple[str, ...]) -> re.Pattern[str]:
-    if language == "ru":
-        return re.compile(_RU_SAID, re.IGNORECASE)
-    words = "|".join(re.escape(w) for w in sorted(relation_words, key=len, reverse=True))
-    return re.compile(_EN_SAID.format(rel=words), re.IGNORECASE)
-
-
-_OF_A_THING = re.compile(r"\b(?:that|this|it|there)\s*(?:'s|’s|s|\s+is|\s+was)\s*$", re.I)
-# A kin word or a doctor said apart from the name names the person only in apposition ("annoyingly
-# wise, my sister") or after "he's": "promised my mum id paint her hall", "share a room w my
-# cousin" and "my mum says" speak of someone else, nearly always unnamed.
-_APPOSITION_BEFORE = re.compile(r"(?:^|[,:;(—–-])\s*$")
-_PRONOUN_FIRST = re.compile(r"(?:he|she|they)\b", re.IGNORECASE)
-
-
-def _said_apart(text: str, cues: LanguageCues) -> list[tuple[str, int, int]]:
-    """Relation words said of someone apart from a name, with their spans."""
-    pattern = _said_pattern(cues.language, tuple(cues.relations))
-    found = []
-    for match in pattern.finditer(text):
-        if _OF_A_THING.search(text[: match.start()]):
-            continue  # "that's my neighbour. Anna thinks so too": said of someone unnamed
-        # The first group that holds a relation word ("мой друг детства", "мой лучший друг").
-        for group in range(1, (pattern.groups or 0) + 1):
-            relation = _relation_word(match.group(group), cues) if match.group(group) else None
-            if relation is not None:
-                if (
-                    cues.language != "ru"
-                    and relation in _SAID_OF_ANYONE
-                    and not _PRONOUN_FIRST.match(match.group(0))
-                    and not _APPOSITION_BEFORE.search(text[: match.start()])
-                ):
-                    break
-                found.append((relation, match.start(group), match.end(group)))
-                break
-    return found
-
-
-def _relation_word(word: str, cues: LanguageCues, beside: str = "") -> str | None:
-    """The relation a word says; a Russian one said beside a name is read in the name's case
-    where the word has readings in several ("Олегу, супругу": husband; "Люду, супругу": wife)."""
-    lowered = word.casefold()
-    if lowered in cues.relations:
-        return cues.relations[lowered]
-    if cues.language != "ru":
-        return None
-    _, _, morph, _ = ru.russian_tools()
-    parses = morph.parse(lowered)[:2]
-    if beside:
-        cases = {p.tag.case for p in morph.parse(beside.casefold()) if "Name" in p.tag}
-        parses.sort(key=lambda p: p.tag.case not in cases)
-    for parse in parses:
-        forms = [str(parse.normal_form)]
-        grammemes = set(parse.tag.grammemes)
-        if {"ADJF", "femn"} <= grammemes:
-            # "с благоверной моей": an adjective's dictionary form is masculine (благоверный).
-            feminine = parse.inflect({"Nom", "Sing", "Fem"})  # natasha takes UD names
-            forms.insert(0, str(feminine.word) if feminine else forms[0])
-        elif {"NOUN", "femn"} <= grammemes:
-            # "Люду, супругу мою": the dictionary files супруга under супруг; the word's own
-            # nominative keeps its gender.
-            feminine = parse.inflect({"Nom", "Sing"})
-            forms.insert(0, str(feminine.word) if feminine else forms[0])
-        for form in forms:
-            relation = cues.relations.get(form)
-            if relation:
-                return relation
-    return None
-
-
 # Working together said of the one person the message names: a colleague.
 _WORK_TOGETHER = re.compile(
     r"\b(?:вместе\s+работа(?:ем|ли)|работа(?:ем|ли)\s+(?:вместе|в паре)|в паре\s+работа(?:ем|ли)"
@@ -939,7 +474,7 @@ def _relations_apart(
         else m
         for m in mentions
     ]
-    unsaid = [i for i, m in enumerate(mentions) if m.relation in (None, _TITLED_DOCTOR)]
+    unsaid = [i for i, m in enumerate(mentions) if m.relation in (None, TITLED_DOCTOR)]
     if len({mentions[i].name for i in unsaid}) != 1:
         return mentions
     lone = mentions[unsaid[0]]
@@ -954,12 +489,12 @@ def _relations_apart(
     else:
         free = {
             relation
-            for relation, start, end in _said_apart(text, cues)
+            for relation, start, end in said_apart(text, cues)
             if not any(m.start <= start < m.end for m in mentions)
         }
         relation = next(iter(free)) if len(free) == 1 else None
         if not free:
-            loose = _loose_relations(text, mentions, cues)
+            loose = loose_relations(text, mentions, cues)
             relation = next(iter(loose)) if len(loose) == 1 else None
         if not free and not loose and _WORK_TOGETHER.search(text):
             relation = "colleague"  # "мы с ней вместе работаем", "we work together"
@@ -969,185 +504,6 @@ def _relations_apart(
         PersonMention(m.name, relation, m.start, m.end) if m.name == lone.name else m
         for m in mentions
     ]
-
-
-# Whose relative or colleague a relation word names when it is not the user's: "Tomás's sister",
-# "her brother", "его жена".
-_ANOTHERS = frozenset(
-    "his her their its 's ’s его её ее их неё нее него них ихний ихняя ихнего ихней ихнему".split()
-)
-# A Russian possessive adjective of a name ("Тамарин сын", "Колькина жена", "Полининого брата").
-_NAME_POSSESSIVE = re.compile(r"^([а-яё]+)[иы]н(?:а|о|ы|ой|ого|ому|ым|ую)?$")
-# Kin words said without a name are nearly always of someone unnamed ("mum cried, gary cried"),
-# and so are a doctor's ("went to the doctor", "ортопед запретил"): these name the lone person
-# only when said beside the name (`_relation_near`).
-_SAID_OF_ANYONE = frozenset(
-    "mother father grandmother grandfather aunt uncle sister brother cousin".split()
-    + ["doctor", "therapist"]
-)
-
-
-# Russian speaks of its own child or spouse with a bare preposition ("без сына я не хочу", "мы с
-# женой"), where a client or a friend so said may be anyone's; "Аня с мужем переезжает" and
-# "уезжает к мужу" are hers, so only "с"/"без" after no name, in a sentence the user is in.
-_HOUSEHOLD = frozenset({"son", "daughter", "wife", "husband"})
-_FIRST_PERSON_RU = re.compile(r"\b(?:я|мы|меня|мне|мной|нас|нам|нами)\b", re.IGNORECASE)
-
-
-def _own_household(
-    text: str, tokens: list[Token], i: int, relation: str, mentions: list[PersonMention]
-) -> bool:
-    if (
-        relation not in _HOUSEHOLD
-        or i < 1
-        or tokens[i - 1].text.casefold() not in ("с", "со", "без")
-    ):
-        return False
-    if i >= 2 and any(m.start <= tokens[i - 2].start < m.end for m in mentions):
-        return False
-    start = max(text.rfind(mark, 0, tokens[i].start) for mark in ".!?\n")
-    ends = [e for e in (text.find(mark, tokens[i].end) for mark in ".!?\n") if e >= 0]
-    return bool(_FIRST_PERSON_RU.search(text[start + 1 : min(ends, default=len(text))]))
-
-
-def _adjective_before_noun(word: str, after: str, cues: LanguageCues) -> bool:
-    if cues.language != "ru" or not after:
-        return False
-    _, _, morph, _ = ru.russian_tools()
-    tag = morph.parse(after)[0].tag
-    return "NOUN" in tag or "ADJF" in tag
-
-
-# Before a relation word, these make it anyone's or no one's: "a client dinner", "same buddy",
-# "с клиентом чуть не подрался", "к своей подружке".
-_ANY_ONE = ru.PREPOSITIONS_RU | frozenset(
-    "a an same any every свой своя свою своей своего своему своим своих своими".split()
-)
-_OTHER_FORM = re.compile(r"^друг(?:а|у|ом|е)?$")
-_OF_A_THING_NEAR = re.compile(
-    r"\b(?:that|this|it|there)\s*(?:'s|’s|s\b|\s+is\b|\s+was\b)|\bэто\b", re.IGNORECASE
-)
-
-
-# Words before a relation word that make it a verb ("i help coach", "wants to date"), and
-# nouns after it that make it a modifier ("the client bit", "coach trip").
-_DOER_BEFORE = frozenset(
-    "i we you they to help helps helped will can could gonna wanna would should".split()
-)
-_COMPOUND_AFTER = frozenset(
-    "meeting meetings presentation presentations call calls visit visits bit side work list "
-    "account accounts appointment appointments training trip trips station party stuff thing "
-    "things group chat night evening day session sessions brief".split()
-)
-# Relations that are also what someone does for a living, and what says someone does it.
-_WORK_ROLES = frozenset({"teacher", "doctor", "therapist", "client", "manager", "boss"})
-_SOMEONES_ROLE = re.compile(
-    r"\b(?:(?:is|was|'s|’s|s|hes|shes|are|be)\s+an?|(?:i'm|im|i am)\s+(?:an?|the))"
-    r"\s+(?:[\w-]+\s+){0,3}$",
-    re.IGNORECASE,
-)
-# Words between an owner and the relation word ("mums best friend").
-_QUALIFIERS = frozenset("best old oldest close closest good new little big".split())
-
-
-def _possessive(word: str) -> str:
-    """ "mums" / "mum's" read as the possessive it is ("'s"), other words as they are."""
-    lowered = word.casefold()
-    if lowered.endswith(("'s", "’s")) or (lowered.endswith("s") and lowered[:-1] in _PARENT_WORDS):
-        return "'s"
-    return lowered
-
-
-_PARENT_WORDS = frozenset("mum mom mam dad da ma pa mama papa mother father".split())
-
-
-_A_ROLE = re.compile(
-    r"\b(?:promoted to|as|became|become|becoming|made|hired|назначили|работает)"
-    r"\s+(?:\w+\s+){0,2}$",
-    re.IGNORECASE,
-)
-
-
-def _plural(word: str, cues: LanguageCues) -> bool:
-    if cues.language != "ru":
-        return False
-    _, _, morph, _ = ru.russian_tools()
-    return "plur" in morph.parse(word.casefold())[0].tag
-
-
-def _of_another(word: str) -> bool:
-    lowered = word.casefold()
-    if lowered in _ANOTHERS:
-        return True
-    owner = _NAME_POSSESSIVE.match(lowered)
-    if owner is None:
-        return False
-    stem = owner.group(1)
-    # "Иркин", "Колькина": the owner's diminutive in -ка, read by its plain name (Ира, Коля).
-    stems = (stem, stem[:-1], stem[:-2]) if stem.endswith("к") else (stem,)
-    return any(is_first_name(s + end) for s in stems for end in "ая" if len(s) >= 2)
-
-
-# "ex" before a trade or a service is a prefix ("ex marine, never raises his voice").
-_EX_A_TRADE = re.compile(
-    r"ex[\s-]+(?:marines?|army|navy|military|forces|raf|para|soldier|cop|police\w*|con|convict"
-    r"|pro|footballer|boxer|fighter|firefighter|fireman|nurse|teacher|miner|trucker|smoker"
-    r"|drinker|addict|banker|chef|mechanic|sailor|pilot|officer|detective)\b",
-    re.IGNORECASE,
-)
-
-
-def _loose_relations(text: str, mentions: list[PersonMention], cues: LanguageCues) -> set[str]:
-    """Relation words anywhere in the message, said of no named person and owned by no one
-    else ("начальница в Бублике, Света"; "best boss ive ever had"; "подруга года"): issue 34's
-    writers say who someone is wherever it falls in the sentence, not only beside the name."""
-    tokens = tokenize(text)
-    quoted = list(QUOTED.finditer(text))
-    found: set[str] = set()
-    for i, token in enumerate(tokens):
-        if any(m.start <= token.start < m.end for m in mentions):
-            continue
-        relation = _relation_word(token.text, cues)
-        if relation is None:
-            continue
-        before = tokens[i - 1].text.casefold() if i else ""
-        after = tokens[i + 1].text.casefold() if i + 1 < len(tokens) else ""
-        if before in _DOER_BEFORE or after in _COMPOUND_AFTER:
-            continue  # "i help coach his team", "the client bit": a verb or a noun's modifier
-        if relation in _WORK_ROLES and _SOMEONES_ROLE.search(text[: token.start]):
-            continue  # "hes an art teacher", "im the first base coach": what they do (not
-            # "he's the only manager there", "hes the best customer i got")
-        if before in _QUALIFIERS and i > 1 and _of_another(_possessive(tokens[i - 2].text)):
-            continue  # "mums best friend": another's
-        # ... but a Russian "психолог" in a message that names one person is theirs ("нашла
-        # психолога, Ксения"; "хожу к психологу, к Марине Олеговне").
-        ru_therapist = relation == "therapist" and cues.language == "ru"
-        if (relation in _SAID_OF_ANYONE and not ru_therapist) or _of_another(before):
-            continue
-        if _GUY_OR_GIRL.match(token.text) and before not in _OWNED_PARTNER:
-            continue  # "золотой парень": a good guy, no one's boyfriend
-        if (
-            before in _ANY_ONE
-            and not (ru_therapist and before in ("к", "у"))
-            and not _own_household(text, tokens, i, relation, mentions)
-        ):
-            continue  # "с клиентом" is anyone's client; "без сына я не хочу" the user's own
-        if i and any(m.start <= tokens[i - 1].start < m.end for m in mentions):
-            continue  # "callums girlfriend"
-        if after in ("in", "of") or _OTHER_FORM.match(after) or _OTHER_FORM.match(before):
-            continue  # "son in law", "the wife of his boss", "друг друга"
-        if _OF_A_THING_NEAR.search(text[tokens[max(i - 3, 0)].start : token.start]):
-            continue  # "that's my neighbour. Anna thinks so too": said of someone unnamed
-        if _plural(token.text, cues) or any(q.start() <= token.start < q.end() for q in quoted):
-            continue  # "соседи"; "calls everybody 'pal'"
-        if _A_ROLE.search(text[: token.start]):
-            continue  # "got promoted to team lead", "hired as a coach": a job, no one's relation
-        if relation == "ex" and (
-            _adjective_before_noun(token.text, after, cues) or _EX_A_TRADE.match(text, token.start)
-        ):
-            continue  # "папа бывший налоговик", "ex marine": a former trade, no one's ex
-        found.add(_qualified(relation, tokens, i))
-    return found
 
 
 # "the old man next door, Mr Douglas": the neighbour named after where they live.
@@ -1205,7 +561,7 @@ def _english(
     for i, token in enumerate(tokens):
         word = token.text
         key = word.casefold()
-        if word in cues.not_names or key in _SKIP or key in _TITLES or key in single:
+        if word in cues.not_names or key in SKIP or key in TITLES or key in single:
             continue
         if key in _ENDEARMENTS and i and tokens[i - 1].text.casefold() == "my":
             continue  # "my lassie kirsty": the word says who, the name follows
@@ -1240,15 +596,15 @@ def _english(
         if key in _PLACE_NOUNS and i and CAPITALISED.match(tokens[i - 1].text):
             continue  # "Myrtle Beach"
         before, after = text[: token.start], text[token.end :]
-        at_start = bool(_SENTENCE_START.search(before))
+        at_start = bool(SENTENCE_START.search(before))
         greeted = _greeted(text, tokens, i)
-        called = bool(_AFTER_COMMA.search(before) and _CLAUSE_END.match(after))
-        if key not in known and ((at_start and _SPEAKER.match(after)) or greeted or called):
+        called = bool(AFTER_COMMA.search(before) and _CLAUSE_END.match(after))
+        if key not in known and ((at_start and SPEAKER.match(after)) or greeted or called):
             continue  # "Caroline: hey!", "hey Mel!", "that's great, Caroline!": speaker, addressee
         capitalised = bool(CAPITALISED.match(word))
         owner = i + 1 < len(tokens) and tokens[i + 1].text == "'s"
         listed = names.name_of(word, inside=capitalised and not at_start, marked=owner)
-        titled = i > 0 and tokens[i - 1].text.casefold() in _TITLES and word.isalpha()
+        titled = i > 0 and tokens[i - 1].text.casefold() in TITLES and word.isalpha()
         read_as_name = key in likely  # the reader of words takes it for a person's name
         if not capitalised and listed is None and _G_DROPPED.match(key):
             continue  # "leavin friday", "grinnin like a fool": a verb with its "g" dropped
@@ -1265,13 +621,13 @@ def _english(
             )
         ):
             continue
-        relation, start, end = _relation_near(text, tokens, i, relation_of)
-        relation = relation or _group_relation(after) or _endearment(before, after)
-        relation = relation or _group_relation(_AND_ANOTHER.sub("", after, count=1))
+        relation, start, end = relation_near(text, tokens, i, relation_of)
+        relation = relation or group_relation(after) or _endearment(before, after)
+        relation = relation or group_relation(_AND_ANOTHER.sub("", after, count=1))
         relation = relation or _listed_after(before, relation_of)
         relation = relation or _child_by_order(text, before, after)
         relation = relation or _named_as(before, relation_of)
-        relation = relation or _group_before(before)
+        relation = relation or group_before(before)
         one_of = _ONE_OF.match(after)
         relation = relation or (relation_of(one_of.group(1)) if one_of else None)
         if relation is None and _NAMED_AFTER_WHERE.search(before):
@@ -1316,7 +672,7 @@ def _english(
         if person_like:
             name = listed or (word if capitalised else word.capitalize())
             possessive = word.islower() and not (owner or titled)
-            if listed is None and possessive and _possessive_of_a_name(key):
+            if listed is None and possessive and possessive_of_a_name(key):
                 name = key[:-1].capitalize()  # "jordans sign": Jordan's, typed without "'"
             surname = _surname(text, tokens, i, cues) if listed is not None else None
             if surname is not None:  # "Barb Keller runs the pantry"
@@ -1340,486 +696,15 @@ def _surname(text: str, tokens: list[Token], i: int, cues: LanguageCues) -> Toke
     key = after.text.casefold()
     if not CAPITALISED.match(after.text) or not text[tokens[i].end : after.start].isspace():
         return None
-    if key in _NOT_SURNAMES or key in _SKIP or key in _PLACE_NOUNS or key in _TITLES:
+    if key in _NOT_SURNAMES or key in SKIP or key in _PLACE_NOUNS or key in TITLES:
         return None
     if after.text in cues.not_names or key in cues.relations:
         return None
     return after
 
 
-def _names_next(tokens: list[Token], at: int) -> bool:
-    """A capitalised name right after the relation word at tokens[at] (a possessive between)."""
-    k = at + 1
-    if k < len(tokens) and tokens[k].text.casefold() in ("мой", "моя", "наш", "наша"):
-        k += 1  # not "начальник нашего Управления"
-    return k < len(tokens) and bool(_CYRILLIC_CAPITALISED.match(tokens[k].text))
-
-
-def _russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[PersonMention]:
-    segmenter, ner, morph, doc_type = ru.russian_tools()
-    doc = doc_type(text)
-    doc.segment(segmenter)
-    doc.tag_ner(ner)
-    tagged = {(s.start, s.stop) for s in doc.spans if s.type == "PER"}
-    tokens = tokenize(text)
-
-    def relation_of(word: str) -> str | None:
-        return _relation_word(word, cues)
-
-    found: list[PersonMention] = []
-    owned: set[str] = set()  # names read from a possessive adjective ("Олина" -> Оля)
-    joined: set[int] = set()  # patronymics read with the name before them
-    for i, token in enumerate(tokens):
-        if i in joined:
-            continue  # "вадима олеговича": Олегович is part of the name, not one of his own
-        word = token.text
-        shouted = word.isupper() and len(word) > 2
-        if shouted:
-            word = word.capitalize()  # "ОЛЯ ДОВОЛЬНАЯ": shouted, still a name
-        # "Олина мама", "Серёгина Танька": Оля's, Серёга's; "Гулин брат", "Рубенова ресторана"
-        adjacent = i + 1 < len(tokens) and text[token.end : tokens[i + 1].start].isspace()
-        noun_next = tokens[i + 1].text if adjacent else ""
-        owner = (
-            (
-                ru.owner(word, morph, noun_next)
-                if _owns_what_follows(text, tokens, i, morph)
-                else None
-            )
-            or _owner_before_noun(text, tokens, i, morph)
-            or (ru.owner_before_noun(word, noun_next, morph) if noun_next else None)
-        )
-        lowercase = word.islower()
-        if lowercase or shouted:
-            # A shouted word is read as a lowercase one: "НА ПОСТОЯНКУ" is emphasis, not a
-            # surname; "КАМИЛА" is Камила.
-            before = tokens[i - 1].text if i else ""
-            name = (
-                owner
-                or ru.lowercase_first_name(word.casefold(), morph, before)
-                or ru.standalone_patronymic(tokens, i, word, morph)
-                or _named_beside_relation(text, tokens, i, morph, relation_of)
-                or ru.lowercase_surname(word.casefold(), morph)
-                or ru.name_before_its_verb(word.casefold(), tokens, i, morph)
-                or ru.diminutive_of_a_name(word, morph)
-            )
-            if name is None:
-                continue
-        elif not CAPITALISED.match(word) or word in cues.not_names or relation_of(word):
-            continue  # "Доченька Соня": the relation word opening the sentence is not a name
-        elif (not i or ru.patronymic(tokens[i - 1].text, morph) is None) and ru.patronymic(
-            word, morph
-        ):
-            # Joined to the name before it, or a man called by his patronymic alone
-            # ("шефу нашему Михалычу", "Палыч"), a name of its own.
-            name = ru.standalone_patronymic(tokens, i, word, morph)
-            if name is None:
-                continue
-        else:
-            # A diminutive the dictionary lacks, before its guesses ("Полинкой": Полинка).
-            name = (
-                owner
-                or ru.diminutive_of_a_name(word, morph)
-                or ru.first_name(
-                    word,
-                    morph,
-                    tokens[i - 1].text if i else "",
-                    bool(_SENTENCE_START.search(text[: token.start]))
-                    or ru.verb_follows(tokens, i + 1, morph),
-                )
-            )
-        in_ner = any(start <= token.start < stop for start, stop in tagged)
-        if not (name or in_ner) and _unknown_with_relation(text, tokens, i, morph, relation_of):
-            name = word  # "Драган, мой руководитель": a name no dictionary holds, said to be one
-        if name is None and (not in_ner or ru.not_a_noun(word, morph)):
-            continue
-        previous = tokens[i - 1].text if i else ""
-        if previous.isdigit():  # "18 Марта" is a date, not Marta
-            continue
-        if (
-            owner is None
-            and previous.casefold() in _WHERE_TO
-            and word.casefold() not in known
-            and (
-                not morph.word_is_known(word.casefold())
-                or not any("Name" in p.tag for p in morph.parse(word.casefold()))
-                or ru.more_a_place(word, morph, previous.casefold() in _IN_OR_FROM)
-                or (previous.casefold() in ("в", "во") and _only_locative(word, morph))
-            )
-        ):
-            # "на Бекетова", "в Земуне", "в Леруа": a street, a place, a shop; "в Вене", "из
-            # Питера": a city before a name
-            continue
-        relation, start, end = _relation_near(text, tokens, i, relation_of)
-        if relation is not None and i and start == tokens[i - 1].start:
-            if not ru.cases_agree(tokens[i - 1].text, word, morph):
-                relation = None  # "учительница мирона": Мирон's teacher, not the user's
-        at_start = bool(_SENTENCE_START.search(text[: token.start]))
-        if at_start and _SPEAKER.match(text[token.end :]) and word.casefold() not in known:
-            continue  # "Оля: привет!": who speaks, not whom the message is about
-        sure = lowercase or shouted or owner is not None or in_ner
-        if name is not None and at_start and not sure and name.casefold() not in known:
-            # Sentence-initial capitals are every word's; a dictionary name there needs a verb
-            # after it ("Марта напомнила") or a relation word by it ("Марта — моя коллега").
-            following = tokens[i + 1].text if i + 1 < len(tokens) else ""
-            verb = any("VERB" in p.tag for p in morph.parse(following)[:1])
-            grouped = _group_relation(text[token.end :])  # "Ира с работы — дизайнер"
-            clear = ru.lowercase_first_name(word.casefold(), morph) is not None
-            if (
-                not verb
-                and not clear
-                and relation is None
-                and relation_of(following) is None
-                and not grouped
-            ):
-                continue
-        full = name or ru.diminutive_nominative(word, morph) or word
-        after = i + 1
-        if owner is None and i + 1 < len(tokens):
-            patronymic = ru.patronymic(tokens[i + 1].text, morph)
-            if patronymic:
-                full, end, after = f"{full} {patronymic}", max(end, tokens[i + 1].end), i + 2
-                joined.add(i + 1)
-                if relation is None:  # "Ирина Михайловна, наша начальница": after the full name
-                    relation, _, said_end = _relation_near(text, tokens, i + 1, relation_of)
-                    end = max(end, said_end)
-        if relation is None and owner is None:
-            # "Катя сеструха младшая", "Гена начальник гаража", "Оля, жена моя", "Рустам с работы";
-            # not "у насти мама" (her mother) or "Алина, девушка Тимура" (his girlfriend).
-            mine = after + 1 < len(tokens) and tokens[after + 1].text.casefold() in _MY_OBLIQUE
-            # "у насти мама" is hers; "у димы одногруппника", the word in the name's own case,
-            # is Dima himself.
-            apposed = (
-                after < len(tokens)
-                and previous.casefold() == "у"
-                and _in_its_oblique_case(tokens, i, after, morph, relation_of)
-            )
-            theirs = not mine and (
-                (previous.casefold() == "у" and not apposed) or _of_a_name(tokens, after + 1, morph)
-            )
-            theirs = theirs or _owned_after(tokens, after, morph, relation_of)
-            said = (
-                _relation_word(tokens[after].text, cues, beside=tokens[i].text)
-                if after < len(tokens) and not theirs
-                else None
-            )
-            if said and (
-                _names_next(tokens, after)
-                or _SENTENCE_BREAK.search(text[tokens[after - 1].end : tokens[after].start])
-            ):
-                # "Вадим, подружка моя Наташа": Наташа's, the next one named; "Артур. парень
-                # по имени ...": the next sentence's.
-                said = None
-            if said and not ru.same_case(tokens[i].text, tokens[after].text, morph):
-                said = None  # "Гене кардиолог велела": Gena's doctor, not Gena
-            if said:
-                end = max(end, tokens[after].end)  # "шефиня наша" is hers, said of no one else
-            said = _qualified(said, tokens, after) if said else None
-            relation = said or _group_relation(text[end:])
-        if relation is None and owner is None and _our_worker(tokens, i, after, morph):
-            relation = "colleague"
-        found.append(PersonMention(full, None if owner else relation, start, end))
-        if owner is not None:
-            owned.add(full)
-    return _one_name_each(found, owned, text)
-
-
-def _one_name_each(found: list[PersonMention], owned: set[str], text: str) -> list[PersonMention]:
-    """One name for one person in a message: where the dictionary allows two forms ("витин":
-    Вита's or Витя's; "амира": Амира or Амир's), the form the message also types as a word of
-    its own settles it ("надо записать витю ... витин кардиолог" once "Витя" is read from
-    "витю"; "тренер амира ... амир от него без ума"); a name read from a possessive yields to
-    one read from a name."""
-    words = {w.casefold().replace("ё", "е") for w in WORD.findall(text)}
-
-    def typed(name: str) -> bool:
-        return name.casefold().replace("ё", "е") in words
-
-    settled = [m.name for m in found if m.name not in owned]
-    named = []
-    for mention in found:
-        if not typed(mention.name):
-            other = next(
-                (
-                    n
-                    for n in settled
-                    if _two_forms(n, mention.name) and (typed(n) or mention.name in owned)
-                ),
-                None,
-            )
-            if other is not None:
-                mention = dataclasses.replace(mention, name=other)
-        named.append(mention)
-    return named
-
-
-def _two_forms(one: str, other: str) -> bool:
-    """Whether two readings differ only as a name's dictionary readings do: "-а" against "-я"
-    (Вита, Витя) or a genitive's "-а" (Амира, Амир)."""
-    a, b = one.casefold(), other.casefold()
-    if a == b or " " in a + b or min(len(a), len(b)) < 3:
-        return False
-    swapped = a[:-1] == b[:-1] and {a[-1], b[-1]} == {"а", "я"}
-    return swapped or a == b + "а" or b == a + "а"
-
-
-def _owns_what_follows(text: str, tokens: list[Token], i: int, morph: Any) -> bool:
-    """Whether the word may be a possessive adjective of a name: not a surname-like word after
-    a preposition of place unless a noun, an adjective or a number comes right after it ("офис
-    на Ленина, кофе": a street named after Lenin, not Лена's; "на Полинины 16" is hers). A
-    possessive may follow its noun or stand for it ("Андрей Катин", "Тимошин выпускной")."""
-    previous = tokens[i - 1].text.casefold() if i else ""
-    if previous not in _WHERE_TO:
-        return True
-    if not any("Surn" in p.tag for p in morph.parse(tokens[i].text.casefold())):
-        return True
-    k = i + 1
-    if k >= len(tokens) or not text[tokens[i].end : tokens[k].start].isspace():
-        return False
-    return morph.parse(tokens[k].text.casefold())[0].tag.POS in ("NOUN", "ADJF", "NUMR")
-
-
-def _only_locative(word: str, morph: Any) -> bool:
-    """Whether every reading of a word as a name is its prepositional case: after "в" that is
-    where ("первый день в Нуре", a restaurant), where a person takes the accusative
-    ("влюбилась в Колю")."""
-    cases = {p.tag.case for p in morph.parse(word.casefold()) if "Name" in p.tag}
-    return cases == {"loct"}
-
-
-# Relations someone has by their work (and the user's), which Russian names in apposition.
-_BY_TRADE = frozenset({"doctor", "therapist", "teacher", "boss", "manager", "colleague", "client"})
-
-
-def _in_its_oblique_case(
-    tokens: list[Token], i: int, after: int, morph: Any, relation_of: Any
-) -> bool:
-    """Whether the relation word after a name governed by "у" stands in apposition to it, in
-    the genitive too and of the name's gender ("у димы одногруппника"). Kin and partners so
-    placed are the name's own ("у Насти брата забрали", "у Кати мужа уволили": hers), as is
-    anything before "нет" ("у кати брата нет")."""
-    following = tokens[after + 1].text.casefold() if after + 1 < len(tokens) else ""
-    if following == "нет" or relation_of(tokens[after].text) not in _APPOSED_AFTER_U:
-        return False
-    word = tokens[after].text.casefold()
-    parses = morph.parse(word)
-    if any(p.tag.case == "nomn" and p.score >= 0.3 for p in parses):
-        return False
-    genders = {p.tag.gender for p in morph.parse(tokens[i].text.casefold()) if "Name" in p.tag}
-    return any(
-        p.tag.case == "gent"
-        and p.tag.POS == "NOUN"
-        and "plur" not in p.tag
-        and (not genders or p.tag.gender in genders or "ms-f" in p.tag.grammemes)
-        for p in parses
-    )
-
-
-# Relations a word after "у <name>" may give the name itself: not kin, nor partners.
-_APPOSED_AFTER_U = frozenset(
-    {"classmate", "colleague", "friend", "neighbour", "roommate", "doctor", "teacher", "boss",
-     "manager", "client", "therapist"}
-)  # fmt: skip
-
-
-# Prepositions of place: a capitalised word after one that no first name in the dictionary
-# spells is where, not who (a surname or a word it does not hold: "на Бекетова", "в Земуне").
-_WHERE_TO = frozenset({"в", "во", "на", "из", "до", "под", "за"})
-
-
-_IN_OR_FROM = frozenset({"в", "во", "из"})
-
-
-_OURS = frozenset({"наш", "наша", "нашу", "нашего", "нашей", "нашему", "нашим"})
-
-
-# "у вадика, бригадира моего": after "у" the relation word is still the user's with "my".
-_MY_OBLIQUE = _RUSSIAN_MY | {"моих", "нашу", "мою", "наших"}
-
-
-def _owned_after(tokens: list[Token], at: int, morph: Any, relation_of: Any) -> bool:
-    """Whether the relation word at tokens[at], after a name, is another's: "Нинка бывшая
-    его", "Нина бывшая жена Валеры" (the ex-wife of Валера's)."""
-    if at + 1 >= len(tokens):
-        return False
-    following = tokens[at + 1].text.casefold()
-    if following in _ANOTHERS:
-        return True
-    if not relation_of(following) or at + 2 >= len(tokens):
-        return False
-    owner = morph.parse(tokens[at + 2].text.casefold())
-    return any({"Name", "gent", "sing"} <= set(p.tag.grammemes) for p in owner)
-
-
-def _of_a_name(tokens: list[Token], at: int, morph: Any) -> bool:
-    """Whether tokens[at] is a first name in the genitive ("девушка Тимура", "жена гора")."""
-    if at >= len(tokens):
-        return False
-    parses = morph.parse(tokens[at].text)[:2]
-    return "NOUN" in parses[0].tag and any({"Name", "gent"} <= set(p.tag.grammemes) for p in parses)
-
-
-# Kin the guide's list has no word for (in-laws, nephews, grandchildren, godchildren): "ours",
-# but no one the user works with.
-_INLAW_STEM = re.compile(
-    r"^(?:невестк|сноха$|свекров|свёкор$|свекор$|тёщ|тещ|тесть$|зять$|шурин$|деверь$|золовк"
-    r"|своячениц|племянни|внук|внучк|крестни|крёстн|крестн|сват$|сватья$|отчим$|мачех|пасын"
-    r"|падчериц)"
-)
-
-
-def _our_worker(tokens: list[Token], i: int, after: int, morph: Any) -> bool:
-    """ "наш трудовик Сергей", "Леха, сварщик наш": a person by the user's "our" and a word for
-    someone at work (an animate noun that is no relation word), as the writers label it."""
-
-    def worker(word: str) -> bool:
-        parse = morph.parse(word.casefold())[0]
-        return (
-            {"NOUN", "anim"} <= set(parse.tag.grammemes)
-            and "Name" not in parse.tag
-            and not _INLAW_STEM.match(str(parse.normal_form))  # "Оля, невестка наша": kin
-        )
-
-    def adjective(word: str) -> bool:
-        return "ADJF" in morph.parse(word.casefold())[0].tag
-
-    before = [t.text.casefold() for t in tokens[max(0, i - 2) : i]]
-    if len(before) == 2 and before[0] in _OURS and worker(tokens[i - 1].text):
-        return True
-    if len(before) == 2 and before[1] in _OURS and worker(before[0]):
-        return True  # "повар наш лёха"
-    following = [t.text for t in tokens[after : after + 3]]
-    if len(following) >= 2 and following[1].casefold() in _OURS and worker(following[0]):
-        return True
-    # "лёха наш повар", "Дима наш новый кондитер", "Вадим Сергеевич, наш молодой физик"
-    if following and following[0].casefold() in _OURS:
-        rest = following[1:]
-        if rest and adjective(rest[0]) and len(rest) > 1:
-            rest = rest[1:]
-        return bool(rest) and worker(rest[0])
-    return False
-
-
-_SURNAME_LIKE_OWNER = re.compile(
-    r"^(\w{2,}?)(ин|ов|ев)(а|у|ой|ы|ым|ом|ого|ому|ых)?$", re.IGNORECASE
-)
-
-
-def _owner_before_noun(text: str, tokens: list[Token], i: int, morph: Any) -> str | None:
-    """A possessive the dictionary reads as a surname ("Гулин", "Егоркин", "Рубенова",
-    "Андреева"), right before a common noun it owns ("Гулин брат", "Егоркин куратор", "из
-    Рубенова ресторана", "Андреева жена"): the name it is made of. Before anything else it stays
-    a surname ("Гулин сказал")."""
-    match = _SURNAME_LIKE_OWNER.match(tokens[i].text)
-    if (
-        match is None
-        or i + 1 >= len(tokens)
-        or not text[tokens[i].end : tokens[i + 1].start].isspace()
-    ):
-        return None
-    parses = morph.parse(tokens[i].text.casefold())
-    if any("Name" in p.tag and "plur" not in p.tag for p in parses):
-        return None  # "Марина", "Полина": a name of its own
-    if tokens[i].text.islower() and ru.common_noun(parses):
-        return None  # "машину солярис": a car; "Машин живот", "Тимин градусник": theirs
-    following = morph.parse(tokens[i + 1].text.casefold())[0]
-    if following.tag.POS != "NOUN" or {"Name", "Surn", "Patr"} & set(following.tag.grammemes):
-        return None
-    if not ru.agrees_with_noun((match.group(3) or "").casefold(), tokens[i + 1].text, morph):
-        return None  # "у Ларионова отпуск": his genitive, the noun another case; a surname
-    if i + 2 < len(tokens) and tokens[i + 2].text.casefold() in _RUSSIAN_MY:
-        return None  # "Ефимов ортопед мой": the user's orthopaedist, Ефимов by surname
-    stem, suffix = match.group(1).casefold(), match.group(2).casefold()
-    bases = [stem + "а", stem + "я"] if suffix == "ин" else [stem, stem + "й"]
-    if suffix == "ев":
-        bases = [stem + "й", stem]  # "Андреева": Андрей's
-    for base in bases:
-        if any(
-            "Name" in p.tag and "sing" in p.tag and "nomn" in p.tag and p.normal_form == base
-            for p in morph.parse(base)
-        ):
-            return base.capitalize()
-    return None
-
-
 # Words before a name that make the two a place's name ("Lake Nokomis", "Mount Pleasant").
 _PLACE_TITLES = frozenset({"st", "saint", "lake", "mount", "mt", "port", "fort", "san", "santa"})
-
-
-def _possessive_of_a_name(key: str) -> bool:
-    """A lowercase word read as a name that is a listed first name and an "s" ("jordans",
-    "tylers"), when the word is no listed name itself ("marcos" is Marcos). Chat drops the
-    apostrophe; a capitalised "Carys" or a titled "Dr Evans" is the name as typed."""
-    names = gazetteer()
-    return (
-        len(key) >= 4 and key.endswith("s") and key[:-1] in names.names and key not in names.names
-    )
-
-
-def _name_possessive_unmarked(word: str) -> bool:
-    """ "liams", "mitchs": a first name's possessive typed without its apostrophe."""
-    if not (word.islower() and word.endswith("s") and len(word) >= 5):
-        return False
-    names = gazetteer()
-    return word[:-1] in names.names and word[:-1] not in names.words and word not in names.names
-
-
-def _unknown_with_relation(
-    text: str, tokens: list[Token], i: int, morph: Any, relation_of: Any
-) -> bool:
-    """A capitalised word the dictionary does not know, with a relation word by it ("Драган,
-    мой руководитель", "Вукашин — мой сосед"): a foreign name, not a common noun."""
-    word = tokens[i].text
-    if not _CYRILLIC_CAPITALISED.match(word) or morph.word_is_known(word.casefold()):
-        return False  # a Latin word there is a company's or a place's ("Sary Bank, мой ...")
-    nxt = tokens[i + 1] if i + 1 < len(tokens) else None
-    if nxt is not None and text[tokens[i].end : nxt.start].isspace() and relation_of(nxt.text):
-        return True  # "Витёк сосед опять ..." (not "вдоль Свислочи, врач велела")
-    return _relation_near(text, tokens, i, relation_of)[0] is not None
-
-
-def _named_beside_relation(
-    text: str, tokens: list[Token], i: int, morph: Any, relation_of: Any
-) -> str | None:
-    """A lowercase word the name rules pass over, said to be someone by a relation word right
-    beside it: "бабуля валя" (also a verb's gerund), "с дружбаном коляном", "ирка моя подруга",
-    "вован кореш со школы", "жека мой препод" (nicknames no dictionary holds). After the
-    relation word, the name's case must agree with it ("мама позвнила", a typo, is no one);
-    before it, a word unknown to the dictionary must open its clause and end as no verb does."""
-    word = tokens[i].text.casefold()
-    if len(word) < 3 or not word.isalpha() or relation_of(word) or _of_another(word):
-        return None  # "к бывшей жене" (a wife, not Женя), "иркин муж" (Ира's husband)
-    parses = morph.parse(word)
-    named = [p for p in parses if "Name" in p.tag and "plur" not in p.tag]
-    before = i - 1 if i and tokens[i - 1].text.casefold() not in _RUSSIAN_MY else i - 2
-    if not morph.word_is_known(word) and (_VERB_ENDING.search(word) or word.endswith("о")):
-        return None  # "мама фоткала", "на жену переписанно": a verb or an adverb mistyped
-    if before >= 0 and text[tokens[before].end : tokens[i].start].strip() in ("", "мой", "моя"):
-        cases = {p.tag.case for p in morph.parse(tokens[before].text) if p.tag.case}
-        if relation_of(tokens[before].text) and any(p.tag.case in cases for p in named):
-            agreeing = [p for p in named if p.tag.case in cases]
-            return str(max(agreeing, key=lambda p: float(p.score)).normal_form).capitalize()
-    j = i + 1
-    if j < len(tokens) and tokens[j].text.casefold() in _RUSSIAN_MY:
-        j += 1  # "ирка моя подруга"
-    said_after = (
-        j < len(tokens)
-        and text[tokens[i].end : tokens[j].start].strip(" ,") in ("", "мой", "моя")
-        and relation_of(tokens[j].text) is not None
-    )
-    if not said_after:
-        return None
-    if morph.word_is_known(word):
-        typed = [p for p in named if p.tag.case == "nomn" and p.normal_form == word]
-        return word.capitalize() if typed else None
-    opens = _SENTENCE_START.search(text[: tokens[i].start]) or _AFTER_COMMA.search(
-        text[: tokens[i].start]
-    )
-    return word.capitalize() if opens and not _VERB_ENDING.search(word) else None
-
-
-# How a Russian verb form ends (past, infinitive, reflexive, present): an unknown word ending so is
-# a mistyped verb ("позвнила моя мама"), not a nickname ("жека", "витёк").
-_VERB_ENDING = re.compile(r"(?:л[аио]?|ть|ти|с[яь]|[еи]т|[юя]т|[еи]м|[еи]шь)$")
 
 
 # "at Leah's" is hers, not a place called Leah: a possessive is left to the people reader.
@@ -1861,7 +746,7 @@ def _own_name(text: str, mention: PersonMention) -> bool:
     typed = text[mention.start : mention.end]
     if typed.casefold() != mention.name.casefold() or text[mention.end :].startswith("'s"):
         return False
-    if _SIGN_OFF.match(text, mention.end) and _SENTENCE_START.search(text[: mention.start]):
+    if _SIGN_OFF.match(text, mention.end) and SENTENCE_START.search(text[: mention.start]):
         return True  # "Happy Hogmanay! Bea x": the user signing off
     return bool(_SELF_INTRO.search(text[: mention.start]))
 
@@ -1947,14 +832,14 @@ def find_people(
     known_names = frozenset(k.casefold() for k in known)
     excluded = frozenset(not_people) - {k for k in known if k}
     if cues.language == "ru":
-        read = _russian(clean, cues, known_names)
+        read = russian(clean, cues, known_names)
     else:
         read = _english(
             clean,
             cues,
             known_names,
-            frozenset(likely) - frozenset(_SKIP),
-            frozenset(possible) - frozenset(_SKIP),
+            frozenset(likely) - frozenset(SKIP),
+            frozenset(possible) - frozenset(SKIP),
         )
         # A name the rules found that the reader of words reads as no one's ("Telekom says",
         # "Kreuzberg is one big party"); a name the user told of before always stands.
@@ -1965,7 +850,7 @@ def find_people(
         for m in read
         if m.name not in excluded and not _own_name(clean, m) and not _pet(clean, m)
     ]
-    said_at_last = {_THEIRS: None, _TITLED_DOCTOR: "doctor"}
+    said_at_last = {THEIRS: None, TITLED_DOCTOR: "doctor"}
     mentions = [
         PersonMention(m.name, said_at_last[m.relation], m.start, m.end)
         if m.relation in said_at_last

@@ -1,7 +1,7 @@
 """What pymorphy2's dictionary (through natasha) says of a Russian word as a person's name: a
 first name in its dictionary form, typed in lowercase, a surname, a patronymic, a possessive
-adjective of a name ("Олина мама"), and whether a case agrees. `people.find_people` reads
-Russian messages with these; the English readings stay there."""
+adjective of a name ("Олина мама"), and whether a case agrees. `russian_people` reads Russian
+messages with these for `people.find_people`; the English readings stay in `people`."""
 
 from __future__ import annotations
 
