@@ -452,3 +452,33 @@ def test_from_now_on_by_the_day_in_its_dative_and_monthly_days(
 ) -> None:
     at = datetime.fromisoformat(sent)
     assert [d.isoformat() for d in resolve_dates(text, at, cues(language))] == want
+
+
+@pytest.mark.parametrize(
+    ("text", "sent", "want"),
+    [
+        # Issue 34: a capitalised word after a weekday is a place, not a plural of habit ...
+        ("the christening is next Sunday in Wells", "2026-08-24T12:00:00+00:00", ["2026-08-30"]),
+        ("sunday roasts are my thing", "2026-08-24T12:00:00+00:00", []),
+        # ... "first session in 2 weeks" says when an appointment is, "first pint in 2 weeks"
+        # how long it had been ...
+        ("got referred, first appointment in 2 weeks", "2026-03-12T12:00:00+00:00",
+         ["2026-03-26"]),
+        ("first pint in 2 weeks and it went straight to my head", "2026-03-12T12:00:00+00:00",
+         []),
+        # ... "he'd", "we'd" look ahead; a verb with its particle ("moved in", "packed in")
+        # and "blew" tell of the past.
+        ("gran said shed help me move saturday", "2026-06-11T12:00:00+00:00", ["2026-06-06"]),
+        ("gran said hed help me move saturday", "2026-06-11T12:00:00+00:00", ["2026-06-13"]),
+        ("our lodger moved in on tuesday, lovely lad", "2026-12-17T12:00:00+00:00",
+         ["2026-12-15"]),
+        ("our lodger moves in on tuesday, lovely lad", "2026-12-17T12:00:00+00:00",
+         ["2026-12-22"]),
+        ("a tyre blew on the m6 friday", "2026-05-04T12:00:00+00:00", ["2026-05-01"]),
+    ],
+)  # fmt: skip
+def test_places_after_a_weekday_first_appointments_and_tense_by_contraction_and_particle(
+    text: str, sent: str, want: list[str]
+) -> None:
+    at = datetime.fromisoformat(sent)
+    assert [d.isoformat() for d in resolve_dates(text, at, cues("en"))] == want

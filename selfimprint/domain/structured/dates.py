@@ -129,7 +129,7 @@ _REWRITE_PATTERNS = tuple((re.compile(p, _I), r) for p, r in _REWRITES)
 # Words after a weekday that make no noun of what follows ("friday the kids", "sunday with").
 _NOT_NOUNS = (
     r"(?:the|my|our|his|her|their|your|a|an|with|and|or|at|for|to|we|i|you|they|he|she|it"
-    r"|is|was|this|that|its|as|plus|yes|us|thanks|pls|please|lets|let's)"
+    r"|is|was|this|that|its|as|plus|yes|us|thanks|pls|please|lets|let's|in|on|from|by|off)"
 )
 _MONTH_NAMES = (
     r"January|February|March|April|May|June|July|August|September|October|November|December"
@@ -156,8 +156,9 @@ _NOT_A_DAY = re.compile(
     # "office tues + thurs", "mon/wed": a schedule.
     rf"|\b(?:{_WEEKDAY})\s*[+/]\s*(?:{_WEEKDAY})\b"
     # "sunday brunch shifts", "saturday girls": a weekday before a plural noun is a habit.
+    # ... a lowercase one: "Monday in Leeds" names a place after the day.
     rf"|\b(?:{_WEEKDAY})\s+(?:(?!{_NOT_NOUNS}\b)[a-z]+\s+)?(?!{_NOT_NOUNS}\b)"
-    r"[a-z]{2,}(?<![aeiousy])s\b"
+    r"(?-i:[a-z]{2,})(?<![aeiousy])s\b"
     # "the Fremont Sunday Market": a weekday inside a name.
     rf"|(?-i:\b[A-Z][a-z]+\s+)(?:{_WEEKDAY})(?-i:\s+(?!(?:{_MONTH_NAMES})\b)[A-Z][a-z]+)\b"
     # "график 5/2", "a 4/3 rota": days on and off, not a date.
@@ -565,13 +566,25 @@ _SPAN_BEFORE = re.compile(
 )
 
 
-def _a_span(clean: str, match: re.Match[str]) -> bool:
+# "first session in 2 weeks" is when an appointment is; "first time in 2 weeks", "first drink in
+# 2 weeks", or a first appointment told in the past, is how long it had been.
+_FIRST_OF_ITS_KIND = re.compile(
+    r"^first\s+(?:session|appointment|appt|class|lesson|shift|meeting|scan|check-?up"
+    r"|consult(?:ation)?|interview|match|game|fixture)\s+$",
+    _I,
+)
+
+
+def _a_span(clean: str, match: re.Match[str], cues: LanguageCues) -> bool:
     """Whether an "in N days / weeks" says how long, not which day."""
     if not match.group(0).casefold().startswith("in"):
         return False
     head = clean[_clause_start(clean, match.start()) : match.start()]
     clause = _clause(clean, match.start(), match.end())
-    return bool(_NOT_SINCE.search(clause) or _SPAN_BEFORE.search(head))
+    span = _SPAN_BEFORE.search(head)
+    if span and _FIRST_OF_ITS_KIND.match(span.group(0)) and not _in_past(clause, cues):
+        return False
+    return bool(_NOT_SINCE.search(clause) or span)
 
 
 # A range of counts is written smaller first and unpadded; a day-first date ("15-03") is not.
@@ -685,7 +698,7 @@ def resolve_dates(text: str, sent_at: datetime, cues: LanguageCues) -> tuple[dat
             found.append(_Found(match.start(), match.end(), pinned))
             taken.append((match.start(), match.end()))
     for match in _WEEKS_AHEAD.finditer(clean):
-        if _a_span(clean, match):
+        if _a_span(clean, match, cues):
             continue  # "havent ordered a takeaway in three weeks": for three weeks
         # As "in 3 days", whatever the tense: "said she'd let me know in 2 weeks" names a day
         # (a duration, "lost 2 kg in a week", is rarer in the labelled messages).
@@ -700,7 +713,7 @@ def resolve_dates(text: str, sent_at: datetime, cues: LanguageCues) -> tuple[dat
         offset = _RELATIVE[re.sub(r"\s+", " ", match.group(0).casefold())]
         found.append(_Found(match.start(), match.end(), today + timedelta(days=offset)))
     for match in _COUNTED.finditer(clean):
-        if _a_span(clean, match):
+        if _a_span(clean, match, cues):
             continue  # "4 energy drinks in 2 days"
         ahead = match.group("ahead") or match.group("ahead_from") or match.group("ru_ahead")
         ago = match.group("ago") or match.group("ru_ago")
