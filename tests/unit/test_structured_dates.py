@@ -482,3 +482,21 @@ def test_places_after_a_weekday_first_appointments_and_tense_by_contraction_and_
 ) -> None:
     at = datetime.fromisoformat(sent)
     assert [d.isoformat() for d in resolve_dates(text, at, cues("en"))] == want
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        # Issue 34 (a review of the diff): a booking is ahead whatever its participle; "she'd
+        # lied" is a past perfect; a first match "in 2 weeks tomorrow" is tomorrow.
+        ("I'm booked in on Friday", ["2026-06-12"]),
+        ("car booked in Monday", ["2026-06-15"]),
+        ("On Monday I found out she'd lied", ["2026-06-08"]),
+        ("first match in 2 weeks tomorrow, cant wait", ["2026-06-12"]),
+        ("first session in 2 weeks since the accident", []),
+        ("SUNDAY ROASTS are back", []),
+    ],
+)  # fmt: skip
+def test_bookings_past_perfects_and_first_matches_after_review(text: str, want: list[str]) -> None:
+    at = datetime.fromisoformat("2026-06-11T12:00:00+00:00")
+    assert [d.isoformat() for d in resolve_dates(text, at, cues("en"))] == want

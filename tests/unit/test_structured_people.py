@@ -1372,3 +1372,17 @@ def test_relations_by_gender_case_trade_prefix_and_department(
     text: str, expected: dict[str, str | None], lang: str
 ) -> None:
     assert _people(text, lang) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # Issue 34 (a review of the diff): "in" a department is a colleague only where the word
+        # is no school year or cause.
+        ("Leo in reception got a gold star today, so proud of my son", {"Leo": "son"}),
+        ("Mia in support of the plan, Tom against", {"Mia": None, "Tom": None}),
+        ("Priya in payroll sorted my overtime", {"Priya": "colleague"}),
+    ],
+)  # fmt: skip
+def test_in_a_department_but_not_a_school_year(text: str, expected: dict[str, str | None]) -> None:
+    assert _people(text, "en") == expected

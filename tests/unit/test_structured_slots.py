@@ -2483,3 +2483,22 @@ def test_habits_given_up_a_clause_later_couples_back_and_plans_on_another_day(
     language: str, older: str, newer: str, expected: bool
 ) -> None:
     assert _contradicts(language, older, newer) is expected
+
+
+@pytest.mark.parametrize(
+    ("language", "older", "newer"),
+    [
+        # Issue 34 (a review of the diff): a clause that gives up only ends the habit before it
+        # when it is nothing but the user's giving up; another's, a job, the rain are not.
+        ("en", "I smoke.", "I still smoke. My dad quit last year"),
+        ("en", "I run every morning.", "I run every morning, then I quit my job today!"),
+        ("en", "I run every morning.", "Went for my morning run and the rain stopped"),
+        ("ru", "Бегаю по утрам.", "Бегаю по утрам. Сестра бросила курить"),
+        ("ru", "Пью кофе каждое утро.", "Пью кофе литрами, а сосед перестал здороваться"),
+        ("ru", "Хожу в спортзал.", "Хожу в спортзал, больше не могу сидеть дома"),
+    ],
+)  # fmt: skip
+def test_giving_up_another_thing_keeps_the_habit_before_it(
+    language: str, older: str, newer: str
+) -> None:
+    assert not _contradicts(language, older, newer)

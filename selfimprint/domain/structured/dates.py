@@ -156,9 +156,9 @@ _NOT_A_DAY = re.compile(
     # "office tues + thurs", "mon/wed": a schedule.
     rf"|\b(?:{_WEEKDAY})\s*[+/]\s*(?:{_WEEKDAY})\b"
     # "sunday brunch shifts", "saturday girls": a weekday before a plural noun is a habit.
-    # ... a lowercase one: "Monday in Leeds" names a place after the day.
+    # ("Monday in Leeds" is a place after the day: "in" is no noun).
     rf"|\b(?:{_WEEKDAY})\s+(?:(?!{_NOT_NOUNS}\b)[a-z]+\s+)?(?!{_NOT_NOUNS}\b)"
-    r"(?-i:[a-z]{2,})(?<![aeiousy])s\b"
+    r"[a-z]{2,}(?<![aeiousy])s\b"
     # "the Fremont Sunday Market": a weekday inside a name.
     rf"|(?-i:\b[A-Z][a-z]+\s+)(?:{_WEEKDAY})(?-i:\s+(?!(?:{_MONTH_NAMES})\b)[A-Z][a-z]+)\b"
     # "график 5/2", "a 4/3 rota": days on and off, not a date.
@@ -575,6 +575,9 @@ _FIRST_OF_ITS_KIND = re.compile(
 )
 
 
+_SINCE_OR_TODAY = re.compile(r"\b(?:since|after|today|tonight|tomorrow|tmrw|yesterday)\b", _I)
+
+
 def _a_span(clean: str, match: re.Match[str], cues: LanguageCues) -> bool:
     """Whether an "in N days / weeks" says how long, not which day."""
     if not match.group(0).casefold().startswith("in"):
@@ -582,9 +585,18 @@ def _a_span(clean: str, match: re.Match[str], cues: LanguageCues) -> bool:
     head = clean[_clause_start(clean, match.start()) : match.start()]
     clause = _clause(clean, match.start(), match.end())
     span = _SPAN_BEFORE.search(head)
-    if span and _FIRST_OF_ITS_KIND.match(span.group(0)) and not _in_past(clause, cues):
+    if _NOT_SINCE.search(clause):
+        return True
+    rest = clause.replace(match.group(0), " ")
+    if (
+        span
+        and _FIRST_OF_ITS_KIND.match(span.group(0))
+        and not _in_past(clause, cues)
+        and not day_names(rest)  # "first match in 2 weeks tomorrow": the day is tomorrow
+        and not _SINCE_OR_TODAY.search(rest)
+    ):
         return False
-    return bool(_NOT_SINCE.search(clause) or span)
+    return bool(span)
 
 
 # A range of counts is written smaller first and unpadded; a day-first date ("15-03") is not.

@@ -317,9 +317,13 @@ _GROUP_AFTER = (
             r"|who (?:used to )?(?:works?|worked) with me"
             r"|(?:who|that) i (?:used to )?work(?:ed)? (?:with|wi)\b"
             # A department, as the labelling guide reads "someone from accounting".
-            r"|(?:from|in) (?:the )?(?:hr|accounting|accounts|finance|payroll|marketing|sales"
+            r"|from (?:the )?(?:hr|accounting|accounts|finance|payroll|marketing|sales"
             r"|legal|qa|reception|front desk|support|customer service|dispatch|admin|ops|operations"
             r"|procurement|compliance|engineering|design|logistics|litigation|conveyancing|audit)"
+            # ... or "in" one whose name is no school year or cause ("Leo in reception", "in
+            # support of"): "Sheila in dispatch", "Priya in payroll".
+            r"|in (?:hr|accounting|accounts|finance|payroll|marketing|sales|legal|dispatch"
+            r"|procurement|compliance|logistics|ops|operations)(?!\s+(?:school|class|of)\b)"
             r"|из (?:hr|эйчар\w*|бухгалтерии|отдела кадров|кадров|маркетинга|продаж|тестирования"
             r"|поддержки|саппорта|юротдела|айти|логистики|закупок|ресепшена|регистратуры"
             r"|администрации|дизайна|аналитики|разработки|бэкенда|фронтенда)"
@@ -593,8 +597,8 @@ def of_another(word: str) -> bool:
 
 # "ex" before a trade or a service is a prefix ("ex marine, never raises his voice").
 _EX_A_TRADE = re.compile(
-    r"ex[\s-]+(?:marines?|army|navy|military|forces|raf|para|soldier|cop|police\w*|con|convict"
-    r"|pro|footballer|boxer|fighter|firefighter|fireman|nurse|teacher|miner|trucker|smoker"
+    r"ex[\s-]+(?:marines?|army|navy|military|raf|para|soldier|cop|police\w*|convict"
+    r"|footballer|boxer|fighter|firefighter|fireman|nurse|teacher|miner|trucker|smoker"
     r"|drinker|addict|banker|chef|mechanic|sailor|pilot|officer|detective)\b",
     re.IGNORECASE,
 )

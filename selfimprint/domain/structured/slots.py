@@ -162,11 +162,29 @@ def _habits(clean: str, cues: LanguageCues) -> list[Claim]:
     return found
 
 
+# A clause that is nothing but giving up: the user's verb with at most a lead-in of when
+# ("since the move", "с тех пор как переехала"), a filler or two, an "it" and a time after it.
+# "my dad quit", "i quit my job", "the rain stopped", "больше не могу сидеть дома" are not.
+_GIVING_UP = re.compile(
+    r"^\W*(?:(?:since|after|с тех пор как|после того как|после|как)\s+(?:the\s+|my\s+)?\w+\s+)?"
+    r"(?:(?:i|я|and|а|but|но|then|потом|just|totally|completely|basically|вообще|совсем"
+    r"|просто|так и|ну и)\s+)*"
+    r"(?P<verb>\w+(?:\s+up)?)"
+    r"(?:\s+(?:it|them|altogether|completely|for good|entirely|вообще|совсем|насовсем))?"
+    r"(?:\s+(?:in|last|this|since|в|с|на)\s+\w+)?\W*$",
+    re.IGNORECASE,
+)
+
+
 def _gives_up(clause: str, cues: LanguageCues) -> bool:
-    """A clause that says a habit ended ("забросила", "stopped", "больше не"): its words both
-    negate a habit and change it, which "не" alone or "again" alone do not."""
-    negations = {m.group(0) for m in cues.habit_negative.finditer(clause)}
-    return any(cues.habit_change.fullmatch(word) for word in negations)
+    """A clause that only says a habit ended ("вообще забросила", "but i stopped in june"): its
+    verb both negates a habit and changes it, and no habit, the user's or another's, is named
+    in it."""
+    frame = _GIVING_UP.match(clause)
+    if frame is None or any(h.does.search(clause) or h.without.search(clause) for h in cues.habits):
+        return False
+    verb = frame.group("verb")
+    return bool(cues.habit_negative.fullmatch(verb) and cues.habit_change.fullmatch(verb))
 
 
 def _clause_of(text: str, at: int) -> str:
