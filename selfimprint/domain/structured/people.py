@@ -14,7 +14,8 @@ Either way a relation word next to the name says who they are.
 
 This module keeps the English reading and the entry points (`find_people`, `broken_up_with`,
 `same_person`, `organisations`). The Russian reading is in `russian_people`, the relation words
-both languages share in `relations`, the English first names in `english_names`, and
+both languages share in `relations`, the English first names in `english_names`, the readings of
+couples and break-ups (who the user is together with or has broken up with) in `couples`, and
 `PersonMention` with the sentence marks both readers use in `mentions`.
 """
 
@@ -27,7 +28,17 @@ from functools import lru_cache
 from typing import Any
 
 from selfimprint.domain.language import detect_language
-from selfimprint.domain.structured import russian_names as ru
+from selfimprint.domain.structured.couples import (
+    DATING_AFTER,
+    DATING_BEFORE,
+    MADE_PARTNER,
+    SHE,
+    WE_BROKE_UP,
+    broke_up_with,
+    dating,
+    done_with,
+    together_with,
+)
 from selfimprint.domain.structured.cues import LanguageCues, normalise
 from selfimprint.domain.structured.cues import cues as language_cues
 from selfimprint.domain.structured.english_names import (
@@ -217,7 +228,7 @@ _HE_CHAT = re.compile(r"\b(?:he|him|his|he's|hes|himself)\b", re.IGNORECASE)
 def _child_by_order(text: str, before: str, after: str = "") -> str | None:
     if not (_BY_ORDER.search(before) or _BY_ORDER_AFTER.match(after)):
         return None
-    he, she = bool(_HE_CHAT.search(text)), bool(_SHE.search(text))
+    he, she = bool(_HE_CHAT.search(text)), bool(SHE.search(text))
     return "son" if he and not she else "daughter" if she and not he else None
 
 
@@ -252,201 +263,6 @@ def _said_to_be_someone(text: str, tokens: list[Token], i: int, relation_of: Any
     return relation is not None and relation != THEIRS
 
 
-# A break-up said with the name makes the partner an ex (the labelling guide's reading): "me and
-# Jake broke up", "nadia and i ended things", "мы с Толей расстались".
-_BREAK_UP = re.compile(
-    r"\b(?:broke up|break up|split up|splitting up|ended things|dumped"
-    r"|called it (?:quits|off|a day)"
-    r"|binned (?:me )?off|растались"
-    r"|(?:called|broke) off (?:the|our) engagement"
-    r"|sep[ae]rat(?:ed|ing)|divorc(?:ed|ing)"
-    r"|расстались|разошлись|расстаёмся|расстаемся|развелись|разводимся"
-    r"|расстаться|разойтись|развестись)\b",
-    re.IGNORECASE,
-)
-
-
-def _rest_of_sentence(text: str, mention: PersonMention) -> str:
-    sentence_end = re.search(r"[.!?\n]", text[mention.end :])
-    return (
-        text[mention.end : mention.end + sentence_end.start()]
-        if sentence_end
-        else text[mention.end :]
-    )
-
-
-# "rory ended it", "Brenda ended things tonight": the partner ended it with the user (not "Tom
-# ended it with his girlfriend", another's).
-_ENDED_IT = re.compile(
-    r"^\s+(?:just\s+|finally\s+|has\s+|officially\s+)?ended (?:it|things)"
-    r"(?:\s+(?:with me|for good|tonight|today|yesterday|last night|this morning))?"
-    # A run-on's next clause: "nadia ended things we sat in the car for two hours".
-    r"\s*(?:[.!?,…]|$|\b(?:and|we|i|so|but)\b)",
-    re.IGNORECASE,
-)
-# "ended it with mark", "broke up with Jake": the user's break-up said before the name.
-_ENDED_WITH = re.compile(
-    r"(?:^|[.!?]\s*|\b(?:i|we|i've|just|finally)\s+)(?:ended (?:it|things)|broke up|split up"
-    r"|finished (?:it|things)) with\s+$",
-    re.IGNORECASE,
-)
-
-
-def _broke_up_with(text: str, mention: PersonMention) -> bool:
-    """The user's own break-up with them: "me and Jake broke up", "Jake dumped me", "мы с Толей
-    расстались", "ended it with mark"; not "her and Sam broke up"."""
-    if _ENDED_WITH.search(text[: mention.start]) or _ENDED_IT.match(text[mention.end :]):
-        return True
-    if _WITH_BEFORE.search(text[: mention.start]) and _PARTED_AFTER.match(text[mention.end :]):
-        return True  # "с катей расстались"
-    rest = _rest_of_sentence(text, mention)
-    # Said within the clause's first words, however long the run-on goes on after it ("kayla
-    # and i broke up sunday, she said she needs someone who ..."); "dumped a 200 page review on
-    # me" is work, "almost called it quits" no break-up.
-    first = " ".join(rest.split()[:6])
-    with_user = (
-        _COUPLE_BEFORE.search(text[: mention.start])
-        or _COUPLE_AFTER.match(rest)
-        or _TO_ME.search(first)
-    )
-    return bool(with_user and _BREAK_UP.search(first) and not _ALMOST.search(first))
-
-
-_ALMOST = re.compile(r"\b(?:almost|nearly|почти|чуть не)\b", re.IGNORECASE)
-
-
-# A break-up told in the first person with no name by it ("разошлись мы", "we broke up", "he
-# dumped me"): the ex is the one person the message names, when it names one.
-_WE_BROKE_UP = re.compile(
-    r"\b(?:we|we've|we have)\s+(?:just\s+|finally\s+|officially\s+)?(?:broke(?:n)? up|split"
-    r"(?: up)?|ended (?:it|things))\b|\b(?:dumped|left|ghosted) me\b"
-    r"|\bi (?:dumped|left) (?:him|her)\b"
-    r"|\bwe(?:'re| are) (?:done|over|finished)\b"
-    r"|\b(?:мы\s+)?(?:расстались|растались|разошлись|расходимся|разводимся)(?:\s+мы)?\b"
-    r"|\bмы\s+больше\s+не\s+(?:встречаемся|вместе)\b|\bбросил[аи]? меня\b",
-    re.IGNORECASE,
-)
-# The user made another's partner ("eoin asked me to be his girlfriend", "she introduced me
-# as her fella"): that one is the user's boyfriend (his) or girlfriend (her).
-_MADE_PARTNER = re.compile(
-    r"\b(?:asked me to be|called me|introduced me(?: \w+){0,5} as|i'?m now|i'?m officially)"
-    r" (?P<whose>his|her) (?:girlfriend|boyfriend|partner|fella|man|woman|gf|bf)\b",
-    re.IGNORECASE,
-)
-# The couple said with the name: "me and Jake are done", "Nadia and I are through".
-_ARE_DONE = re.compile(
-    r"^\s+(?:(?:and (?:i|me) )?(?:(?:are|'re) )?(?:(?:officially|officialy|offically|so) )?"
-    r"(?:done|over|through|finished)(?:\s+(?:for good|again))?"
-    r"|вс[её](?:\s+(?:насовсем|окончательно))?)\s*(?:[.!?,…]|$)",
-    re.IGNORECASE,
-)
-_TO_ME = re.compile(r"\b(?:me|мной|меня)\b", re.IGNORECASE)
-# The couple said with the name: "мы с Толей теперь вместе", "me and Jake are back together",
-# "Sam and I are dating": the partner (the labelling guide's reading).
-_TOGETHER = re.compile(
-    r"\b(?:made it official|back\s+together"
-    r"|(?:are|'re)\s+(?:back\s+|now\s+|officially\s+)?(?:together|dating"
-    r"|a couple|an item"
-    # "going out" ends the clause: "me and Tom are going out for drinks" is an evening out.
-    r"|official|(?:a\s+)?thing|going out(?=\s*(?:[.!?,…]|$|now\b|properly\b))"
-    r"|seeing each other|exclusive)"
-    r"|(?:теперь|снова|опять|уже|официально)?\s*(?:вместе|встречаемся|пара)\b)",
-    re.IGNORECASE,
-)
-_COUPLE_BEFORE = re.compile(r"(?:\bмы\s+с|\bme\s+(?:and|n|an|&)|\bрешили\s+с)\s+$", re.IGNORECASE)
-_COUPLE_AFTER = re.compile(r"^\s+and\s+(?:i|me)\b", re.IGNORECASE)
-
-
-_A_WOMAN = re.compile(r"\b(?:girl|woman|lady)\b", re.IGNORECASE)
-_HE = re.compile(r"\b(?:he|him|his|he's|он|его|ему)\b", re.IGNORECASE)
-_SHE = re.compile(r"\b(?:she|her|hers|she's|она|её|ее|ей)\b", re.IGNORECASE)
-
-
-_A_MAN_OF_MINE = re.compile(r"\b(?:(?:a|my) (?:bf|boyfriend|fella|feller))\b", re.IGNORECASE)
-_A_WOMAN_OF_MINE = re.compile(r"\b(?:(?:a|my) (?:gf|girlfriend))\b", re.IGNORECASE)
-
-
-def _dating(text: str, mention: PersonMention, cues: LanguageCues) -> str:
-    """Who a person the user is together with is: boyfriend or girlfriend by the word before
-    the name ("the guy I'm seeing"), the name's gender (Russian names, by the dictionary) or
-    the pronouns of the message ("Ana and I are dating, she ..."); partner when none says."""
-    gender = None
-    said = _DATING_BEFORE.search(text[: mention.start])
-    after = _DATING_AFTER.match(text[mention.end :])
-    if said and (said.group("he") or said.group("him") or _A_WOMAN.search(said.group(0))):
-        gender = "masc" if said.group("he") or said.group("him") else "femn"
-    elif after:
-        gender = "masc" if after.group("he") else "femn"
-    elif cues.language == "ru":
-        morph = ru.russian_tools()[2]
-        names = [p for p in morph.parse(mention.name) if "Name" in p.tag]
-        tag = names[0].tag if names else None
-        if tag is not None:
-            gender = "masc" if "masc" in tag else "femn" if "femn" in tag else None
-    if gender is None:
-        # "so i have a fella. rob and i made it official", "i have a bf again??"
-        him, her = bool(_A_MAN_OF_MINE.search(text)), bool(_A_WOMAN_OF_MINE.search(text))
-        gender = "masc" if him and not her else "femn" if her and not him else None
-    if gender is None:
-        he, she = bool(_HE.search(text)), bool(_SHE.search(text))
-        gender = "masc" if he and not she else "femn" if she and not he else None
-    return {"masc": "boyfriend", "femn": "girlfriend"}.get(gender or "", "partner")
-
-
-def _done_with(text: str, mention: PersonMention) -> bool:
-    after = text[mention.end :]
-    couple = _COUPLE_BEFORE.search(text[: mention.start]) or _COUPLE_AFTER.match(after)
-    return bool(couple and _ARE_DONE.match(after))
-
-
-# Dating said before the name: "встречаюсь с Гошей", "I've started dating Ana", "the guy I'm
-# seeing, Theo" ("I'm seeing Tom tomorrow" is a meeting: "seeing" only after "the guy").
-_DATING_BEFORE = re.compile(
-    r"(?:\bвстречаюсь\s+с|\b(?:i'?m|i am|started|been|am)\s+dating"
-    r"|\bthe (?:(?P<he>guy|boy|man)|girl|woman|lady) (?:i'?m|i am|i've been) (?:seeing|dating),?"
-    r"|\b(?:seeing|dating) (?:this|a) (?:(?P<him>guy|boy|man)|girl|woman|lady))"
-    r"\s+$",
-    re.IGNORECASE,
-)
-
-
-# "завтра встречаюсь с Машей в кафе" is a meeting: a time before it or a place after it.
-_A_MEETING = re.compile(
-    r"(?:завтра|сегодня|вечером|утром|потом)\s+встречаюсь\s+с\s+$"
-    r"|^\s+(?:в|во|на|у|после|завтра|сегодня|вечером|утром|днем|днём)\b",
-    re.IGNORECASE,
-)
-
-
-# "neil, the guy im seeing off hinge": the same said after the name.
-_DATING_AFTER = re.compile(
-    r"^\s*,\s+the (?:(?P<he>guy|boy|man|lad|fella)|girl|woman|lady)"
-    r" (?:i'?m|i am|i'?ve been|ive been) (?:seeing|dating)\b",
-    re.IGNORECASE,
-)
-# "с катей расстались", "с лизой сошлись": the user's plural verb right after "с" and the name.
-_WITH_BEFORE = re.compile(r"(?:^|[\s,.!?…])(?:с|со)\s+$", re.IGNORECASE)
-_PARTED_AFTER = re.compile(
-    r"^\s+(?:мы\s+)?(?:расстались|разошлись|развелись|расходимся|разводимся)\b", re.IGNORECASE
-)
-_JOINED_AFTER = re.compile(
-    r"^\s+(?:мы\s+)?(?:снова\s+|опять\s+)?(?:сошлись|съехались|начали встречаться)\b",
-    re.IGNORECASE,
-)
-
-
-def _together_with(text: str, mention: PersonMention) -> bool:
-    before, after = text[: mention.start], text[mention.end :]
-    if _DATING_AFTER.match(after) or (_WITH_BEFORE.search(before) and _JOINED_AFTER.match(after)):
-        return True
-    if _DATING_BEFORE.search(before):
-        return not (_A_MEETING.search(before) or _A_MEETING.match(after))
-    rest = _rest_of_sentence(text, mention)
-    couple = bool(_COUPLE_BEFORE.search(text[: mention.start]) or _COUPLE_AFTER.match(rest))
-    # Said within the clause's first words ("theo and i are official 🫣 i have a bf again").
-    return couple and bool(_TOGETHER.search(" ".join(rest.split()[:6])))
-
-
 # Working together said of the one person the message names: a colleague.
 _WORK_TOGETHER = re.compile(
     r"\b(?:вместе\s+работа(?:ем|ли)|работа(?:ем|ли)\s+(?:вместе|в паре)|в паре\s+работа(?:ем|ли)"
@@ -468,9 +284,9 @@ def _relations_apart(
     mentions = [
         PersonMention(m.name, "ex", m.start, m.end)
         if m.relation in (None, "partner", "girlfriend", "boyfriend", "wife", "husband")
-        and (_broke_up_with(text, m) or _done_with(text, m))
-        else PersonMention(m.name, _dating(text, m, cues), m.start, m.end)
-        if m.relation is None and _together_with(text, m)
+        and (broke_up_with(text, m) or done_with(text, m))
+        else PersonMention(m.name, dating(text, m, cues), m.start, m.end)
+        if m.relation is None and together_with(text, m)
         else m
         for m in mentions
     ]
@@ -478,13 +294,13 @@ def _relations_apart(
     if len({mentions[i].name for i in unsaid}) != 1:
         return mentions
     lone = mentions[unsaid[0]]
-    made = _MADE_PARTNER.search(text)
+    made = MADE_PARTNER.search(text)
     if made and len({m.name for m in mentions}) == 1:
         # "eoin asked me to be his girlfriend": he is the user's boyfriend.
         relation: str | None = (
             "boyfriend" if made.group("whose").casefold() == "his" else "girlfriend"
         )
-    elif _WE_BROKE_UP.search(text) and len({m.name for m in mentions}) == 1:
+    elif WE_BROKE_UP.search(text) and len({m.name for m in mentions}) == 1:
         relation = "ex"
     else:
         free = {
@@ -659,8 +475,8 @@ def _english(
             or read_as_name
             or titled
             or relation is not None
-            or (capitalised and bool(_DATING_BEFORE.search(before)))
-            or bool(_DATING_AFTER.match(after))
+            or (capitalised and bool(DATING_BEFORE.search(before)))
+            or bool(DATING_AFTER.match(after))
             or (listed is not None and not place_like)
             or (capitalised and not place_like and verb_after is not None)
             or (
@@ -889,8 +705,8 @@ def broken_up_with(text: str) -> frozenset[str]:
     if not _PARTING.search(clean):
         return frozenset()
     mentions = _people_of(text)
-    ended = {m.name for m in mentions if _broke_up_with(clean, m) or _done_with(clean, m)}
-    if _WE_BROKE_UP.search(clean) and len({m.name for m in mentions}) == 1:
+    ended = {m.name for m in mentions if broke_up_with(clean, m) or done_with(clean, m)}
+    if WE_BROKE_UP.search(clean) and len({m.name for m in mentions}) == 1:
         ended.add(mentions[0].name)
     return frozenset(ended)
 
