@@ -500,3 +500,21 @@ def test_places_after_a_weekday_first_appointments_and_tense_by_contraction_and_
 def test_bookings_past_perfects_and_first_matches_after_review(text: str, want: list[str]) -> None:
     at = datetime.fromisoformat("2026-06-11T12:00:00+00:00")
     assert [d.isoformat() for d in resolve_dates(text, at, cues("en"))] == want
+
+
+@pytest.mark.parametrize(
+    ("text", "lang", "want"),
+    [
+        # Issue 34 (the twelfth test writers' invented dates): an age and the month it comes is
+        # a birthday month, no day; a day of that month is still one.
+        ("wife Kasia, daughter Zosia who is 11 in june. We rent in Armley", "en", []),
+        ("she turns 7 in May, party ideas?", "en", []),
+        ("дочке исполнится 11 в июне", "ru", []),
+        ("the wedding is 11 june", "en", ["2026-06-11"]),
+        ("exam is on the 11 in june", "en", ["2026-06-11"]),
+        ("свадьба 11 июня", "ru", ["2026-06-11"]),
+    ],
+)  # fmt: skip
+def test_an_age_in_a_month_names_no_day(text: str, lang: str, want: list[str]) -> None:
+    at = datetime.fromisoformat("2026-01-04T12:00:00+00:00")
+    assert [d.isoformat() for d in resolve_dates(text, at, cues(lang))] == want

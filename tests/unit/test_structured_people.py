@@ -580,7 +580,7 @@ def test_a_german_title_before_a_lowercase_surname() -> None:
         ("my lad Ollie says he's devastated", "en", {"Ollie": "son"}),
         ("the lad Ollie says he's devastated", "en", {"Ollie": None}),
         ("my old man Gerry asked if kettle is a crypto", "en", {"Gerry": "father"}),
-        ("my man Ally's gone awful quiet", "en", {"Ally": None}),
+        ("my man Ally's gone awful quiet", "en", {"Ally": "partner"}),  # whose, unsaid
         ("my dawg Trey wants me in vegas", "en", {"Trey": "friend"}),
         ("my ma Linda called 3 times", "en", {"Linda": "mother"}),
         # ... a break-up said before the name, or called off, or "binned off" ...
@@ -1386,3 +1386,92 @@ def test_relations_by_gender_case_trade_prefix_and_department(
 )  # fmt: skip
 def test_in_a_department_but_not_a_school_year(text: str, expected: dict[str, str | None]) -> None:
     assert _people(text, "en") == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "expected"),
+    [
+        # Issue 34 (p105-p112's misses): a relation noun in apposition says who an elder is
+        # where the kin title before her name is politeness; kin so said, or none, leave it.
+        ("тетя валя, наша бывшая соседка из Купчино, звонит маме", "ru", {"Валя": "neighbour"}),
+        ("Соседка наша в Горелове баба Шура 80 лет", "ru", {"Шура": "neighbour"}),
+        ("тетя валя звонит маме каждый день", "ru", {"Валя": "aunt"}),
+        ("тётя Люба, сестра мамы, приехала", "ru", {"Люба": "aunt"}),
+        # ... the user's relation word, then "a guy named": that one; no one's, no relation.
+        ("my new manager is gonna be a guy named Brent who says 'synergy'", "en",
+         {"Brent": "manager"}),
+        ("kirsty found us a couples counsellor, a woman called Moira. very calm", "en",
+         {"Moira": "therapist"}),
+        ("The physio is a young lad called Tariq from Leith", "en", {"Tariq": None}),
+        ("сегодня первая встреча с психологом, Елена Андреевна зовут", "ru",
+         {"Елена Андреевна": "therapist"}),
+        ("разговорился с медсестрой, Наташа зовут", "ru", {"Наташа": None}),
+        # ... Russian apposition with the possessive after the noun or "new" before it, "свой"
+        # said by the user, an owned "мужик", a child by birth order.
+        ("Костя, помощник мой, 25 лет, молодой но толковый", "ru", {"Костя": "colleague"}),
+        ("Марина Олеговна, новая моя начальница, моложе Лены", "ru",
+         {"Марина Олеговна": "boss", "Лена": None}),
+        ("в прошлую среду была у врача своего у Людмилы Ивановны", "ru",
+         {"Людмила Ивановна": "doctor"}),
+        ("мама ходила к врачу своему Людмиле Ивановне", "ru", {"Людмила Ивановна": None}),
+        ("Коля теперь у брата своего Серёги в сервисе", "ru", {"Коля": None, "Серёга": None}),
+        ("позавчера мужик мой Коля букет с клумбы нарвал", "ru", {"Коля": "husband"}),
+        ("мужик этот Ашот звонил", "ru", {"Ашот": None}),
+        ("надо формы купить старшенькому моему тимуру", "ru", {"Тимур": "son"}),
+        ("младшая наша Соня пошла в школу", "ru", {"Соня": "daughter"}),
+    ],
+)  # fmt: skip
+def test_appositions_over_titles_people_named_and_russian_possessives_after(
+    text: str, language: str, expected: dict[str, str | None]
+) -> None:
+    assert _people(text, language) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "expected"),
+    [
+        # Issue 34 (p105-p112's misses): everyday words, only where the user owns them ...
+        ("Ruth my counsellor reckons wait", "en", {"Ruth": "therapist"}),
+        ("my friend's counsellor Ruth reckons wait", "en", {"Ruth": None}),
+        ("ma maw Ann's heart op is in October", "en", {"Ann": "mother"}),
+        ("her maw Ann is in hospital", "en", {"Ann": None}),
+        ("my da Tam is a retired bus driver", "en", {"Tam": "father"}),
+        ("my wee lassie Isla is 4", "en", {"Isla": "daughter"}),
+        ("my wee man Jack started school", "en", {"Jack": "son"}),
+        ("my work wife Priya keeps me sane", "en", {"Priya": "colleague"}),
+        ("my wife Priya keeps me sane", "en", {"Priya": "wife"}),
+        ("and my man marcus cried during grace", "en", {"Marcus": "partner"}),
+        ("my old man Pete still drives", "en", {"Pete": "father"}),
+        # ... who the user works beside, by the shift or the trade shared ...
+        ("the guy Kev, lad from my shift, drives the forklift", "en", {"Kev": "colleague"}),
+        ("Kev drinks from the kitchen tap", "en", {"Kev": None}),
+        ("Linda and I nursed together on ward 7", "en", {"Linda": "colleague"}),
+        ("Linda and I went together to the shops", "en", {"Linda": None}),
+        # ... friends said of "we", not of another pair ...
+        ("Ava and i made up after the fight. best friends since grade 4", "en",
+         {"Ava": "friend"}),
+        ("Mum and Jo have been friends for years, Jo visited today", "en", {"Jo": None}),
+        ("Mum and Jo were friends for years, Jo visited today", "en", {"Jo": None}),
+        # ... a plural relation word before the names it lists ...
+        ("new neighbours are a retired couple Derek and Pat", "en",
+         {"Derek": "neighbour", "Pat": "neighbour"}),
+        ("сыновья у меня: тимур старший, 11 лет, и амир 8 лет", "ru",
+         {"Тимур": "son", "Амир": "son"}),
+        ("соседи у нас: Петя и Маша. хорошие", "ru", {"Петя": "neighbour", "Маша": "neighbour"}),
+        ("Катины сыновья: Тимур и Амир", "ru", {"Катя": None, "Тимур": None, "Амир": None}),
+        ("её сыновья: Тимур и Амир. хорошие", "ru", {"Тимур": None, "Амир": None}),
+        # ... and a relationship ended names an ex.
+        ("Ive ended it with Bernard on Sunday", "en", {"Bernard": "ex"}),
+        ("i gave marcus the ring back tonight. it's over.", "en", {"Marcus": "ex"}),
+        ("i gave marcus the book back tonight", "en", {"Marcus": None}),
+        ("she gave marcus the ring back tonight", "en", {"Marcus": None}),
+        ("с Мариной всё. вчера поговорили спокойно", "ru", {"Марина": "ex"}),
+        ("с Мариной всё хорошо, вчера гуляли", "ru", {"Марина": None}),
+        ("она хочет съехаться, а я не могу, поэтому с Мариной розошлись", "ru",
+         {"Марина": "ex"}),
+    ],
+)  # fmt: skip
+def test_everyday_words_shifts_lists_and_relationships_ended(
+    text: str, language: str, expected: dict[str, str | None]
+) -> None:
+    assert _people(text, language) == expected

@@ -19,7 +19,7 @@ _BREAK_UP = re.compile(
     r"|binned (?:me )?off|растались"
     r"|(?:called|broke) off (?:the|our) engagement"
     r"|sep[ae]rat(?:ed|ing)|divorc(?:ed|ing)"
-    r"|расстались|разошлись|расстаёмся|расстаемся|развелись|разводимся"
+    r"|расстались|р[ао]зошлись|расстаёмся|расстаемся|развелись|разводимся"
     r"|расстаться|разойтись|развестись)\b",
     re.IGNORECASE,
 )
@@ -45,19 +45,37 @@ _ENDED_IT = re.compile(
 )
 # "ended it with mark", "broke up with Jake": the user's break-up said before the name.
 _ENDED_WITH = re.compile(
-    r"(?:^|[.!?]\s*|\b(?:i|we|i've|just|finally)\s+)(?:ended (?:it|things)|broke up|split up"
-    r"|finished (?:it|things)) with\s+$",
+    r"(?:^|[.!?]\s*|\b(?:i|we|i've|ive|i have|just|finally)\s+)"
+    r"(?:ended (?:it|things)|broke up|split up|finished (?:it|things)) with\s+$",
     re.IGNORECASE,
+)
+
+
+# "i gave marcus the ring back", "gave him back the ring": an engagement ended by the user.
+_GAVE_BEFORE = re.compile(r"\b(?:i|i've|ive|i have|just)\s+(?:gave|handed)\s+$", re.IGNORECASE)
+_RING_BACK = re.compile(
+    r"^\s+(?:(?:the|his|her|my|our)\s+(?:engagement\s+)?ring\s+back|back\s+(?:the|his|her)"
+    r"\s+(?:engagement\s+)?ring)\b",
+    re.IGNORECASE,
+)
+# "с Мариной всё.", "с Толей у нас всё кончено": it is over with them, said as a clause of its own
+# (not "с Мариной всё хорошо").
+_ALL_OVER = re.compile(
+    r"^\s+(?:у нас\s+)?(?:вс[её](?:\s+кончено)?|кончено)\s*(?:[.!?;…]|$)", re.IGNORECASE
 )
 
 
 def broke_up_with(text: str, mention: PersonMention) -> bool:
     """The user's own break-up with them: "me and Jake broke up", "Jake dumped me", "мы с Толей
-    расстались", "ended it with mark"; not "her and Sam broke up"."""
-    if _ENDED_WITH.search(text[: mention.start]) or _ENDED_IT.match(text[mention.end :]):
+    расстались", "ended it with mark", "gave marcus the ring back", "с Мариной всё."; not "her
+    and Sam broke up"."""
+    before, after = text[: mention.start], text[mention.end :]
+    if _ENDED_WITH.search(before) or _ENDED_IT.match(after):
         return True
-    if _WITH_BEFORE.search(text[: mention.start]) and _PARTED_AFTER.match(text[mention.end :]):
-        return True  # "с катей расстались"
+    if _GAVE_BEFORE.search(before) and _RING_BACK.match(after):
+        return True
+    if _WITH_BEFORE.search(before) and (_PARTED_AFTER.match(after) or _ALL_OVER.match(after)):
+        return True  # "с катей расстались", "с Мариной всё."
     rest = _rest_of_sentence(text, mention)
     # Said within the clause's first words, however long the run-on goes on after it ("kayla
     # and i broke up sunday, she said she needs someone who ..."); "dumped a 200 page review on
@@ -81,7 +99,7 @@ WE_BROKE_UP = re.compile(
     r"(?: up)?|ended (?:it|things))\b|\b(?:dumped|left|ghosted) me\b"
     r"|\bi (?:dumped|left) (?:him|her)\b"
     r"|\bwe(?:'re| are) (?:done|over|finished)\b"
-    r"|\b(?:мы\s+)?(?:расстались|растались|разошлись|расходимся|разводимся)(?:\s+мы)?\b"
+    r"|\b(?:мы\s+)?(?:расстались|растались|р[ао]зошлись|расходимся|разводимся)(?:\s+мы)?\b"
     r"|\bмы\s+больше\s+не\s+(?:встречаемся|вместе)\b|\bбросил[аи]? меня\b",
     re.IGNORECASE,
 )
@@ -186,7 +204,7 @@ DATING_AFTER = re.compile(
 # "с катей расстались", "с лизой сошлись": the user's plural verb right after "с" and the name.
 _WITH_BEFORE = re.compile(r"(?:^|[\s,.!?…])(?:с|со)\s+$", re.IGNORECASE)
 _PARTED_AFTER = re.compile(
-    r"^\s+(?:мы\s+)?(?:расстались|разошлись|развелись|расходимся|разводимся)\b", re.IGNORECASE
+    r"^\s+(?:мы\s+)?(?:расстались|р[ао]зошлись|развелись|расходимся|разводимся)\b", re.IGNORECASE
 )
 _JOINED_AFTER = re.compile(
     r"^\s+(?:мы\s+)?(?:снова\s+|опять\s+)?(?:сошлись|съехались|начали встречаться)\b",

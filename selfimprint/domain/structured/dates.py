@@ -175,7 +175,10 @@ _NOT_A_DAY = re.compile(
     r"|\b10\s*/\s*10\b|\b\d\s*/\s*10\b(?=\s*(?:would|recommend|no regrets|stars?|lol|haha))"
     r"|\b(?:draw|drew|drawn|won|lost|beat|beaten|score|scored|finished|ended|ничья|выиграли"
     r"|проиграли|счёт|счет)\s+\d{1,2}\s*[-:]\s*\d{1,2}\b"
-    r"|\b(\d{1,2})\s*-\s*\1\b(?!\s*-)",
+    r"|\b(\d{1,2})\s*-\s*\1\b(?!\s*-)"
+    # An age and the month it comes ("Zosia who is 11 in june", "she turns 7 in May"): a
+    # birthday month, no day.
+    r"|\b(?:is|turns?|turning|be|'s|’s)\s+\d{1,2}(?=\s+in\s+[a-z]+)",
     _I,
 )
 

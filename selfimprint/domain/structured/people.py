@@ -173,9 +173,17 @@ _ENDEARMENTS = {
     "old man": "father",
     "dawg": "friend",
     "dude": "friend",
+    "man": "partner",  # "my man marcus"; the guide's list has no word for whose
+    "maw": "mother",  # Scots: "my maw", "ma maw Ann"
 }
 _ENDEARMENT_WORDS = "|".join(_ENDEARMENTS)
-_MY_ONE = rf"my\s+(?:(?:baby|little|oldest|eldest|youngest|big)\s+)?({_ENDEARMENT_WORDS})"
+# Scots "ma" is "my" ("ma maw Ann"); "wee" is "little" ("my wee lassie Isla").
+_MY_ONE = (
+    rf"(?:my|ma)\s+(?P<size>(?:baby|little|wee|oldest|eldest|youngest|big)\s+)?"
+    rf"(?P<word>{_ENDEARMENT_WORDS})"
+)
+# "my wee man", "my little man": a small boy, the user's son.
+_LITTLE = frozenset({"baby", "little", "wee"})
 _ENDEARMENT_BEFORE = re.compile(rf"\b{_MY_ONE},?\s+$", re.IGNORECASE)
 _ENDEARMENT_AFTER = re.compile(
     rf"^(?:\s*,|\s*(?:'s|’s|s|\s+is|\s+was|\s+been|\s+has been))\s+{_MY_ONE}\b(?!\s+friend)",
@@ -202,7 +210,7 @@ def _endearment(before: str, after: str) -> str | None:
     said = front or _ENDEARMENT_AFTER.match(after) or _ENDEARMENT_APPOSED.match(after)
     if said is None:
         return None
-    word = said.group(1).casefold()
+    word = said.group("word").casefold()
     rest = after if front else after[said.end() :]
     if word in _CHILDREN or word == "dude":
         if _PAL_SINCE.match(rest):
@@ -213,6 +221,8 @@ def _endearment(before: str, after: str) -> str | None:
             return "girlfriend"
     if said.re is _ENDEARMENT_APPOSED:
         return None
+    if word == "man" and (said.group("size") or "").strip().casefold() in _LITTLE:
+        return "son"
     return _ENDEARMENTS[word]
 
 
@@ -244,6 +254,27 @@ def _named_as(before: str, relation_of: Callable[[str], str | None]) -> str | No
     return relation_of(word) or relation_of(word + "s")  # "pops" is a relation word itself
 
 
+# "my new manager is gonna be a guy named Brent", "found us a couples counsellor, a woman called
+# Moira": the user's relation word, then the one it is as anyone named (not "the physio is a
+# young lad called Tariq": no one's).
+_ONE_NAMED = re.compile(
+    r"\b(?:my|our|(?:me|us|myself|ourselves)\s+an?)\s+(?P<said>(?:[\w-]+\s+){0,2}?[\w-]+)"
+    r"(?:\s*,\s*|\s+(?:is|was|will be|(?:is|was) (?:gonna|going to) be)\s+)"
+    r"(?:an?|this|some)\s+(?:(?:young|old|older|nice|lovely|new)\s+)?"
+    r"(?:guy|man|woman|lady|chap|bloke|girl|fella|lad|lass|gal|gent|gentleman)\s+"
+    r"(?:named|called)\s+$",
+    re.IGNORECASE,
+)
+
+
+def _one_named(before: str, relation_of: Callable[[str], str | None]) -> str | None:
+    said = _ONE_NAMED.search(before)
+    if said is None:
+        return None
+    words = said.group("said").split()
+    return next((r for r in map(relation_of, reversed(words)) if r), None)
+
+
 # "tadhg and kasia from work": the group said after the pair is each one's.
 _AND_ANOTHER = re.compile(r"^\s+(?:and|&)\s+[^\W\d_]+(?=\s)", re.IGNORECASE)
 
@@ -266,12 +297,21 @@ def _said_to_be_someone(text: str, tokens: list[Token], i: int, relation_of: Any
 # Working together said of the one person the message names: a colleague.
 _WORK_TOGETHER = re.compile(
     r"\b(?:вместе\s+работа(?:ем|ли)|работа(?:ем|ли)\s+(?:вместе|в паре)|в паре\s+работа(?:ем|ли)"
-    r"|бок о бок|(?:we|i)\s+(?:used to\s+)?work(?:ed)?\s+together"
+    r"|бок о бок|(?:we|i)\s+(?:used to\s+)?(?:work(?:ed)?|nursed|taught)\s+together"
     # Where the user works, as "ours": "у нас в бригаде новый парень Артур", "Денис у нас
     # сеньор", "the new girl on my team".
     r"|у (?:нас|меня) (?:в|на) (?:бригад|салон|команд|экипаж|бухгалтери|офис|отдел|смен|цех"
     r"|работ|склад|завод|кухн|процедурн)\w*|(?:on|in) (?:my|our) (?:team|crew|shift|ward|unit)"
     r")\b",
+    re.IGNORECASE,
+)
+
+
+# Friends said of "we", or of no one as a clause opens: "we've been mates since", "best friends
+# since grade 4" (not "mum and Jo have been friends for years": theirs).
+_FRIENDS_SINCE = re.compile(
+    r"(?:\b(?:we|we've|weve|we have|we're|we are)\s+(?:been\s+)?|(?:^|[.!?,;]\s*))"
+    r"(?:best\s+|good\s+|close\s+|old\s+)?(?:mates|friends|pals|buddies)\s+(?:since|for)\b",
     re.IGNORECASE,
 )
 
@@ -314,6 +354,8 @@ def _relations_apart(
             relation = next(iter(loose)) if len(loose) == 1 else None
         if not free and not loose and _WORK_TOGETHER.search(text):
             relation = "colleague"  # "мы с ней вместе работаем", "we work together"
+        elif not free and not loose and _FRIENDS_SINCE.search(text):
+            relation = "friend"  # "we've been mates since we both started there"
     if relation is None:
         return mentions
     return [
@@ -329,9 +371,11 @@ _NAMED_AFTER_WHERE = re.compile(
     re.IGNORECASE,
 )
 # "my flatmates are Chloe and Ravi", "my cousins, Jo and Em": each named is one of them.
-# ... "our boys Chidi (16) and Tobenna (7)", "two boys Osian (13) and Macsen (9)".
+# ... "our boys Chidi (16) and Tobenna (7)", "two boys Osian (13) and Macsen (9)", "new
+# neighbours are a retired couple Derek and Pat".
 _LISTED_AFTER = re.compile(
-    r"\b(?:my|our|two|three|four) ([a-z]+?)s(?:\s+are|\s*[,:])?\s+"
+    r"\b(?:my|our|two|three|four|(?:the\s+)?new) ([a-z]+?)s(?:\s+are|\s*[,:])?"
+    r"(?:\s+an?\s+(?:[a-z]+\s+){0,2}?(?:couple|pair))?\s+"
     r"(?:[A-Z][a-z]+(?:\s*\(\d+\))?(?:\s*,\s*|\s+and\s+|\s*&\s*))*$"
 )
 _CHILDREN = {"boy": "son", "girl": "daughter"}
@@ -342,8 +386,8 @@ def _listed_after(before: str, relation_of: Any) -> str | None:
     if said is None:
         return None
     relation: str | None = relation_of(said.group(1))
-    if relation is None and not said.group(0).casefold().startswith("my "):
-        # "our boys", "two boys": sons; "my boys" may as well be the user's mates.
+    if relation is None and said.group(0).casefold().startswith(("our", "two", "three", "four")):
+        # "our boys", "two boys": sons; "my boys" (or "the new boys") may as well be mates.
         relation = _CHILDREN.get(said.group(1).casefold())
     return relation
 
@@ -379,7 +423,7 @@ def _english(
         key = word.casefold()
         if word in cues.not_names or key in SKIP or key in TITLES or key in single:
             continue
-        if key in _ENDEARMENTS and i and tokens[i - 1].text.casefold() == "my":
+        if key in _ENDEARMENTS and i and tokens[i - 1].text.casefold() in ("my", "ma"):
             continue  # "my lassie kirsty": the word says who, the name follows
         social = bool(cues.name_after and cues.name_after.search(text[: token.start]))
         numbered = (
@@ -443,7 +487,7 @@ def _english(
         relation = relation or _listed_after(before, relation_of)
         relation = relation or _child_by_order(text, before, after)
         relation = relation or _named_as(before, relation_of)
-        relation = relation or group_before(before)
+        relation = relation or group_before(before) or _one_named(before, relation_of)
         one_of = _ONE_OF.match(after)
         relation = relation or (relation_of(one_of.group(1)) if one_of else None)
         if relation is None and _NAMED_AFTER_WHERE.search(before):
@@ -689,7 +733,7 @@ def _people_of(text: str) -> tuple[PersonMention, ...]:
 # Words without which no break-up reading can hold: a cheap gate before reading the people.
 _PARTING = re.compile(
     r"\b(?:broke|break|split|splitting|ended|dumped|called|binned|separat\w*|divorc\w*|done|over"
-    r"|through|finished|left|ghosted|расста\w*|растались|разош\w*|расход\w*|развел\w*|развод\w*"
+    r"|through|finished|left|ghosted|ring|расста\w*|растались|р[ао]зош\w*|расход\w*|развел\w*|развод\w*"
     r"|вс[её]|бросил\w*|больше)\b",
     re.IGNORECASE,
 )

@@ -29,7 +29,9 @@ _TITLE_DOT = re.compile(r"\b(?:dr|mr|mrs|ms|prof)\.", re.IGNORECASE)  # "my teac
 
 _COPULAS = frozenset(
     {"is", "was", "'s", "been", "has", "had", "это", "a", "an", "the", "officially", "now",
-     "теперь", "официально", "уже", "снова", "опять"}
+     "теперь", "официально", "уже", "снова", "опять",
+     # "Марина Олеговна, новая моя начальница": "new" before the possessive, as before the name.
+     "новая", "новый", "новенькая", "новенький"}
 )  # fmt: skip
 # The Russian "my" / "our" forms both lists below read (the nominative and the oblique cases).
 RUSSIAN_MY = frozenset(
@@ -54,6 +56,35 @@ _KIN_TITLES = frozenset({"тётя", "тетя", "дядя", "баба", "дед
 _WHERE_THEY_ARE = frozenset({"снизу", "сверху", "напротив", "сбоку", "рядом"})
 # What may stand between the word that says who an elder is and the elder's kin title.
 _BESIDE_KIN = _WHERE_THEY_ARE | RUSSIAN_MY | frozenset({"новый", "новая", "новенькая"})
+# ... and a place said with its preposition ("соседка по даче", "соседка наша в Горелове").
+_WHERE_FROM = frozenset({"по", "в", "во", "на", "из", "с"})
+# Kin the title itself says; an apposition naming any other relation says who the elder is.
+_KIN = frozenset(
+    "mother father sister brother son daughter grandmother grandfather aunt uncle cousin".split()
+)
+# What may stand before that noun: "наша", "моя", "новая", "бывшая" (a former neighbour is one).
+_BESIDE_APPOSED = re.compile(r"^(?:наш\w*|мо[йяеи]\w*|нов\w+|бывш\w+)$", re.IGNORECASE)
+
+
+def _apposed_to_titled(
+    text: str, tokens: list[Token], index: int, relation_of: Any
+) -> tuple[str, int] | None:
+    """A relation noun in apposition after an elder's titled name, in the same clause and case
+    ("тетя валя, наша бывшая соседка"): the relation and where it ends. The title is politeness,
+    the noun says who she is; kin said so ("тётя Люба, сестра мамы") leave the title to say it."""
+    if index + 1 >= len(tokens) or text[tokens[index].end : tokens[index + 1].start].strip() != ",":
+        return None
+    k = index + 1
+    while k <= index + 3 and k < len(tokens) and _BESIDE_APPOSED.match(tokens[k].text):
+        k += 1
+    if k >= len(tokens) or not _spaces_between(text[tokens[index + 1].start : tokens[k].start]):
+        return None
+    relation = relation_of(tokens[k].text)
+    if relation is None or relation in _KIN or relation == "ex":
+        return None
+    if not ru.same_case(tokens[index].text, tokens[k].text, ru.russian_tools()[2]):
+        return None
+    return relation, tokens[k].end
 
 
 # Plural nouns chat types without their apostrophe before a relation word ("the twins dad",
@@ -105,8 +136,8 @@ def qualified(relation: str, tokens: list[Token], at: int) -> str:
     before = tokens[at - 1].text.casefold() if at > 0 else ""
     if relation == "friend":
         return _FRIEND_FROM.get(before, relation)
-    if relation == "partner" and before == "work":
-        return "colleague"  # "my work partner Nikki"
+    if before == "work" and relation in _SPOUSES | _KIN:
+        return "colleague"  # "my work partner Nikki", "my work wife Priya", "work mum"
     after = tokens[at + 1].text.casefold() if at + 1 < len(tokens) else ""
     if after in RUSSIAN_MY and at + 2 < len(tokens):
         after = tokens[at + 2].text.casefold()  # "сестра моя двоюродная"
@@ -143,6 +174,44 @@ _OWNED_PARTNER = _POSSESSIVES | frozenset(
 )
 
 
+# "Свой" is the subject's own: the user's where no one else is the sentence's subject before it
+# ("была у врача своего у Людмилы Ивановны"; not "мама ходила к своему врачу").
+_OWN = frozenset("свой своя свою своей своего своему своим".split())
+_THIRD_PERSON = frozenset("он она они его её ее их".split())
+
+
+def _own_said_by_user(text: str, tokens: list[Token], at: int, relation_of: Any) -> bool:
+    if tokens[at].text.casefold() not in _OWN:
+        return False
+    opens = max(text.rfind(mark, 0, tokens[at].start) for mark in ".!?\n")
+    morph = ru.russian_tools()[2]
+    for k, token in enumerate(tokens[:at]):
+        if token.start <= opens:
+            continue
+        first = not text[opens + 1 : token.start].strip()
+        if (
+            token.text.casefold() in _THIRD_PERSON
+            or (CYRILLIC_CAPITALISED.match(token.text) and not first)
+            or {"Name", "nomn"} <= set(morph.parse(token.text.casefold())[0].tag.grammemes)
+            or (k < at - 1 and relation_of(token.text))  # the word "свой" follows is its own
+        ):
+            return False
+    return True
+
+
+# Colloquial Russian "мужик" is the user's husband only owned ("мужик мой Коля", "мой мужик");
+# bare it is any man ("мужик этот Ашот", "золотой мужик").
+_MAN = re.compile(r"^мужик(?:а|у|ом|е)?$", re.IGNORECASE)
+
+
+def owned_man(tokens: list[Token], at: int) -> bool:
+    """Whether tokens[at] is "мужик" with the user's possessive right before or after it."""
+    if at < 0 or at >= len(tokens) or not _MAN.match(tokens[at].text):
+        return False
+    beside = {tokens[k].text.casefold() for k in (at - 1, at + 1) if 0 <= k < len(tokens)}
+    return bool(beside & (RUSSIAN_MY | {"моим", "моему"}))
+
+
 def _a_guy(tokens: list[Token], at: int, index: int) -> bool:
     """Whether tokens[at], right before the name at tokens[index], is a Russian word for a young
     man or woman that no possessive makes the user's partner."""
@@ -171,8 +240,13 @@ def relation_near(
         doctor = doctor or tokens[before].text.casefold() == "dr"
         before -= 1
     # "Сестрёнка моя Люда", "my instructor called Pete": a possessive or "called" between.
-    while before > 0 and tokens[before].text.casefold() in _BETWEEN:
+    while before > 0 and (
+        tokens[before].text.casefold() in _BETWEEN
+        or _own_said_by_user(text, tokens, before, relation_of)
+    ):
         before -= 1
+    if owned_man(tokens, before):
+        return "husband", tokens[before].start, name.end  # "мужик мой Коля"
     # "соседка по даче Нина", "коллега по работе Марта": where from, between word and name.
     if before > 1 and tokens[before - 1].text.casefold() == "по":
         before -= 2
@@ -202,8 +276,8 @@ def relation_near(
             while who > 0 and before - who <= 4:
                 if tokens[who].text.casefold() in _BESIDE_KIN:
                     who -= 1
-                elif who > 1 and tokens[who - 1].text.casefold() == "по":
-                    who -= 2  # "соседка новая по площадке баба Шура"
+                elif who > 1 and tokens[who - 1].text.casefold() in _WHERE_FROM:
+                    who -= 2  # "соседка новая по площадке баба Шура", "соседка в Горелове"
                 else:
                     break
             earlier = relation_of(tokens[who].text) if who >= 0 else None
@@ -214,6 +288,9 @@ def relation_near(
             later = relation_of(tokens[index + 1].text) if index + 1 < len(tokens) else None
             if later and text[name.end : tokens[index + 1].start].isspace():
                 return later, tokens[before].start, tokens[index + 1].end
+            apposed = _apposed_to_titled(text, tokens, index, relation_of)
+            if apposed is not None:
+                return apposed[0], tokens[before].start, apposed[1]
         owned = before > 0 and (
             of_another(tokens[before - 1].text)
             or text.startswith("s' ", tokens[before - 1].end - 1)  # "jules' girlfriend noor"
@@ -298,8 +375,11 @@ _GROUP_AFTER = (
     (
         "colleague",
         re.compile(
-            # "Lena Vogt, the postdoc in our group": a word for what they do may stand first.
-            r"^,?\s+(?:the\s+(?:[\w-]+\s+){1,2}?)?(?:(?:from|at)\s+(?:work|the office"
+            # "Lena Vogt, the postdoc in our group": a word for what they do may stand first;
+            # "Kev, lad from my shift": after a comma, a word for anyone.
+            r"^(?:,?\s+(?:the\s+(?:[\w-]+\s+){1,2}?)?|,\s+(?:(?:a|the|one|this)\s+)?(?:young\s+)?"
+            r"(?:lad|lass|guy|girl|bloke|woman|man|lady|fella|chap|gal)\s+)"
+            r"(?:(?:from|at)\s+(?:work|the office"
             r"|my (?:(?:new|old) )?(?:work|job|office|team))"
             r"|on my team"
             # "from the day crew", "from the QA pod", "who used to work with me"
@@ -315,6 +395,9 @@ _GROUP_AFTER = (
             r"|(?:one of )?the other (?:[\w-]+ )?(?:drivers?|devs?|developers?|nurses?|teachers?"
             r"|cooks?|chefs?|cleaners?|porters?|guards?|baristas?|engineers?|techs?|night guy)"
             r"|who (?:used to )?(?:works?|worked) with me"
+            # "Linda and I nursed together": the trade shared, the name its subject.
+            r"|and (?:i|me) (?:(?:used to|have|had|once) )?(?:work(?:ed)?|nursed|taught|served)"
+            r" together"
             r"|(?:who|that) i (?:used to )?work(?:ed)? (?:with|wi)\b"
             # A department, as the labelling guide reads "someone from accounting".
             r"|from (?:the )?(?:hr|accounting|accounts|finance|payroll|marketing|sales"
@@ -446,6 +529,11 @@ def said_apart(text: str, cues: LanguageCues) -> list[tuple[str, int, int]]:
     return found
 
 
+# Everyday Russian words for someone the user works beside that the cue lists lack: an assistant
+# ("Костя, помощник мой": a driver's second) and a partner in a business ("компаньонка моя").
+_CO_WORKERS_RU = dict.fromkeys(("помощник", "помощница", "компаньон", "компаньонка"), "colleague")
+
+
 def relation_word(word: str, cues: LanguageCues, beside: str = "") -> str | None:
     """The relation a word says; a Russian one said beside a name is read in the name's case
     where the word has readings in several ("Олегу, супругу": husband; "Люду, супругу": wife)."""
@@ -472,7 +560,7 @@ def relation_word(word: str, cues: LanguageCues, beside: str = "") -> str | None
             feminine = parse.inflect({"Nom", "Sing"})
             forms.insert(0, str(feminine.word) if feminine else forms[0])
         for form in forms:
-            relation = cues.relations.get(form)
+            relation = cues.relations.get(form) or _CO_WORKERS_RU.get(form)
             if relation:
                 return relation
     return None

@@ -26,6 +26,7 @@ from selfimprint.domain.structured.relations import (
     RUSSIAN_MY,
     group_relation,
     of_another,
+    owned_man,
     owner_before_noun,
     qualified,
     relation_near,
@@ -186,6 +187,7 @@ def russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Person
             theirs = theirs or _owned_after(tokens, after, morph, relation_of)
             said = (
                 relation_word(tokens[after].text, cues, beside=tokens[i].text)
+                or ("husband" if owned_man(tokens, after) else None)  # "Коля, мужик мой"
                 if after < len(tokens) and not theirs
                 else None
             )
@@ -202,12 +204,87 @@ def russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Person
                 end = max(end, tokens[after].end)  # "шефиня наша" is hers, said of no one else
             said = qualified(said, tokens, after) if said else None
             relation = said or group_relation(text[end:])
+        if relation is None and owner is None:
+            relation = _named_after_its_noun(text, tokens, i, end, relation_of)
+            relation = relation or _child_by_order(tokens, i, morph)
         if relation is None and owner is None and _our_worker(tokens, i, after, morph):
             relation = "colleague"
         found.append(PersonMention(full, None if owner else relation, start, end))
         if owner is not None:
             owned.add(full)
-    return _one_name_each(found, owned, text)
+    return _listed_after_colon(text, tokens, _one_name_each(found, owned, text), relation_of)
+
+
+_CALLED = re.compile(r"^\s+(?:(?:её|ее|его)\s+)?зовут\b", re.IGNORECASE)
+
+
+def _named_after_its_noun(
+    text: str, tokens: list[Token], i: int, end: int, relation_of: Any
+) -> str | None:
+    """ "с психологом, Елена Андреевна зовут", "психолог новый, зовут Елена": a relation word,
+    a comma, and the name said with "зовут" is that one's name (not "у сестры подруга, Катя
+    зовут": another's)."""
+    at = i - 1 if i and tokens[i - 1].text.casefold() == "зовут" else i
+    if at == i and not _CALLED.match(text[end:]):
+        return None
+    if at < 1 or text[tokens[at - 1].end : tokens[at].start].strip() != ",":
+        return None
+    said = at - 1
+    if said and tokens[said].text.casefold() in RUSSIAN_MY | {"новый", "новая"}:
+        said -= 1  # "психолог мой, зовут ..."
+    if said and (of_another(tokens[said - 1].text) or relation_of(tokens[said - 1].text)):
+        return None
+    relation: str | None = relation_of(tokens[said].text)
+    return relation
+
+
+# "старшенькому моему тимуру", "младшая наша Соня": a child called by birth order, the user's
+# possessive beside, a son or a daughter by the adjective's gender.
+_BY_ORDER = re.compile(r"^(?:старш|младш)", re.IGNORECASE)
+
+
+def _child_by_order(tokens: list[Token], i: int, morph: Any) -> str | None:
+    words = [t.text.casefold() for t in tokens[max(0, i - 2) : i]]
+    if len(words) < 2 or not (set(words) & (RUSSIAN_MY | _MY_OBLIQUE | {"моему", "нашему"})):
+        return None
+    order = next((w for w in words if _BY_ORDER.match(w)), None)
+    if order is None:
+        return None
+    parse = morph.parse(order)[0]
+    if "ADJF" not in parse.tag or not ru.same_case(tokens[i].text, order, morph):
+        return None
+    return {"masc": "son", "femn": "daughter"}.get(str(parse.tag.gender))
+
+
+def _listed_after_colon(
+    text: str, tokens: list[Token], found: list[PersonMention], relation_of: Any
+) -> list[PersonMention]:
+    """A plural relation word before a colon names each one its sentence lists after it:
+    "сыновья у меня: тимур старший, 11 лет, и амир 8 лет" (not "у Кати сыновья: ...")."""
+    for k, token in enumerate(tokens):
+        colon = re.match(r"\s*(?:у (?:меня|нас)\s*)?:", text[token.end :], re.IGNORECASE)
+        if colon is None or not _plural_relation(token.text, relation_of):
+            continue
+        if k and (of_another(tokens[k - 1].text) or tokens[k - 1].text.casefold() == "у"):
+            continue
+        if k and any(m.start <= tokens[k - 1].start < m.end for m in found):
+            continue  # "Катины сыновья:", "у Кати сыновья:"
+        start = token.end + colon.end()
+        stop = SENTENCE_BREAK.search(text, start)
+        stop_at = stop.start() if stop else len(text)
+        relation = relation_of(token.text)
+        found = [
+            dataclasses.replace(m, relation=relation)
+            if m.relation is None and start <= m.start < stop_at
+            else m
+            for m in found
+        ]
+    return found
+
+
+def _plural_relation(word: str, relation_of: Any) -> bool:
+    morph = ru.russian_tools()[2]
+    return "plur" in morph.parse(word.casefold())[0].tag and relation_of(word) is not None
 
 
 def _one_name_each(found: list[PersonMention], owned: set[str], text: str) -> list[PersonMention]:

@@ -200,13 +200,20 @@ def _of_a_part(text: str, match: re.Match[str], cues: LanguageCues) -> bool:
     return bool(cues.scope.search(clause.replace(match.group(0), " ")))
 
 
+_RU_NAMES_AS_WORDS = frozenset(
+    {"роман", "вера", "надежда", "любовь", "лев", "слава", "мила", "роза", "лилия", "ян", "май"}
+)
+
+
 def _is_name(word: str, cues: LanguageCues) -> bool:
     """Whether a capitalised word before a claim is a person's name, not a sentence's first
     word ("Finally moved to Leeds", "Наконец переехали")."""
     if word in cues.not_names or word.casefold() in FUNCTION_WORDS | NEGATIONS:
         return False
     if cues.language == "ru":
-        return is_first_name(word)
+        # Chat's lowercase names ("катин денис бросил курить"), save the names that are more
+        # often words ("роман закончился", "любовь прошла").
+        return is_first_name(word) and not (word.islower() and word in _RU_NAMES_AS_WORDS)
     if word.islower():
         # Chat's lowercase names ("devon is moving to Austin"), by the list of first names:
         # "finally moved" and "mom is moving" stay the user's (a word, no one's name).
@@ -219,7 +226,8 @@ def _is_name(word: str, cues: LanguageCues) -> bool:
 
 
 _GOVERNED = re.compile(
-    r"\b(?:после|с|со|у|к|от|для|без|про|о|об|за|до|при|перед|after|with|since|from)\s+$",
+    r"\b(?:после|с|со|у|к|от|для|без|про|о|об|за|до|при|перед|в|во|на|по|из|через"
+    r"|after|with|since|from)\s+$",
     re.IGNORECASE,
 )
 
@@ -240,6 +248,11 @@ def _subject(text: str, match: re.Match[str], cues: LanguageCues) -> re.Match[st
     return subject if name is None or _is_name(name, cues) else None
 
 
+# A job or home said to be another's where its claim reads it ("moving into his own flat",
+# "starts at her new job"): the subject may stand clauses back ("picked craig up ... and moving").
+_THEIR_OWN = re.compile(r"\b(?:his|her|their)\s+(?:own\s+|new\s+)", re.IGNORECASE)
+
+
 def _whose(
     text: str, match: re.Match[str], slot: Slot, ends: bool, cues: LanguageCues
 ) -> tuple[bool, str | None]:
@@ -251,6 +264,10 @@ def _whose(
     value = match.groupdict().get("value")
     if slot is Slot.JOB and value and cues.language == "ru" and is_place_name(value):
         return False, None  # "я сейчас в Москве": a city, not an employer
+    starts = [m.end() for m in _PUNCTUATION.finditer(text, 0, match.start())]
+    clause = text[starts[-1] if starts else 0 : match.end()]
+    if slot in _OWN and _THEIR_OWN.search(clause):
+        return False, None  # "moving into his own flat in Govan": the home is his
     subject = _subject(text, match, cues)
     if subject is None or slot is Slot.PLAN:
         return True, value  # a plan is shared: "Anna called off the wedding" ends it
