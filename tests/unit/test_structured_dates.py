@@ -518,3 +518,18 @@ def test_bookings_past_perfects_and_first_matches_after_review(text: str, want: 
 def test_an_age_in_a_month_names_no_day(text: str, lang: str, want: list[str]) -> None:
     at = datetime.fromisoformat("2026-01-04T12:00:00+00:00")
     assert [d.isoformat() for d in resolve_dates(text, at, cues(lang))] == want
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        # Issue 34 (a review of the diff): the age blanked with its month, so the age before it
+        # is no day either; a day "is 14 in march" said of an event still is one.
+        ("my boy Tyler is 15, turns 16 in august", []),
+        ("she's 7, turning 8 in may", []),
+        ("the party is 14 in march", ["2026-03-14"]),
+    ],
+)  # fmt: skip
+def test_ages_blanked_with_their_month_after_review(text: str, want: list[str]) -> None:
+    at = datetime.fromisoformat("2026-01-04T12:00:00+00:00")
+    assert [d.isoformat() for d in resolve_dates(text, at, cues("en"))] == want

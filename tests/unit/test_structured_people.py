@@ -580,7 +580,7 @@ def test_a_german_title_before_a_lowercase_surname() -> None:
         ("my lad Ollie says he's devastated", "en", {"Ollie": "son"}),
         ("the lad Ollie says he's devastated", "en", {"Ollie": None}),
         ("my old man Gerry asked if kettle is a crypto", "en", {"Gerry": "father"}),
-        ("my man Ally's gone awful quiet", "en", {"Ally": "partner"}),  # whose, unsaid
+        ("my man Ally's gone awful quiet", "en", {"Ally": "partner"}),  # as the writers label it
         ("my dawg Trey wants me in vegas", "en", {"Trey": "friend"}),
         ("my ma Linda called 3 times", "en", {"Linda": "mother"}),
         # ... a break-up said before the name, or called off, or "binned off" ...
@@ -1472,6 +1472,56 @@ def test_appositions_over_titles_people_named_and_russian_possessives_after(
     ],
 )  # fmt: skip
 def test_everyday_words_shifts_lists_and_relationships_ended(
+    text: str, language: str, expected: dict[str, str | None]
+) -> None:
+    assert _people(text, language) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "expected"),
+    [
+        # Issue 34 (held-out p117-p120, read after they were scored): a relation word the
+        # Russian dictionary lacks has only guessed cases, so it is not read as disagreeing
+        # with the name; a known word still must agree ("учительница мирона" is Мирон's).
+        ("мой тимлид Марк сказал что первый месяц можно тупить", "ru", {"Марк": "manager"}),
+        ("тимлид Марк сказал что можно", "ru", {"Марк": "manager"}),
+        ("учительница мирона звонила", "ru", {"Мирон": None}),
+    ],
+)  # fmt: skip
+def test_relation_words_no_dictionary_holds(
+    text: str, language: str, expected: dict[str, str | None]
+) -> None:
+    assert _people(text, language) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "expected"),
+    [
+        # Issue 34 (a review of the diff): a sibling by birth order stays a sibling; a relation
+        # said with "named" or "зовут" is that one's only; another's new friends are theirs;
+        # "work" before a kin word only with "my"; only a masculine "мой" makes a husband; "ma
+        # boy" may be a mate; friends since, after a comma, are someone else's.
+        ("Брат мой младший Николай приехал", "ru", {"Николай": "brother"}),
+        ("сестра моя младшая Катя приехала", "ru", {"Катя": "sister"}),
+        ("my new manager is a guy named Brent. Dana is gutted", "en",
+         {"Brent": "manager", "Dana": None}),
+        ("психолог новый, зовут Елена. Катя посоветовала", "ru",
+         {"Елена": "therapist", "Катя": None}),
+        ("her new friends Amy and Jo came", "en", {"Amy": None, "Jo": None}),
+        ("mum's new neighbours are a retired couple Derek and Pat", "en",
+         {"Derek": None, "Pat": None}),
+        ("got home from work mum Linda had made dinner", "en", {"Linda": "mother"}),
+        ("Петя, мужик моей подруги, помог", "ru", {"Петя": "friend"}),
+        ("Вася, мужик мой знакомый, помог", "ru", {"Вася": None}),
+        ("ma boy Jake came round", "en", {"Jake": None}),
+        ("mum and Jo, friends since school, came", "en", {"Jo": None}),
+        # ... and a ring given back that was hers, or a question, is no break-up.
+        ("i just gave Emma her ring back, she left it at mine", "en", {"Emma": None}),
+        ("С Олей всё? она обиделась", "ru", {"Оля": None}),
+        ("с Олей всё. вчера поговорили", "ru", {"Оля": "ex"}),
+    ],
+)  # fmt: skip
+def test_review_guards_for_relations_read_from_the_twelfth_writers(
     text: str, language: str, expected: dict[str, str | None]
 ) -> None:
     assert _people(text, language) == expected

@@ -2609,3 +2609,25 @@ def test_habits_given_up_in_everyday_words(
     language: str, older: str, newer: str, expected: bool
 ) -> None:
     assert _contradicts(language, older, newer) is expected
+
+
+@pytest.mark.parametrize(
+    ("language", "older", "newer", "expected"),
+    [
+        # Issue 34 (a review of the diff): a move stays the user's after "his new job"; a
+        # lowercase word before a claim is someone else only as a name in the nominative, and
+        # that person's break-up is theirs; living apart from parents is no separation.
+        ("en", "I live in Austin.", "because of his new job we moved to Denver", True),
+        ("en", "I live in Austin.", "after their new baby arrived we moved to Denver", True),
+        ("ru", "Живу в Москве.", "5 марта переехали в Казань", True),
+        ("ru", "Я работаю в Сбере.", "в начале августа устроился в Озон", True),
+        ("ru", "Я веду магазин Светы.", "сказала свете что больше не веду её магазин", True),
+        ("ru", "Я снова встречаюсь с Кириллом.", "маша рассталась с Денисом", False),
+        ("ru", "Я замужем за Олегом.", "мы с мужем наконец живём отдельно, своя квартира!", False),
+        ("ru", "Я замужем за Олегом.", "живём отдельно, от родителей съехали", False),
+    ],
+)  # fmt: skip
+def test_review_guards_for_changes_read_from_the_twelfth_writers(
+    language: str, older: str, newer: str, expected: bool
+) -> None:
+    assert _contradicts(language, older, newer) is expected

@@ -10,6 +10,7 @@ import re
 from selfimprint.domain.structured import russian_names as ru
 from selfimprint.domain.structured.cues import LanguageCues
 from selfimprint.domain.structured.mentions import PersonMention
+from selfimprint.domain.structured.morphology import is_first_name
 
 # A break-up said with the name makes the partner an ex (the labelling guide's reading): "me and
 # Jake broke up", "nadia and i ended things", "мы с Толей расстались".
@@ -54,14 +55,14 @@ _ENDED_WITH = re.compile(
 # "i gave marcus the ring back", "gave him back the ring": an engagement ended by the user.
 _GAVE_BEFORE = re.compile(r"\b(?:i|i've|ive|i have|just)\s+(?:gave|handed)\s+$", re.IGNORECASE)
 _RING_BACK = re.compile(
-    r"^\s+(?:(?:the|his|her|my|our)\s+(?:engagement\s+)?ring\s+back|back\s+(?:the|his|her)"
-    r"\s+(?:engagement\s+)?ring)\b",
+    r"^\s+(?:(?:the|my|our)\s+(?:engagement\s+)?ring\s+back|(?:his|her)\s+engagement\s+ring"
+    r"\s+back|back\s+(?:the|his|her)\s+engagement\s+ring|back\s+the\s+ring)\b",
     re.IGNORECASE,
 )
 # "с Мариной всё.", "с Толей у нас всё кончено": it is over with them, said as a clause of its own
 # (not "с Мариной всё хорошо").
 _ALL_OVER = re.compile(
-    r"^\s+(?:у нас\s+)?(?:вс[её](?:\s+кончено)?|кончено)\s*(?:[.!?;…]|$)", re.IGNORECASE
+    r"^\s+(?:у нас\s+)?(?:вс[её](?:\s+кончено)?|кончено)\s*(?:[.!;…]|$)", re.IGNORECASE
 )
 
 
@@ -74,7 +75,9 @@ def broke_up_with(text: str, mention: PersonMention) -> bool:
         return True
     if _GAVE_BEFORE.search(before) and _RING_BACK.match(after):
         return True
-    if _WITH_BEFORE.search(before) and (_PARTED_AFTER.match(after) or _ALL_OVER.match(after)):
+    # "с Новосибом всё." is a city left: over with a person only where the name is one.
+    all_over = _ALL_OVER.match(after) is not None and is_first_name(mention.name)
+    if _WITH_BEFORE.search(before) and (_PARTED_AFTER.match(after) or all_over):
         return True  # "с катей расстались", "с Мариной всё."
     rest = _rest_of_sentence(text, mention)
     # Said within the clause's first words, however long the run-on goes on after it ("kayla

@@ -176,9 +176,10 @@ _NOT_A_DAY = re.compile(
     r"|\b(?:draw|drew|drawn|won|lost|beat|beaten|score|scored|finished|ended|ничья|выиграли"
     r"|проиграли|счёт|счет)\s+\d{1,2}\s*[-:]\s*\d{1,2}\b"
     r"|\b(\d{1,2})\s*-\s*\1\b(?!\s*-)"
-    # An age and the month it comes ("Zosia who is 11 in june", "she turns 7 in May"): a
-    # birthday month, no day.
-    r"|\b(?:is|turns?|turning|be|'s|’s)\s+\d{1,2}(?=\s+in\s+[a-z]+)",
+    # An age and the month it comes ("Zosia who is 11 in june", "she turns 7 in May", "he'll be
+    # 5 in March"): a birthday month, no day; blanked whole, so no age before it reads as one.
+    rf"|\b(?:turns?|turning|(?:who|she|he|they)\s*(?:is|'s|’s)|(?:will|'ll|’ll)\s+be)\s+\d{{1,2}}"
+    rf"\s+in\s+(?:{_MONTH_NAMES})\b",
     _I,
 )
 

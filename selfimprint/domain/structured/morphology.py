@@ -38,6 +38,15 @@ def is_first_name(word: str) -> bool:
 
 
 @lru_cache(maxsize=8192)
+def is_nominative_name(word: str) -> bool:
+    """Whether the word is a first name in the nominative, the way a subject stands: "денис",
+    "катя"; not "свете" (Света's dative) nor "марта" (a month's genitive first)."""
+    parses = russian_morphology().parse(word.casefold())
+    likeliest = parses[0].tag if parses else None
+    return likeliest is not None and "Name" in likeliest and "nomn" in likeliest
+
+
+@lru_cache(maxsize=8192)
 def is_place_name(word: str) -> bool:
     """Whether the likeliest parse of the word is a place name (grammeme Geox): "Москве",
     "Перми"; not a company ("Сбере", "Т-Банке")."""

@@ -211,6 +211,8 @@ def _endearment(before: str, after: str) -> str | None:
     if said is None:
         return None
     word = said.group("word").casefold()
+    if said.group(0).casefold().startswith("ma ") and word in {*_CHILDREN, "man", "dude", "dawg"}:
+        return None  # Scots and chat "ma boy Jake", "ma man": a mate as often as a son
     rest = after if front else after[said.end() :]
     if word in _CHILDREN or word == "dude":
         if _PAL_SINCE.match(rest):
@@ -267,12 +269,14 @@ _ONE_NAMED = re.compile(
 )
 
 
-def _one_named(before: str, relation_of: Callable[[str], str | None]) -> str | None:
+def _one_named(before: str, relation_of: Callable[[str], str | None]) -> tuple[str | None, int]:
+    """The relation and where its words start (the mention spans them, so no other name in the
+    message is given the same relation word as one said apart)."""
     said = _ONE_NAMED.search(before)
     if said is None:
-        return None
+        return None, len(before)
     words = said.group("said").split()
-    return next((r for r in map(relation_of, reversed(words)) if r), None)
+    return next((r for r in map(relation_of, reversed(words)) if r), None), said.start("said")
 
 
 # "tadhg and kasia from work": the group said after the pair is each one's.
@@ -310,7 +314,7 @@ _WORK_TOGETHER = re.compile(
 # Friends said of "we", or of no one as a clause opens: "we've been mates since", "best friends
 # since grade 4" (not "mum and Jo have been friends for years": theirs).
 _FRIENDS_SINCE = re.compile(
-    r"(?:\b(?:we|we've|weve|we have|we're|we are)\s+(?:been\s+)?|(?:^|[.!?,;]\s*))"
+    r"(?:\b(?:we|we've|weve|we have|we're|we are)\s+(?:been\s+)?|(?:^|[.!?;]\s*))"
     r"(?:best\s+|good\s+|close\s+|old\s+)?(?:mates|friends|pals|buddies)\s+(?:since|for)\b",
     re.IGNORECASE,
 )
@@ -374,7 +378,8 @@ _NAMED_AFTER_WHERE = re.compile(
 # ... "our boys Chidi (16) and Tobenna (7)", "two boys Osian (13) and Macsen (9)", "new
 # neighbours are a retired couple Derek and Pat".
 _LISTED_AFTER = re.compile(
-    r"\b(?:my|our|two|three|four|(?:the\s+)?new) ([a-z]+?)s(?:\s+are|\s*[,:])?"
+    r"\b(?:my|our|two|three|four|(?<!'s )(?<!’s )(?<!his )(?<!her )(?<!their )(?<!your )"
+    r"(?:the\s+)?new) ([a-z]+?)s(?:\s+are|\s*[,:])?"
     r"(?:\s+an?\s+(?:[a-z]+\s+){0,2}?(?:couple|pair))?\s+"
     r"(?:[A-Z][a-z]+(?:\s*\(\d+\))?(?:\s*,\s*|\s+and\s+|\s*&\s*))*$"
 )
@@ -487,7 +492,10 @@ def _english(
         relation = relation or _listed_after(before, relation_of)
         relation = relation or _child_by_order(text, before, after)
         relation = relation or _named_as(before, relation_of)
-        relation = relation or group_before(before) or _one_named(before, relation_of)
+        relation = relation or group_before(before)
+        if relation is None:
+            relation, said_at = _one_named(before, relation_of)
+            start = said_at if relation else start
         one_of = _ONE_OF.match(after)
         relation = relation or (relation_of(one_of.group(1)) if one_of else None)
         if relation is None and _NAMED_AFTER_WHERE.search(before):

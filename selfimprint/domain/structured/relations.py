@@ -136,7 +136,8 @@ def qualified(relation: str, tokens: list[Token], at: int) -> str:
     before = tokens[at - 1].text.casefold() if at > 0 else ""
     if relation == "friend":
         return _FRIEND_FROM.get(before, relation)
-    if before == "work" and relation in _SPOUSES | _KIN:
+    owner = tokens[at - 2].text.casefold() if at > 1 else ""
+    if before == "work" and owner in ("my", "our") and relation in _SPOUSES | _KIN:
         return "colleague"  # "my work partner Nikki", "my work wife Priya", "work mum"
     after = tokens[at + 1].text.casefold() if at + 1 < len(tokens) else ""
     if after in RUSSIAN_MY and at + 2 < len(tokens):
@@ -209,7 +210,13 @@ def owned_man(tokens: list[Token], at: int) -> bool:
     if at < 0 or at >= len(tokens) or not _MAN.match(tokens[at].text):
         return False
     beside = {tokens[k].text.casefold() for k in (at - 1, at + 1) if 0 <= k < len(tokens)}
-    return bool(beside & (RUSSIAN_MY | {"моим", "моему"}))
+    if at + 2 < len(tokens) and tokens[at + 1].text.casefold() == "мой":
+        # "мужик мой знакомый": an acquaintance, the possessive is the next word's
+        following = tokens[at + 2].text.casefold()
+        if following.endswith(("ый", "ий", "ой")) or following in ("друг", "сосед", "брат"):
+            return False
+    # Only the masculine forms: "мужик моей подруги" is the friend's man.
+    return bool(beside & {"мой", "моего", "моему", "моим", "наш", "нашего", "нашему", "нашим"})
 
 
 def _a_guy(tokens: list[Token], at: int, index: int) -> bool:

@@ -139,7 +139,10 @@ def russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Person
             continue
         relation, start, end = relation_near(text, tokens, i, relation_of)
         if relation is not None and i and start == tokens[i - 1].start:
-            if not ru.cases_agree(tokens[i - 1].text, word, morph):
+            # A word the dictionary lacks ("тимлид") has only guessed cases: no disagreement.
+            word_before = tokens[i - 1].text.casefold()
+            known_before = morph.word_is_known(word_before)
+            if known_before and not ru.cases_agree(tokens[i - 1].text, word, morph):
                 relation = None  # "учительница мирона": Мирон's teacher, not the user's
         at_start = bool(SENTENCE_START.search(text[: token.start]))
         if at_start and SPEAKER.match(text[token.end :]) and word.casefold() not in known:
@@ -205,8 +208,9 @@ def russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Person
             said = qualified(said, tokens, after) if said else None
             relation = said or group_relation(text[end:])
         if relation is None and owner is None:
-            relation = _named_after_its_noun(text, tokens, i, end, relation_of)
-            relation = relation or _child_by_order(tokens, i, morph)
+            relation, said_at = _named_after_its_noun(text, tokens, i, end, relation_of)
+            start = min(start, said_at)  # the noun is this one's, said of no one else
+            relation = relation or _child_by_order(tokens, i, morph, relation_of)
         if relation is None and owner is None and _our_worker(tokens, i, after, morph):
             relation = "colleague"
         found.append(PersonMention(full, None if owner else relation, start, end))
@@ -220,22 +224,23 @@ _CALLED = re.compile(r"^\s+(?:(?:её|ее|его)\s+)?зовут\b", re.IGNOREC
 
 def _named_after_its_noun(
     text: str, tokens: list[Token], i: int, end: int, relation_of: Any
-) -> str | None:
+) -> tuple[str | None, int]:
     """ "с психологом, Елена Андреевна зовут", "психолог новый, зовут Елена": a relation word,
     a comma, and the name said with "зовут" is that one's name (not "у сестры подруга, Катя
     зовут": another's)."""
+    none = (None, tokens[i].start)
     at = i - 1 if i and tokens[i - 1].text.casefold() == "зовут" else i
     if at == i and not _CALLED.match(text[end:]):
-        return None
+        return none
     if at < 1 or text[tokens[at - 1].end : tokens[at].start].strip() != ",":
-        return None
+        return none
     said = at - 1
     if said and tokens[said].text.casefold() in RUSSIAN_MY | {"новый", "новая"}:
         said -= 1  # "психолог мой, зовут ..."
     if said and (of_another(tokens[said - 1].text) or relation_of(tokens[said - 1].text)):
-        return None
+        return none
     relation: str | None = relation_of(tokens[said].text)
-    return relation
+    return (relation, tokens[said].start) if relation else none
 
 
 # "старшенькому моему тимуру", "младшая наша Соня": a child called by birth order, the user's
@@ -243,10 +248,12 @@ def _named_after_its_noun(
 _BY_ORDER = re.compile(r"^(?:старш|младш)", re.IGNORECASE)
 
 
-def _child_by_order(tokens: list[Token], i: int, morph: Any) -> str | None:
+def _child_by_order(tokens: list[Token], i: int, morph: Any, relation_of: Any) -> str | None:
     words = [t.text.casefold() for t in tokens[max(0, i - 2) : i]]
     if len(words) < 2 or not (set(words) & (RUSSIAN_MY | _MY_OBLIQUE | {"моему", "нашему"})):
         return None
+    if i >= 3 and relation_of(tokens[i - 3].text):
+        return None  # "брат мой младший Николай": the order is of the word before, a brother
     order = next((w for w in words if _BY_ORDER.match(w)), None)
     if order is None:
         return None

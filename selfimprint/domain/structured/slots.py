@@ -24,7 +24,12 @@ from selfimprint.domain.language import detect_language
 from selfimprint.domain.structured.cues import QUOTED, HabitCues, LanguageCues, normalise
 from selfimprint.domain.structured.cues import cues as language_cues
 from selfimprint.domain.structured.dates import day_names
-from selfimprint.domain.structured.morphology import is_first_name, is_place_name, is_verb
+from selfimprint.domain.structured.morphology import (
+    is_first_name,
+    is_nominative_name,
+    is_place_name,
+    is_verb,
+)
 from selfimprint.domain.structured.people import broken_up_with, find_people, gazetteer
 from selfimprint.domain.structured.slots_model import Slot
 from selfimprint.domain.terms import FUNCTION_WORDS, NEGATIONS, read, stem
@@ -213,7 +218,9 @@ def _is_name(word: str, cues: LanguageCues) -> bool:
     if cues.language == "ru":
         # Chat's lowercase names ("катин денис бросил курить"), save the names that are more
         # often words ("роман закончился", "любовь прошла").
-        return is_first_name(word) and not (word.islower() and word in _RU_NAMES_AS_WORDS)
+        if word.islower():
+            return word not in _RU_NAMES_AS_WORDS and is_nominative_name(word)
+        return is_first_name(word)
     if word.islower():
         # Chat's lowercase names ("devon is moving to Austin"), by the list of first names:
         # "finally moved" and "mom is moving" stay the user's (a word, no one's name).
@@ -248,9 +255,11 @@ def _subject(text: str, match: re.Match[str], cues: LanguageCues) -> re.Match[st
     return subject if name is None or _is_name(name, cues) else None
 
 
-# A job or home said to be another's where its claim reads it ("moving into his own flat",
-# "starts at her new job"): the subject may stand clauses back ("picked craig up ... and moving").
+# A job or home said to be another's in its claim or right before it ("moving into his own
+# flat", "starts at her new job"): the subject may stand clauses back ("picked craig up ... and
+# moving"). Not "because of his new job we moved": the move is the user's.
 _THEIR_OWN = re.compile(r"\b(?:his|her|their)\s+(?:own\s+|new\s+)", re.IGNORECASE)
+_THEIRS_BEFORE = re.compile(r"\b(?:his|her|their)\s+(?:own\s+|new\s+)?$", re.IGNORECASE)
 
 
 def _whose(
@@ -264,9 +273,8 @@ def _whose(
     value = match.groupdict().get("value")
     if slot is Slot.JOB and value and cues.language == "ru" and is_place_name(value):
         return False, None  # "я сейчас в Москве": a city, not an employer
-    starts = [m.end() for m in _PUNCTUATION.finditer(text, 0, match.start())]
-    clause = text[starts[-1] if starts else 0 : match.end()]
-    if slot in _OWN and _THEIR_OWN.search(clause):
+    their = _THEIR_OWN.search(match.group(0)) or _THEIRS_BEFORE.search(text[: match.start()])
+    if slot in _OWN and their:
         return False, None  # "moving into his own flat in Govan": the home is his
     subject = _subject(text, match, cues)
     if subject is None or slot is Slot.PLAN:
@@ -276,7 +284,7 @@ def _whose(
     if subject.group("pronoun"):
         return True, value  # "she's seeing someone else": the partner, most likely
     if subject.group("name"):
-        return ends, subject.group("name")
+        return ends, subject.group("name").capitalize()  # "маша рассталась": Маша, a name
     word = cues.relation_words.search(subject.group(0))
     if word is None:
         return False, None  # "my parents", "everyone": relatives and others, not a partner
