@@ -25,6 +25,7 @@ from pydantic import BaseModel, Field
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
+from selfimprint.adapters.contradiction_reader import contradiction_reader_for
 from selfimprint.adapters.llm import LLMAnswerInvalidError
 from selfimprint.adapters.neo4j import Neo4jGraphStore
 from selfimprint.adapters.neo4j.ingestion_stage import IngestionStages
@@ -451,6 +452,9 @@ class ExtractionActivities:
         self._structured = structured
         self._head = type_reader_for(embedder.model_id, structured.head_share)
         self._changes = change_head_for(embedder.model_id)
+        self._pairs = (
+            contradiction_reader_for(embedder.model_id) if structured.pair_reader else None
+        )
         # A language model's prompt must fit its context; without one, batches can be larger.
         model_free = mode in (ExtractionMode.STRUCTURED, ExtractionMode.VERBATIM)
         self.batch_size = MODEL_FREE_EXTRACTION_BATCH if model_free else EXTRACTION_BATCH
@@ -588,6 +592,7 @@ class ExtractionActivities:
             config=self._structured,
             replies=batch.replies,
             changes=self._changes,
+            pairs=self._pairs,
         )
         return answer, vectors
 

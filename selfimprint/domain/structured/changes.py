@@ -47,6 +47,10 @@ class ChangeHead:
         label = max(read, key=lambda k: read[k])
         return None if label == NO_CHANGE else SlotChange(Slot(label), read[label])
 
+    def change_odds(self, vector: Sequence[float]) -> float:
+        """The probability that the message says some slot changed (any slot)."""
+        return 1.0 - self.slots.probabilities(vector)[NO_CHANGE]
+
     def to_json(self) -> dict[str, object]:
         return {"embedding_model": self.embedding_model, "slots": self.slots.to_json()}
 

@@ -46,6 +46,7 @@ from selfimprint.domain.structured.changes import ChangeHead
 from selfimprint.domain.structured.cues import LanguageCues, cues, normalise
 from selfimprint.domain.structured.dates import resolve_dates
 from selfimprint.domain.structured.head import NONE, KnownReadings, TypeReader
+from selfimprint.domain.structured.pairs import PAIRED_TYPES, PairReader, read_contradictions
 from selfimprint.domain.structured.people import PersonMention, find_people, organisations
 from selfimprint.domain.structured.slots import contradicted, is_occasion, memory_slot
 from selfimprint.domain.structured.slots_model import Slot
@@ -142,6 +143,15 @@ class StructuredConfig(BaseModel):
     # (docs/decisions.md, "Learned readers for who and what changed").
     change_likely: float = Field(0.8, ge=0.0, le=1.0)
     change_match: float = Field(0.25, ge=0.0, le=1.0)
+    # Where a pair reader reads this embedder (`pairs`, adapters.contradiction_reader), a message
+    # the change head gives some change at least `pair_gate` is read against each older memory,
+    # and one it reads at `pair_likely` or above is contradicted too. The gate is cost: ~10 ms a
+    # pair, ~14 older memories a message. Chosen on the train writers, five folds by writer
+    # (docs/decisions.md, "A reader of the memory and the message together, shipped").
+    # False: the rules and the change head alone (the reader is not loaded nor run).
+    pair_reader: bool = True
+    pair_gate: float = Field(0.2, ge=0.0, le=1.0)
+    pair_likely: float = Field(0.9, ge=0.0, le=1.0)
     importance: Mapping[CandidateType, float] = Field(default_factory=_default_importance)
     dated_event_importance: float = Field(0.7, ge=0.0, le=1.0)
     # A cause (or an "after") names the latest memory holding at least this share of its
@@ -279,6 +289,16 @@ def _changed_slot(
     change = changes.change(vector) if changes is not None and vector is not None else None
     sure = change is not None and change.probability >= config.change_likely
     return change.slot if change is not None and sure else None
+
+
+def _worth_pairing(
+    changes: ChangeHead | None, vector: Sequence[float] | None, config: StructuredConfig
+) -> bool:
+    """Whether the pair reader reads a message: where the change head gives some change at
+    least `pair_gate` (with no head or no vector, always)."""
+    if changes is None or vector is None:
+        return True
+    return changes.change_odds(vector) >= config.pair_gate
 
 
 def texts_to_compare(
@@ -430,10 +450,12 @@ def structured_extraction(
     config: StructuredConfig = DEFAULT_STRUCTURED,
     replies: Mapping[str, str] | None = None,
     changes: ChangeHead | None = None,
+    pairs: PairReader | None = None,
 ) -> Extraction:
     """The batch's candidates and edges; `vectors` holds passage vectors of `texts_to_embed`
     and `texts_to_compare`; `replies`: message id -> the text it replied to
-    (`ExtractionBatch.replies`); `changes`: the change head, where one reads this embedder."""
+    (`ExtractionBatch.replies`); `changes`: the change head, and `pairs` the pair reader,
+    where they read this embedder."""
     replies = replies or {}
     if head is not None:
         # Every text the batch reads, read at once: a reader of tokens batches its forward pass.
@@ -451,6 +473,7 @@ def structured_extraction(
     ]
     places = organisations([r.content for r in recent] + [m.text for m in messages])
     older = [(r.id, r.content) for r in recent]
+    pairable = [(r.id, r.content) for r in recent if r.type in PAIRED_TYPES]
     # What the batch's earlier messages said (message id, ref, content): a message can contradict
     # a line said minutes before it, in the same batch, as well as an older memory.
     said: list[tuple[str, str, str]] = []
@@ -559,6 +582,9 @@ def structured_extraction(
                 min_changed=config.change_match,
             )
         )
+        if pairs is not None and _worth_pairing(changes, vector, config):
+            paired = read_contradictions(piece.text, pairable, pairs, likely=config.pair_likely)
+            contradicts += [ref for ref in paired if ref not in contradicts]
         if reading.type == NONE and not mentions and not contradicts:
             continue
         kind = CandidateType(reading.type if reading.type != NONE else CandidateType.FACT.value)

@@ -1,6 +1,6 @@
-"""scripts/probe_contradiction_reader.py (issue 34): the pairs it trains and scores on. A held-out
-message's distractors are its writer's earlier memories, never one of its own labelled memories,
-and never labelled contradicted."""
+"""scripts/train_contradiction_reader.py (issue 34): the pairs it trains on and scores with
+`--folds`. A scored message's distractors are its writer's earlier memories, never one of its
+own labelled memories, and never labelled contradicted."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from tests.unit.scripts import load_script
 
 pytestmark = pytest.mark.unit
 
-probe = load_script("probe_contradiction_reader")
+probe = load_script("train_contradiction_reader")
 data = load_script("extraction_data")
 
 
