@@ -35,6 +35,7 @@ from selfimprint.adapters.neo4j.payload_stage import Neo4jPayloadStages
 from selfimprint.adapters.temporal import data_converter
 from selfimprint.config import Settings
 from selfimprint.domain.sleep_policy import Depth
+from selfimprint.domain.structured.extractor import DEFAULT_STRUCTURED, StructuredConfig
 from selfimprint.domain.users import UserScope
 from selfimprint.ports import LLM
 from tests.deadlines import READY_S
@@ -201,12 +202,14 @@ async def a_life(
     extraction: ExtractionMode = ExtractionMode.VERBATIM,
     tuning_file: Path | None = None,
     model_stance: bool = False,
+    structured: StructuredConfig = DEFAULT_STRUCTURED,
 ) -> AsyncIterator[Life]:
     """A fresh time-skipping server, both workers (the cpu worker's real registrations; on the
     gpu queue `extraction` (verbatim unless asked), or `extractor` as the extraction LLM, the
     real embedder and a scripted sleep LLM), the API in process with the server's clock, and a
     new user on it. `model_stance`: full sleeps ask the sleep LLM for hypothesis evidence, as a
-    deployment whose extraction runs on the model server does (`Settings.model_stance`)."""
+    deployment whose extraction runs on the model server does (`Settings.model_stance`);
+    `structured`: the structured extractor's settings (a rule switched off, to show it acts)."""
     settings = _queues(stack_settings).model_copy(update={"tuning_file": tuning_file})
     if model_stance:
         # The user's lifecycle takes the flag from the API's settings; the gpu queue's
@@ -225,6 +228,7 @@ async def a_life(
             extractor or ScriptedLLM(),
             embedder,
             mode=ExtractionMode.LLM if extractor is not None else extraction,
+            structured=structured,
             stages=IngestionStages(driver, settings.neo4j_database),
         )
         gpu_activities = gpu.model_activities(

@@ -21,7 +21,7 @@ from selfimprint.domain.structured.extractor import (
     texts_to_embed,
 )
 from selfimprint.domain.structured.head import Softmax
-from selfimprint.domain.structured.pairs import read_contradictions
+from selfimprint.domain.structured.pairs import most_related, read_contradictions
 
 pytestmark = pytest.mark.unit
 
@@ -106,3 +106,23 @@ def test_feelings_and_people_are_not_read_against_the_message() -> None:
     reader = Table({feeling.content: 0.99, mate.content: 0.99, TRIP.content: 0.99})
     assert _contradicted(reader, 0.9, [feeling, mate, TRIP]) == {"trip"}
     assert reader.read == 1
+
+
+def test_the_reader_reads_the_memories_sharing_most_words_up_to_pair_memories() -> None:
+    older = [
+        ("a", "I work at the Karratha mine."),
+        ("b", "Booked a shack at Yallingup for Easter."),
+        ("c", "The ute needs a new clutch."),
+        ("d", "My partner Jess works at the hospital."),
+    ]
+    assert most_related(TEXT, older, 2) == [older[1], older[2]]  # yallingup; ute, clutch
+    assert most_related(TEXT, older, 3) == [older[0], older[1], older[2]]  # then the latest
+    assert most_related(TEXT, older, 9) == older
+    limit = DEFAULT_STRUCTURED.pair_memories
+    many = [
+        RecentMemory(id=f"f{i}", type=NodeType.FACT, content=f"Fact number {i} about bowls.")
+        for i in range(limit + 1)
+    ]
+    reader = Table({TRIP.content: 0.99})
+    assert _contradicted(reader, 0.9, [*many, TRIP]) == {"trip"}  # it names Yallingup
+    assert reader.read == limit

@@ -7,8 +7,9 @@ one from the message alone; both miss what new writers say in words no earlier w
 the probability that the message says the memory no longer holds. It reads a message where the
 change head gives some change at least `pair_gate` (the reader costs ~10 ms a pair; on the dev
 writers the gate lets about a third of messages through and keeps ~95 % of those that
-contradict), against the older facts, events and open loops, and names the memories it reads
-at `pair_likely` or above, beside those the rules name.
+contradict), against at most `pair_memories` of the older facts, events and open loops (those
+sharing the most words with it first), and names the memories it reads at `pair_likely` or
+above, beside those the rules name.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from selfimprint.domain.models import NodeType
+from selfimprint.domain.terms import read
 
 # The older memories a pair reader reads: those that hold a state or a plan. Of the train
 # writers' 1,829 contradicted memories, 1,821 are facts, events or open loops; feelings and
@@ -29,6 +31,16 @@ class PairReader(Protocol):
         """For each (older memory, message), the probability that the message says the memory
         no longer holds."""
         ...
+
+
+def most_related(text: str, older: Sequence[tuple[str, str]], limit: int) -> list[tuple[str, str]]:
+    """The `limit` older (id, content) memories that share the most content words with `text`,
+    in the order given where they share as many (the stack gives the latest first): the reader
+    costs ~10 ms a pair, and a memory a message changes is most often one it names."""
+    words = read(text).stems
+    shared = [len(words & read(content).stems) for _, content in older]
+    ranked = sorted(range(len(older)), key=lambda i: -shared[i])
+    return [older[i] for i in sorted(ranked[:limit])]
 
 
 def read_contradictions(
