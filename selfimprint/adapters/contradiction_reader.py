@@ -44,8 +44,9 @@ MEMORY_TOKENS = 48
 MESSAGE_TOKENS = 128
 CONTRADICTS = "contradicts"
 LABELS = ("holds", CONTRADICTS)
-# Texts whose lower-layer states are kept (~15 kB a text of 10 tokens).
-KEPT_TEXTS = 2048
+# Texts whose lower-layer states are kept: ~1.5 kB a token (~20 MB for 512 texts of 25 tokens,
+# 100 MB at most), enough for one user's batches in a row.
+KEPT_TEXTS = 512
 
 
 def memory_ids(weights: E5Weights, memory: str) -> list[int]:

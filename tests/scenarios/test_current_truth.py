@@ -162,37 +162,39 @@ async def test_a_move_told_in_other_words_ends_the_old_home(
 
 TRIP = "Booked a shack at Yallingup for Easter with the boys."
 SWELL = "yallingup swell forecast looks mint for easter"
-PULLED = "pulling the pin on yallingup, cant justify it with the ute needing a clutch"
+CANNED = "yallingup got canned, shack owner double booked"
 
 
-async def _trip_after_pulling_the_pin(life: Life) -> tuple[dict[str, Any], datetime]:
+async def _trip_after_it_is_canned(life: Life) -> tuple[dict[str, Any], datetime]:
     await life.say(TRIP)
     await life.days_pass(2)
     await life.say(SWELL)
     trip = _one(await life.memories(), "shack at Yallingup")
     assert trip["valid_until"] is None, trip  # a remark on the same trip changes nothing
     await life.days_pass(3)
-    await life.say(PULLED)
+    await life.say(CANNED)
     return _one(await life.memories(), "shack at Yallingup"), life.clock.now
 
 
 async def test_a_plan_called_off_in_words_no_rule_holds_ends_the_plan(
     stack_settings: Settings, tenant_key: str
 ) -> None:
-    """Issue 34, the contradiction reader: "pulling the pin on yallingup" says no rule's words
-    and the change head names no memory for it, yet the reader of the two texts together reads
-    it as calling off "Booked a shack at Yallingup for Easter" (>= `pair_likely`), and the trip
-    ends when it was said. The other side: the swell forecast for the same trip, which the
-    change head lets past no gate, leaves it current. Rule removed (`pair_reader` off: the
-    rules and the change head alone), the trip stays current after the calling off."""
+    """Issue 34, the contradiction reader: "yallingup got canned" says no rule's words and the
+    change head names no memory for it, yet the reader of the two texts together reads it as
+    calling off "Booked a shack at Yallingup for Easter" (0.95 >= `pair_likely`; the change head
+    gives a change 0.86 >= `pair_gate`), and the trip ends when it was said. The other side: the
+    swell forecast for the same trip (the change head gives it no change, 0.00 < `pair_gate`;
+    the reader alone would give 0.61 < `pair_likely`) leaves it current. Rule removed
+    (`pair_reader` off: the rules and the change head alone), the trip stays current after it
+    is canned."""
     async with a_life(stack_settings, tenant_key, extraction=ExtractionMode.STRUCTURED) as life:
-        trip, pulled_said = await _trip_after_pulling_the_pin(life)
+        trip, canned_said = await _trip_after_it_is_canned(life)
         assert trip["valid_until"] is not None, trip
         ended = datetime.fromisoformat(trip["valid_until"])
-        assert abs((ended - pulled_said).total_seconds()) < 60, (ended, pulled_said)
+        assert abs((ended - canned_said).total_seconds()) < 60, (ended, canned_said)
     without = DEFAULT_STRUCTURED.model_copy(update={"pair_reader": False})
     async with a_life(
         stack_settings, tenant_key, extraction=ExtractionMode.STRUCTURED, structured=without
     ) as life:
-        trip, _ = await _trip_after_pulling_the_pin(life)
+        trip, _ = await _trip_after_it_is_canned(life)
         assert trip["valid_until"] is None, trip
