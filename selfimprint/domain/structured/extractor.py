@@ -46,12 +46,7 @@ from selfimprint.domain.structured.changes import ChangeHead
 from selfimprint.domain.structured.cues import LanguageCues, cues, normalise
 from selfimprint.domain.structured.dates import resolve_dates
 from selfimprint.domain.structured.head import NONE, KnownReadings, TypeReader
-from selfimprint.domain.structured.pairs import (
-    PAIRED_TYPES,
-    PairReader,
-    most_related,
-    read_contradictions,
-)
+from selfimprint.domain.structured.pairs import PairReader, paired_contradictions
 from selfimprint.domain.structured.people import PersonMention, find_people, organisations
 from selfimprint.domain.structured.slots import contradicted, is_occasion, memory_slot
 from selfimprint.domain.structured.slots_model import Slot
@@ -303,17 +298,6 @@ def _changed_slot(
     return change.slot if change is not None and sure else None
 
 
-def _worth_pairing(
-    changes: ChangeHead | None, vector: Sequence[float] | None, config: StructuredConfig
-) -> bool:
-    """Whether the pair reader reads a message: where the change head gives some change at
-    least `pair_gate`. Without the head or the message's vector the gate cannot be read, and
-    the reader is not run (its cost is bounded by the gate)."""
-    if changes is None or vector is None:
-        return False
-    return changes.change_odds(vector) >= config.pair_gate
-
-
 def texts_to_compare(
     messages: Sequence[Message],
     recent: Sequence[RecentMemory],
@@ -486,7 +470,7 @@ def structured_extraction(
     ]
     places = organisations([r.content for r in recent] + [m.text for m in messages])
     older = [(r.id, r.content) for r in recent]
-    pairable = [(r.id, r.content) for r in recent if r.type in PAIRED_TYPES]
+    typed_older = [(r.id, r.content, r.type) for r in recent]
     # What the batch's earlier messages said (message id, ref, content): a message can contradict
     # a line said minutes before it, in the same batch, as well as an older memory.
     said: list[tuple[str, str, str]] = []
@@ -595,9 +579,16 @@ def structured_extraction(
                 min_changed=config.change_match,
             )
         )
-        if pairs is not None and _worth_pairing(changes, vector, config):
-            related = most_related(piece.text, pairable, config.pair_memories)
-            paired = read_contradictions(piece.text, related, pairs, likely=config.pair_likely)
+        if pairs is not None:
+            paired = paired_contradictions(
+                piece.text,
+                typed_older,
+                pairs,
+                change=changes.change_odds(vector) if changes and vector else None,
+                gate=config.pair_gate,
+                likely=config.pair_likely,
+                limit=config.pair_memories,
+            )
             contradicts += [ref for ref in paired if ref not in contradicts]
         if reading.type == NONE and not mentions and not contradicts:
             continue

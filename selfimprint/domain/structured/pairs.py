@@ -57,3 +57,23 @@ def read_contradictions(
         return ()
     odds = reader.contradiction_odds([(content, text) for _, content in older])
     return tuple(ref for (ref, _), p in zip(older, odds, strict=True) if p >= likely)
+
+
+def paired_contradictions(
+    text: str,
+    older: Sequence[tuple[str, str, NodeType]],
+    reader: PairReader,
+    *,
+    change: float | None,
+    gate: float,
+    likely: float,
+    limit: int,
+) -> tuple[str, ...]:
+    """Ids of the older (id, content, type) memories the reader reads `text` as contradicting,
+    as the extractor serves it: only where the change head's `change` (None: no head or no
+    vector, so no reading) reaches `gate`, and against at most `limit` older facts, events and
+    open loops, those sharing most words with `text` first."""
+    if change is None or change < gate:
+        return ()
+    pairable = [(ref, content) for ref, content, kind in older if kind in PAIRED_TYPES]
+    return read_contradictions(text, most_related(text, pairable, limit), reader, likely=likely)
