@@ -84,7 +84,7 @@ def test_the_reader_runs_only_where_the_change_head_passes_the_gate() -> None:
     gate = DEFAULT_STRUCTURED.pair_gate
     passing, short = Table({TRIP.content: 0.99}), Table({TRIP.content: 0.99})
     assert _contradicted(passing, gate + 0.01, [TRIP, JOB]) == {"trip"}
-    assert passing.read == 2  # both older memories (pair_memories is at least 2), in one call
+    assert passing.read == min(DEFAULT_STRUCTURED.pair_memories, 2)
     assert _contradicted(short, gate - 0.01, [TRIP, JOB]) == set()
     assert short.read == 0
     # No change head, or no vector of the message: the gate cannot be read, nothing is.
