@@ -1,7 +1,7 @@
 """How often the contradiction rules fire on memories a message has nothing to do with (issue 34).
 
     .venv/bin/python scripts/eval_contradiction_distractors.py [--split train|dev] [--writers a,b]
-        [--rules-only | --no-pair-reader]
+        [--rules-only | --with-pair-reader]
 
 `scripts/eval_extraction.py` scores contradictions only against each message's labelled `recent`
 memories, which are nearly always on the message's topic: a rule that contradicts whatever it is
@@ -13,12 +13,12 @@ may truly be: the figure is an upper bound on false contradictions). As shipped,
 says a plan changed is also matched to the closest upcoming occasion by the e5 embeddings
 (`StructuredConfig.occasion_match`), and where no rule hit, a change the change head is sure of
 to the closest memory holding its slot (`change_likely`, `change_match`), and the contradiction
-reader reads the message against the memories it would be served (`pairs.paired_contradictions`:
-the change head's gate, `pair_memories`, `pair_likely`); `--no-pair-reader` leaves the reader
-out, `--rules-only` the embedder, the head and the reader (ablations; seconds instead of
-minutes). Prints precision
-and recall on the labelled pairs and how many
-distractors were contradicted; writes nothing.
+reader, where the settings turn it on (`StructuredConfig.pair_reader`, off as shipped) or
+`--with-pair-reader` does, reads the message against the memories it would be served
+(`pairs.paired_contradictions`: the change head's gate, `pair_memories`, `pair_likely`);
+`--rules-only` leaves the embedder and the head out (ablations; seconds instead of minutes).
+Prints precision and recall on the labelled pairs and how many distractors were contradicted;
+writes nothing.
 """
 
 from __future__ import annotations
@@ -133,7 +133,9 @@ def main(argv: list[str] | None = None) -> int:
         help="no embeddings, no change head, no contradiction reader (ablation)",
     )
     parser.add_argument(
-        "--no-pair-reader", action="store_true", help="without the contradiction reader (ablation)"
+        "--with-pair-reader",
+        action="store_true",
+        help="with the contradiction reader, off as shipped (ablation)",
     )
     args = parser.parse_args(argv)
     writers = {w for w in args.writers.split(",") if w}
@@ -147,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
         (None, None, None) if args.rules_only else _similarity(rows, distractors)
     )
     reader = None
-    if not (args.rules_only or args.no_pair_reader):
+    if not args.rules_only and (args.with_pair_reader or DEFAULT_STRUCTURED.pair_reader):
         from selfimprint.adapters.contradiction_reader import contradiction_reader_for
         from selfimprint.adapters.type_reader import E5_MODEL_ID
 

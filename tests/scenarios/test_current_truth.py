@@ -176,7 +176,7 @@ async def _trip_after_it_is_canned(life: Life) -> tuple[dict[str, Any], datetime
     return _one(await life.memories(), "shack at Yallingup"), life.clock.now
 
 
-async def test_a_plan_called_off_in_words_no_rule_holds_ends_the_plan(
+async def test_with_the_reader_on_a_plan_called_off_in_other_words_ends(
     stack_settings: Settings, tenant_key: str
 ) -> None:
     """Issue 34, the contradiction reader: "yallingup got canned" says no rule's words and the
@@ -186,8 +186,12 @@ async def test_a_plan_called_off_in_words_no_rule_holds_ends_the_plan(
     swell forecast for the same trip (the change head gives it no change, 0.00 < `pair_gate`;
     the reader alone would give 0.61 < `pair_likely`) leaves it current. Rule removed
     (`pair_reader` off: the rules and the change head alone), the trip stays current after it
-    is canned."""
-    async with a_life(stack_settings, tenant_key, extraction=ExtractionMode.STRUCTURED) as life:
+    is canned. The reader is off as shipped (`StructuredConfig.pair_reader`): this is what an
+    operator who turns it on gets."""
+    with_reader = DEFAULT_STRUCTURED.model_copy(update={"pair_reader": True})
+    async with a_life(
+        stack_settings, tenant_key, extraction=ExtractionMode.STRUCTURED, structured=with_reader
+    ) as life:
         trip, canned_said = await _trip_after_it_is_canned(life)
         assert trip["valid_until"] is not None, trip
         ended = datetime.fromisoformat(trip["valid_until"])

@@ -154,7 +154,11 @@ class StructuredConfig(BaseModel):
     # unlabelled memories ended); reading 2 memories adds 2 right for 132 more wrong, and 0.9
     # adds next to nothing (`scripts/train_contradiction_reader.py --folds 5`; docs/decisions.md,
     # "A reader of the memory and the message together, shipped"). ~10 ms a pair on one core.
-    pair_reader: bool = True  # False: the rules and the change head alone (not loaded nor run)
+    # Off by default: on LoCoMo's two-friend conversations every ending it added was wrong
+    # ("Hey Mel! Long time no talk!" ending the last greeting; text recall @400 0.655 -> 0.650),
+    # and on the fourteenth test writers it ended six labelled memories rightly for five wrongly.
+    # True loads and runs it (an operator's choice, in the tuning file).
+    pair_reader: bool = False
     pair_gate: float = Field(0.2, ge=0.0, le=1.0)
     pair_likely: float = Field(0.8, ge=0.0, le=1.0)
     pair_memories: int = Field(1, ge=1)
