@@ -153,7 +153,7 @@ class StructuredConfig(BaseModel):
     # pairs (rules alone 0.788 at 0.943, 0.757 at 0.933), 81 right for 40 wrong (18 of them
     # unlabelled memories ended); reading 2 memories adds 2 right for 132 more wrong, and 0.9
     # adds next to nothing (`scripts/train_contradiction_reader.py --folds 5`; docs/decisions.md,
-    # "A reader of the memory and the message together, shipped"). ~10 ms a pair on one core.
+    # "A reader of the memory and the message together, built and left off"). ~10 ms a pair on one core.
     # Off by default: on LoCoMo's two-friend conversations every ending it added was wrong
     # ("Hey Mel! Long time no talk!" ending the last greeting; text recall @400 0.655 -> 0.650),
     # and on the fourteenth test writers it ended six labelled memories rightly for five wrongly.
