@@ -395,7 +395,7 @@ def personas(args: argparse.Namespace) -> int:
         args.type_reader,
         args.head_share,
         args.pair_reader,
-        args.with_pair_reader or args.pair_reader is not None,
+        args.with_pair_reader or args.pair_reader is not None or DEFAULT_STRUCTURED.pair_reader,
     )
     writers = sorted({r.persona for r in rows})
     text = report(tallies, f"personas {args.split}", timing)
@@ -508,7 +508,9 @@ def main(argv: list[str] | None = None) -> int:
         type_reader=args.type_reader,
         head_share=args.head_share,
         pair_reader=args.pair_reader,
-        pairs=args.with_pair_reader or args.pair_reader is not None,
+        pairs=args.with_pair_reader
+        or args.pair_reader is not None
+        or DEFAULT_STRUCTURED.pair_reader,
     )
     shipped = (
         args.reader == "shipped"

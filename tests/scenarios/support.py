@@ -209,7 +209,8 @@ async def a_life(
     real embedder and a scripted sleep LLM), the API in process with the server's clock, and a
     new user on it. `model_stance`: full sleeps ask the sleep LLM for hypothesis evidence, as a
     deployment whose extraction runs on the model server does (`Settings.model_stance`);
-    `structured`: the structured extractor's settings (a rule switched off, to show it acts)."""
+    `structured`: the structured extractor's settings (a rule switched on or off, to show it
+    acts)."""
     settings = _queues(stack_settings).model_copy(update={"tuning_file": tuning_file})
     if model_stance:
         # The user's lifecycle takes the flag from the API's settings; the gpu queue's

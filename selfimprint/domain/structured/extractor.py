@@ -153,8 +153,8 @@ class StructuredConfig(BaseModel):
     # pairs (rules alone 0.788 at 0.943, 0.757 at 0.933), 81 right for 40 wrong (18 of them
     # unlabelled memories ended); reading 2 memories adds 2 right for 132 more wrong, and 0.9
     # adds next to nothing (`scripts/train_contradiction_reader.py --folds 5`; docs/decisions.md,
-    # "A reader of the memory and the message together, built and left off"). ~10 ms a pair on one core.
-    # Off by default: on LoCoMo's two-friend conversations every ending it added was wrong
+    # "A reader of the memory and the message together, built and left off"). ~10 ms a pair on
+    # one core. Off by default: on LoCoMo's two-friend conversations every ending it added was wrong
     # ("Hey Mel! Long time no talk!" ending the last greeting; text recall @400 0.655 -> 0.650),
     # and on the fourteenth test writers it ended six labelled memories rightly for five wrongly.
     # True loads and runs it (an operator's choice, in the tuning file).
@@ -162,6 +162,8 @@ class StructuredConfig(BaseModel):
     pair_gate: float = Field(0.2, ge=0.0, le=1.0)
     pair_likely: float = Field(0.8, ge=0.0, le=1.0)
     pair_memories: int = Field(1, ge=1)
+    # How much a new memory of each type, and a dated event, weighs at first (project choices,
+    # `_default_importance`).
     importance: Mapping[CandidateType, float] = Field(default_factory=_default_importance)
     dated_event_importance: float = Field(0.7, ge=0.0, le=1.0)
     # A cause (or an "after") names the latest memory holding at least this share of its
