@@ -20,7 +20,6 @@ import zipfile
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from functools import cache
-from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -33,6 +32,7 @@ from selfimprint.adapters.type_reader import (
     mean_pool,
     merged_layer,
     read_artefact,
+    shipped_data,
 )
 from selfimprint.logging import get_logger
 
@@ -145,7 +145,7 @@ def load_contradiction_reader(path: Path, weights: E5Weights) -> E5Contradiction
 
 
 def shipped_pair_reader_path() -> Path:
-    return Path(str(resources.files("selfimprint.adapters") / "data" / PAIR_FILE))
+    return shipped_data(PAIR_FILE)
 
 
 @cache

@@ -243,8 +243,13 @@ def load_reader(path: Path, weights: E5Weights, names: NameHead | None = None) -
     return E5TypeReader(weights, meta, tuned, heads, names)
 
 
+def shipped_data(name: str) -> Path:
+    """A file shipped in the package's `adapters/data` (the readers' artefacts)."""
+    return Path(str(resources.files("selfimprint.adapters") / "data" / name))
+
+
 def shipped_reader_path() -> Path:
-    return Path(str(resources.files("selfimprint.adapters") / "data" / READER_FILE))
+    return shipped_data(READER_FILE)
 
 
 @cache
