@@ -134,6 +134,12 @@ class Timing:
         return self.total_s * scale, self.extraction_s * scale, self.dates_s * scale
 
 
+def _who(name: str) -> str:
+    """A name as the scorer compares it: in any case, and with "ё" as "е" (Russian writes
+    "Артем" for "Артём" as often as not; the labels spell the "ё", chat seldom does)."""
+    return name.casefold().replace("ё", "е")
+
+
 def _misses(
     row: Labelled,
     main_type: str,
@@ -151,12 +157,12 @@ def _misses(
         miss("type", row.type, main_type)
     if got_dates != row.dates:
         miss(f"dates (sent {row.sent_at:%a %Y-%m-%d})", sorted(row.dates), sorted(got_dates))
-    got_people = sorted({p.casefold() for c in answer.candidates for p in c.people})
-    if got_people != sorted({p.name.casefold() for p in row.people}):
+    got_people = sorted({_who(p) for c in answer.candidates for p in c.people})
+    if got_people != sorted({_who(p.name) for p in row.people}):
         miss("people", [p.name for p in row.people], got_people)
     for person in row.people:
-        if person.name.casefold() in read and read[person.name.casefold()] != person.relation:
-            miss(f"relation of {person.name}", person.relation, read[person.name.casefold()])
+        if _who(person.name) in read and read[_who(person.name)] != person.relation:
+            miss(f"relation of {person.name}", person.relation, read[_who(person.name)])
     got_cause = any(e.type is EdgeType.CAUSED_BY for e in answer.edges)
     if got_cause != row.cause:
         miss("cause", row.cause, got_cause)
@@ -252,7 +258,7 @@ def score(
         got_type = main.type.value if main else NONE
         # Who each is to the user, as the extractor reads it (a person memory says it).
         read_relations = {
-            m.name.casefold(): m.relation
+            _who(m.name): m.relation
             for m in find_people(
                 row.text, language_cues, **name_readings(head, row.text, vectors.get(row.text))
             )
@@ -279,13 +285,13 @@ def score(
             else:
                 tally.undated += 1
                 tally.dates_invented += bool(got_dates)
-            got_people = {p.casefold() for c in answer.candidates for p in c.people}
-            want_people = {p.name.casefold() for p in row.people}
+            got_people = {_who(p) for c in answer.candidates for p in c.people}
+            want_people = {_who(p.name) for p in row.people}
             tally.people_tp += len(got_people & want_people)
             tally.people_fp += len(got_people - want_people)
             tally.people_fn += len(want_people - got_people)
             for person in row.people:
-                got_relation = read_relations.get(person.name.casefold())
+                got_relation = read_relations.get(_who(person.name))
                 if person.relation:
                     tally.relation_labelled += 1
                     tally.relation_right += got_relation == person.relation

@@ -1525,3 +1525,42 @@ def test_review_guards_for_relations_read_from_the_twelfth_writers(
     text: str, language: str, expected: dict[str, str | None]
 ) -> None:
     assert _people(text, language) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "likely", "expected"),
+    [
+        # Issue 34: kin words of the languages users' families speak are relation words, never
+        # names, even where the reader of words takes them for one ("amma", "appa": 0.93-0.99)
+        # ...
+        ("amma is acting like I joined a cult", {"amma"}, {}),
+        ("appa says hes busy on the 21st", {"appa"}, {}),
+        ("dadi's got a cardiology appt next thursday", {"dadi"}, {}),
+        # ... and say who the name beside them is.
+        ("my akka priya is visiting", {"priya"}, {"Priya": "sister"}),
+        ("my masi priyanka is the chef of our family", {"priyanka"}, {"Priyanka": "aunt"}),
+        ("my kuya nonoy has been in Dubai 8 years", {"nonoy"}, {"Nonoy": "brother"}),
+        # A name that is also someone's kin word elsewhere stays a name.
+        ("lola is coming over tomorrow", {"lola"}, {"Lola": None}),
+    ],
+)  # fmt: skip
+def test_kin_words_of_other_languages(
+    text: str, likely: set[str], expected: dict[str, str | None]
+) -> None:
+    found = find_people(text, cues("en"), likely=likely)
+    assert {m.name: m.relation for m in found} == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # Issue 34, the labelling guide's rule 8: a fiancé(e) is a partner, a thesis supervisor
+        # or a choirmaster a teacher.
+        ("невеста моя Катя приехала", {"Катя": "partner"}),
+        ("мой жених Олег уехал в Казань", {"Олег": "partner"}),
+        ("научник Игорь Палыч сказал амбициозно", {"Игорь Палыч": "teacher"}),
+        ("хормейстер наша Галина Васильевна гоняла альтов", {"Галина Васильевна": "teacher"}),
+    ],
+)  # fmt: skip
+def test_relations_the_list_has_no_word_for(text: str, expected: dict[str, str | None]) -> None:
+    assert _people(text, "ru") == expected
