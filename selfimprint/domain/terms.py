@@ -108,6 +108,11 @@ def _is_number(word: str) -> bool:
     return any(c.isdigit() for c in word) or word in _NUMBER_WORDS or bool(_NUMBER_STEM.match(word))
 
 
+def same_speaker(first: str, second: str) -> bool:
+    """Whether two statements carry the same transcript label, or neither carries one."""
+    return read(first).speaker == read(second).speaker
+
+
 @lru_cache(maxsize=4096)
 def read(text: str) -> Reading:
     speaker = None

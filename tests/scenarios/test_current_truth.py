@@ -202,3 +202,25 @@ async def test_with_the_reader_on_a_plan_called_off_in_other_words_ends(
     ) as life:
         trip, _ = await _trip_after_it_is_canned(life)
         assert trip["valid_until"] is None, trip
+
+
+async def test_a_transcript_line_never_ends_another_speakers(
+    stack_settings: Settings, tenant_key: str
+) -> None:
+    """Issue 34: in a transcript of two people (an imported chat, LoCoMo's conversations),
+    Caroline leaving Initech ends nothing Melanie said, while Melanie leaving it ends her own
+    line. Rule removed (contradictions across speaker labels kept), Melanie's job ends when
+    Caroline quits."""
+    async with a_life(stack_settings, tenant_key, extraction=ExtractionMode.STRUCTURED) as life:
+        await life.say(f"Melanie: {JOB}")
+        await life.days_pass(2)
+        await life.say(f"Caroline: {QUIT}")
+        await life.days_pass(2)
+        memories = await life.memories()
+        melanie = _one(memories, "Melanie: I work as an engineer")
+        assert melanie["valid_until"] is None, melanie
+
+        await life.say(f"Melanie: {QUIT}")
+        memories = await life.memories()
+        melanie = _one(memories, "Melanie: I work as an engineer")
+        assert melanie["valid_until"] is not None, melanie

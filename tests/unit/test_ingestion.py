@@ -560,6 +560,27 @@ def test_contradicting_unknown_memories_changes_nothing() -> None:
     assert result.dropped_edges[0].type is EdgeType.CONTRADICTS
 
 
+@pytest.mark.parametrize(
+    ("older", "newer", "ends"),
+    [
+        ("Melanie: I work at TechCorp.", "Caroline: I quit TechCorp.", False),
+        ("Melanie: I work at TechCorp.", "Melanie: I quit TechCorp.", True),
+        ("Melanie: I work at TechCorp.", "I quit TechCorp.", False),
+        ("I work at TechCorp.", "I quit TechCorp.", True),
+    ],
+)
+def test_a_line_never_contradicts_another_speakers(older: str, newer: str, ends: bool) -> None:
+    """Issue 34: whichever extractor proposes it, a contradiction between two speakers' lines
+    is dropped with its reason, and the older line keeps its weight."""
+    old = stored("m-techcorp", content=older)
+    result = plan(
+        extraction(memory(content=newer, contradicts_memory_ids=("m-techcorp",))), recent=[old]
+    )
+    assert bool(result.contradictions) is ends and bool(result.downweights) is ends
+    dropped = [d.reason for d in result.dropped_edges if d.type is EdgeType.CONTRADICTS]
+    assert dropped == ([] if ends else [EdgeDropReason.OTHER_SPEAKER])
+
+
 # --- rejections -------------------------------------------------------------------------------
 
 

@@ -3,7 +3,11 @@ older one, an unresolved tension, and, when the older memory predates the batch 
 pinned, the loss of part of its effective weight, a challenge to its belief (observed evidence
 against it: the user's own later statement, under the newer memory's message id, so
 `challenged_at` moves and its confidence drops; the epistemic-memory article, component 6), and
-the end of its validity when the newer was said (issue 33: kept as history, shown as past)."""
+the end of its validity when the newer was said (issue 33: kept as history, shown as past).
+
+Two lines of a transcript labelled with different speakers ("Melanie: ..." and "Caroline: ...")
+never contradict each other, whoever proposed it: one person's news does not end another's
+(the rule restatement applies to merging, `domain.restatement`)."""
 
 from __future__ import annotations
 
@@ -13,9 +17,15 @@ from selfimprint.domain.belief import Evidence, EvidenceStream
 from selfimprint.domain.decay import expires_at, node_coefficient, node_effective_weight
 from selfimprint.domain.ingestion.draft import PlanDraft
 from selfimprint.domain.ingestion.identity import tension_id
-from selfimprint.domain.ingestion.plan import Downweight, PlannedContradiction
+from selfimprint.domain.ingestion.plan import (
+    Downweight,
+    DroppedEdge,
+    EdgeDropReason,
+    PlannedContradiction,
+)
 from selfimprint.domain.models import Edge, EdgeType, Node, Tension
 from selfimprint.domain.permanence import with_evidence
+from selfimprint.domain.terms import same_speaker
 
 
 def _known_node(draft: PlanDraft, node_id: str) -> Node:
@@ -33,6 +43,16 @@ def plan_contradictions(
         if pair in planned:
             continue
         a, b = _known_node(draft, first), _known_node(draft, second)
+        if not same_speaker(a.content, b.content):
+            draft.dropped.append(
+                DroppedEdge(
+                    source_ref=first,
+                    target_ref=second,
+                    type=EdgeType.CONTRADICTS,
+                    reason=EdgeDropReason.OTHER_SPEAKER,
+                )
+            )
+            continue
         # The edge points from the newer statement to the one it contradicts.
         newer, older = (a, b) if (b.created_at, b.id) <= (a.created_at, a.id) else (b, a)
         edge = Edge(

@@ -47,6 +47,8 @@ class Rejection(_Value):
 class EdgeDropReason(StrEnum):
     UNKNOWN_REF = "unknown_ref"
     SELF_LOOP = "self_loop"
+    # A contradiction between lines two different speakers said (`ingestion.contradictions`).
+    OTHER_SPEAKER = "other_speaker"
 
 
 class DroppedEdge(_Value):

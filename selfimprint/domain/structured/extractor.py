@@ -51,7 +51,7 @@ from selfimprint.domain.structured.people import PersonMention, find_people, org
 from selfimprint.domain.structured.slots import contradicted, is_occasion, memory_slot
 from selfimprint.domain.structured.slots_model import Slot
 from selfimprint.domain.structured.topics import topic_runs
-from selfimprint.domain.terms import FUNCTION_WORDS, LABEL, read
+from selfimprint.domain.terms import FUNCTION_WORDS, LABEL, read, same_speaker
 from selfimprint.domain.verbatim_extraction import pieces
 
 _TYPES = tuple(t.value for t in CandidateType)
@@ -565,6 +565,7 @@ def structured_extraction(
                     reading = news
                     break
         said_before = [(ref, text) for message, ref, text in said if message != piece.message.id]
+        spoken = piece.message.text
         vector = vectors.get(piece.text)
 
         def similar(content: str, vector: Sequence[float] | None = vector) -> float | None:
@@ -573,10 +574,13 @@ def structured_extraction(
                 return None
             return (_cosine(vector, other) - similarity_floor) / (1.0 - similarity_floor)
 
+        # A transcript's line never ends another speaker's (`ingestion.contradictions`): only
+        # the same speaker's lines are read, so the reader's one pick is one of them.
+        own = [(ref, said) for ref, said in older + said_before if same_speaker(spoken, said)]
         contradicts = list(
             contradicted(
                 piece.text,
-                older + said_before,
+                own,
                 piece.cues,
                 similar=similar,
                 min_similar=config.occasion_match,
@@ -587,7 +591,7 @@ def structured_extraction(
         if pairs is not None:
             paired = paired_contradictions(
                 piece.text,
-                typed_older,
+                [m for m in typed_older if same_speaker(spoken, m[1])],
                 pairs,
                 change=changes.change_odds(vector) if changes and vector else None,
                 gate=config.pair_gate,
