@@ -1278,6 +1278,12 @@ def test_russian_relations_said_beside_the_name_in_its_case(
         # ... not a word its base is no name of, nor a known word with its soft sign dropped.
         ("зарплатку опять задержали", {}),
         ("в сумке валерянка и помада", {}),
+        # ... and so is a "-ха" one ("илюха": Илья's; "натаха": Наташа's), but not a word
+        # whose base is no name.
+        ("илюха огэ по математике послезавтра сдает", {"Илюха": None}),
+        ("квартиру им с илюхой оставил", {"Илюха": None}),
+        ("посидели с натахой и колюхой", {"Натаха": None, "Колюха": None}),
+        ("вот непруха так непруха", {}),
     ],
 )  # fmt: skip
 def test_russian_diminutives_the_dictionary_lacks(
@@ -1564,3 +1570,39 @@ def test_kin_words_of_other_languages(
 )  # fmt: skip
 def test_relations_the_list_has_no_word_for(text: str, expected: dict[str, str | None]) -> None:
     assert _people(text, "ru") == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # Issue 34: a lowercase name that is also a town's is the person, unless a preposition
+        # of place stands before it or the town outweighs the name.
+        ("посидели сегодня с артёмом в кафешке", {"Артём": None}),
+        ("заскочу к артему в общагу", {"Артем": None}),
+        ("летим в астану в пятницу", {}),
+        ("вернулся из караганды", {}),
+    ],
+)  # fmt: skip
+def test_a_lowercase_name_that_is_also_a_town(text: str, expected: dict[str, str | None]) -> None:
+    assert _people(text, "ru") == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "likely", "expected"),
+    [
+        # Issue 34: a name and an age opening a sentence introduce the user, not someone else
+        # ...
+        ("right quick intro. shauna, 34, staff nurse, nights", "en", {"shauna"}, {}),
+        ("ok so you know who you talking to. Desmond Campbell, 58, born in Kingston", "en",
+         set(), {}),
+        ("Лев, 22, учусь на архитектора", "ru", set(), {}),
+        # ... unless the sentence goes on to say what the person is, or who they are to the user.
+        ("Tom, 34, is a plumber", "en", set(), {"Tom": None}),
+        ("my brother Tom, 34, still lives with mum", "en", set(), {"Tom": "brother"}),
+    ],
+)  # fmt: skip
+def test_a_name_and_an_age_introduce_the_user(
+    text: str, language: str, likely: set[str], expected: dict[str, str | None]
+) -> None:
+    found = find_people(text, cues(language), likely=likely)
+    assert {m.name: m.relation for m in found} == expected

@@ -595,6 +595,12 @@ _SELF_INTRO = re.compile(
     r"|(?:^|[\s,.!?])(?:я|меня зовут|зовут меня))\s*$",
     re.IGNORECASE,
 )
+# A name, then the age, opening a sentence: how users introduce themselves ("Desmond Campbell,
+# 58, born and raised in Kingston"; "Лев, 22, архитектор").
+_INTRO_AGE = re.compile(
+    r",\s*\d{1,2}\s*(?:y/?o\s*|лет\s*|года?\s*)?[,.;:](?!\s*(?:is|was|has|had|это)\b)",
+    re.IGNORECASE,
+)
 # A pet's name: "a beagle named Buster", "кот Бублик", "my dog, Rex".
 _PET_BEFORE = re.compile(
     r"\b(?:dog|cat|puppy|kitten|beagle|labrador|terrier|poodle|spaniel|retriever|bulldog|pug|"
@@ -616,6 +622,12 @@ def _own_name(text: str, mention: PersonMention) -> bool:
         return False
     if _SIGN_OFF.match(text, mention.end) and SENTENCE_START.search(text[: mention.start]):
         return True  # "Happy Hogmanay! Bea x": the user signing off
+    if (
+        mention.relation is None
+        and _INTRO_AGE.match(text, mention.end)
+        and SENTENCE_START.search(text[: mention.start])
+    ):
+        return True  # "quick intro. shauna, 34, staff nurse": a name and an age open a bio
     return bool(_SELF_INTRO.search(text[: mention.start]))
 
 

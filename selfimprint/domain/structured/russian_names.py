@@ -162,6 +162,10 @@ RU_NOT_NAMES = frozenset(
 )
 
 
+# Prepositions a place follows far more often than a person: "в астану", "из караганды".
+PLACE_PREPOSITIONS = frozenset({"в", "во", "на", "из", "до"})
+
+
 def lowercase_first_name(word: str, morph: Any, before: str = "") -> str | None:
     """A first name typed in lowercase ("с олей", "даник", "камила"; "мишка" no: a teddy bear
     first), or None. The dictionary's readings of the word as a name must weigh at least half
@@ -171,9 +175,16 @@ def lowercase_first_name(word: str, morph: Any, before: str = "") -> str | None:
     if len(word) < 3 or not morph.word_is_known(word):
         return None
     parses = morph.parse(word)
-    if any(("Geox" in p.tag or p.tag.POS in VERBS) and p.score >= 0.25 for p in parses):
+    if any(p.tag.POS in VERBS and p.score >= 0.25 for p in parses):
         return None
     names = [p for p in parses if "Name" in p.tag]
+    place = sum(float(p.score) for p in parses if "Geox" in p.tag)
+    if place >= 0.25 and (
+        place > sum(float(p.score) for p in names) or before.casefold() in PLACE_PREPOSITIONS
+    ):
+        # "в астану" is the city; "к артему", "с артёмом" are Артём, whose readings as a town
+        # weigh no more than those as a man's name.
+        return None
     if sum(float(p.score) for p in names) < RU_NAME_SHARE:
         return None
     if common_noun_weight(parses) > name_weight(names):
@@ -390,6 +401,34 @@ def diminutive_of_a_name(word: str, morph: Any) -> str | None:
             for p in morph.parse(base)
         ):
             return f"{stem}{soft}ка".capitalize()
+    return None
+
+
+# A name's "-ха" diminutive in any case: "илюха", "илюху", "натахой", "колюхе", "миха".
+NAME_HA = re.compile(r"^(\w{2,}?)х(?:а|и|е|у|ой|ою)$")
+
+
+def ha_diminutive(word: str, morph: Any) -> str | None:
+    """A word the dictionary does not hold that is a known first name's "-ха" diminutive, in
+    its "-ха" form ("илюху" -> Илюха, of Илья; "колюхе" -> Колюха, of Коля; "натахой" ->
+    Натаха, of Наташа; "миха", of Миша), or None: the name it is made of must be a first name
+    in the dictionary, so "непруха" or a typo is no one. Chat's everyday way to name a friend or
+    a son ("илюха младший мой"); the dictionary holds only a few ("андрюха", "лёха")."""
+    folded = word.casefold()
+    match = NAME_HA.match(folded)
+    if match is None or morph.word_is_known(folded):
+        return None
+    before = match.group(1)
+    stem = before[:-1] if before[-1] in "юуёе" else before
+    for base in (stem + "ья", stem + "я", stem + "а", stem + "ей", stem, before + "ша"):
+        if morph.word_is_known(base) and any(
+            "Name" in p.tag
+            and p.tag.case == "nomn"
+            and "sing" in p.tag
+            and str(p.normal_form).replace("ё", "е") == base.replace("ё", "е")
+            for p in morph.parse(base)
+        ):
+            return f"{before}ха".capitalize()
     return None
 
 

@@ -89,6 +89,7 @@ def russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Person
                 or ru.lowercase_surname(word.casefold(), morph)
                 or ru.name_before_its_verb(word.casefold(), tokens, i, morph)
                 or ru.diminutive_of_a_name(word, morph)
+                or ru.ha_diminutive(word, morph)
             )
             if name is None:
                 continue
@@ -107,6 +108,7 @@ def russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Person
             name = (
                 owner
                 or ru.diminutive_of_a_name(word, morph)
+                or ru.ha_diminutive(word, morph)
                 or ru.first_name(
                     word,
                     morph,
