@@ -1606,3 +1606,18 @@ def test_a_name_and_an_age_introduce_the_user(
 ) -> None:
     found = find_people(text, cues(language), likely=likely)
     assert {m.name: m.relation for m in found} == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # Issue 34: a lowercase surname is a woman's where a verb in the feminine past follows
+        # it, else the masculine form the dictionary gives.
+        ("зайцева сказала с моими таблетками нельзя", {"Зайцева": None}),
+        ("врачиха зайцева направила на мрт", {"Зайцева": "doctor"}),
+        ("у шилова день рождения", {"Шилов": None}),
+        ("шилов на претензию молчит", {"Шилов": None}),
+    ],
+)  # fmt: skip
+def test_a_lowercase_womans_surname(text: str, expected: dict[str, str | None]) -> None:
+    assert _people(text, "ru") == expected
