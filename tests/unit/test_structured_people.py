@@ -1621,3 +1621,19 @@ def test_a_name_and_an_age_introduce_the_user(
 )  # fmt: skip
 def test_a_lowercase_womans_surname(text: str, expected: dict[str, str | None]) -> None:
     assert _people(text, "ru") == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # Issue 34: "Sister" or "Brother" typed capitalised with no "my" before it is a
+        # congregation's title, not kin ...
+        ("told Sister Beverly yday and she take it hard", {"Beverly": None}),
+        ("Brother Femi our choir master is strict", {"Femi": None}),
+        # ... where "my" before it keeps the kin word.
+        ("my big Sister Amy is coming", {"Amy": "sister"}),
+        ("my sister Amy is coming", {"Amy": "sister"}),
+    ],
+)  # fmt: skip
+def test_a_church_title_is_not_kin(text: str, expected: dict[str, str | None]) -> None:
+    assert _people(text) == expected

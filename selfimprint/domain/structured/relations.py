@@ -231,6 +231,15 @@ def _a_guy(tokens: list[Token], at: int, index: int) -> bool:
     return at == 0 or tokens[at - 1].text.casefold() not in _OWNED_PARTNER
 
 
+def _church_title(tokens: list[Token], at: int) -> bool:
+    """ "Sister" or "Brother" typed capitalised, with no possessive in the three words before it
+    ("my big Sister Amy" is kin): a title."""
+    if tokens[at].text not in ("Sister", "Brother"):
+        return False
+    owners = ("my", "our", "his", "her", "their")
+    return not any(t.text.casefold() in owners for t in tokens[max(at - 3, 0) : at])
+
+
 def relation_near(
     text: str, tokens: list[Token], index: int, relation_of: Any
 ) -> tuple[str | None, int, int]:
@@ -319,6 +328,10 @@ def relation_near(
             relation = None  # "брат Глеба": Gleb's brother, not Gleb (the cases differ)
         if relation and _a_guy(tokens, before, index):
             # "парень Ираклий из клуба": a guy, no one's boyfriend (nor is the word said apart).
+            return None, tokens[before].start, name.end
+        if relation and _church_title(tokens, before):
+            # "told Sister Beverly yday", "Brother Femi our choir master": a congregation's
+            # title, kin to no one (the train writers label all four so typed null).
             return None, tokens[before].start, name.end
         if relation:
             return qualified(relation, tokens, before), tokens[before].start, name.end
