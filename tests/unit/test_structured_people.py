@@ -1637,3 +1637,19 @@ def test_a_lowercase_womans_surname(text: str, expected: dict[str, str | None]) 
 )  # fmt: skip
 def test_a_church_title_is_not_kin(text: str, expected: dict[str, str | None]) -> None:
     assert _people(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # Issue 34: a shouted name and patronymic are one person; a first name before a
+        # woman's patronymic is read as hers.
+        ("АНДРЕЙ НИКОЛАЕВИЧ уже намекает со следующего года", {"Андрей Николаевич": None}),
+        ("написала Галине Васильевне что из хора ухожу", {"Галина Васильевна": None}),
+        ("вчера мне выдал: Евгения Петровна, нужен словесник", {"Евгения Петровна": None}),
+    ],
+)  # fmt: skip
+def test_shouted_patronymics_and_womens_first_names(
+    text: str, expected: dict[str, str | None]
+) -> None:
+    assert _people(text, "ru") == expected

@@ -471,13 +471,23 @@ def owner(word: str, morph: Any, noun: str = "") -> str | None:
 
 
 def patronymic(word: str, morph: Any) -> str | None:
-    """A patronymic's nominative ("Викторовны", "петровной" -> "Викторовна", "Петровна")."""
-    if not (CAPITALISED.match(word) or word.islower()):
+    """A patronymic's nominative ("Викторовны", "петровной", "НИКОЛАЕВИЧ" -> "Викторовна",
+    "Петровна", "Николаевич")."""
+    if not (CAPITALISED.match(word) or word.islower() or (word.isupper() and len(word) > 2)):
         return None
-    for parse in morph.parse(word):
+    for parse in morph.parse(word.casefold()):
         if "Patr" in parse.tag:
             nominative = parse.inflect({"Nom"})  # natasha takes UD feature names
             return str((nominative or parse).word).capitalize()
+    return None
+
+
+def womans_first_name(word: str, morph: Any) -> str | None:
+    """A first name read as a woman's, before a woman's patronymic ("Евгения Петровна", not
+    Евгений's genitive; "Галине Васильевне": Галина)."""
+    for parse in morph.parse(word.casefold()):
+        if "Name" in parse.tag and "femn" in parse.tag and "sing" in parse.tag:
+            return str(parse.normal_form).capitalize()
     return None
 
 

@@ -170,6 +170,8 @@ def russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Person
         if owner is None and i + 1 < len(tokens):
             patronymic = ru.patronymic(tokens[i + 1].text, morph)
             if patronymic:
+                if patronymic.endswith("на"):  # Петровна, Ильинична: hers, so is the name
+                    full = ru.womans_first_name(word, morph) or full
                 full, end, after = f"{full} {patronymic}", max(end, tokens[i + 1].end), i + 2
                 joined.add(i + 1)
                 if relation is None:  # "Ирина Михайловна, наша начальница": after the full name
