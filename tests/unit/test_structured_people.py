@@ -1653,3 +1653,19 @@ def test_shouted_patronymics_and_womens_first_names(
     text: str, expected: dict[str, str | None]
 ) -> None:
     assert _people(text, "ru") == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # Issue 34: a capitalised "Miss" before a name is a title, the relation word before it
+        # says who she is ...
+        ("mi mada Miss Icilda 83 years old", {"Icilda": "mother"}),
+        ("my mum Miss Icilda is 83", {"Icilda": "mother"}),
+        # ... while the verb leaves the name alone.
+        ("i miss Tom so much", {"Tom": None}),
+    ],
+)  # fmt: skip
+def test_miss_is_a_title_before_a_name(text: str, expected: dict[str, str | None]) -> None:
+    found = find_people(text, cues("en"), likely={"icilda", "tom"})
+    assert {m.name: m.relation for m in found} == expected

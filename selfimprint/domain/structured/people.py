@@ -460,6 +460,8 @@ def _english(
             continue  # "Merry Christmas", "Christmas Eve", "happy valentines"
         if key in _PLACE_NOUNS and i and CAPITALISED.match(tokens[i - 1].text):
             continue  # "Myrtle Beach"
+        if word == "Miss" and i + 1 < len(tokens) and CAPITALISED.match(tokens[i + 1].text):
+            continue  # "my mum Miss Icilda": a title, the name follows it
         before, after = text[: token.start], text[token.end :]
         at_start = bool(SENTENCE_START.search(before))
         greeted = _greeted(text, tokens, i)

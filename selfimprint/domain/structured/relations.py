@@ -249,7 +249,9 @@ def relation_near(
     name = tokens[index]
     before = index - 1
     doctor = False  # "Dr Mackay phoned": a doctor, unless a word beside says who else
-    while before >= 0 and tokens[before].text.casefold() in TITLES:
+    while before >= 0 and (
+        tokens[before].text.casefold() in TITLES or tokens[before].text == "Miss"
+    ):
         title = relation_of(tokens[before].text)
         if title:
             return title, tokens[before].start, name.end
