@@ -1669,3 +1669,12 @@ def test_shouted_patronymics_and_womens_first_names(
 def test_miss_is_a_title_before_a_name(text: str, expected: dict[str, str | None]) -> None:
     found = find_people(text, cues("en"), likely={"icilda", "tom"})
     assert {m.name: m.relation for m in found} == expected
+
+
+def test_a_known_name_typed_with_its_possessive_s_and_no_apostrophe() -> None:
+    """Issue 34: "kirstys birthday" is Kirsty's when the user has told of Kirsty, though no
+    list of first names holds her; unknown, the word stays as typed."""
+    text = "kirstys birthday is on the 19th"
+    told = find_people(text, cues("en"), known=["Kirsty"], likely={"kirstys"})
+    assert [m.name for m in told] == ["Kirsty"]
+    assert [m.name for m in find_people(text, cues("en"), likely={"kirstys"})] == ["Kirstys"]

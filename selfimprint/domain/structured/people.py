@@ -544,6 +544,8 @@ def _english(
             possessive = word.islower() and not (owner or titled)
             if listed is None and possessive and possessive_of_a_name(key):
                 name = key[:-1].capitalize()  # "jordans sign": Jordan's, typed without "'"
+            elif possessive and key.endswith("s") and key[:-1] in known:
+                name = key[:-1].capitalize()  # "kirstys birthday": a name the user told of
             surname = _surname(text, tokens, i, cues) if listed is not None else None
             if surname is not None:  # "Barb Keller runs the pantry"
                 name, end = f"{name} {surname.text}", max(end, surname.end)
