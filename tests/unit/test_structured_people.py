@@ -1678,3 +1678,20 @@ def test_a_known_name_typed_with_its_possessive_s_and_no_apostrophe() -> None:
     told = find_people(text, cues("en"), known=["Kirsty"], likely={"kirstys"})
     assert [m.name for m in told] == ["Kirsty"]
     assert [m.name for m in find_people(text, cues("en"), likely={"kirstys"})] == ["Kirstys"]
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "expected"),
+    [
+        # Issue 34: more everyday words: a course or year group, "сестрица", a break-up said
+        # "разбежались", Jamaican "bredren".
+        ("Ираклий с нашего потока, он сам из Тбилиси", "ru", {"Ираклий": "classmate"}),
+        ("дома Люда сестрица моя с папой разругалась", "ru", {"Люда": "sister"}),
+        ("мы с катей разбежались", "ru", {"Катя": "ex"}),
+        ("Errol is my bredren from back home", "en", {"Errol": "friend"}),
+    ],
+)  # fmt: skip
+def test_more_everyday_words_from_the_fourteenth_writers(
+    text: str, language: str, expected: dict[str, str | None]
+) -> None:
+    assert _people(text, language) == expected

@@ -20,7 +20,7 @@ _BREAK_UP = re.compile(
     r"|binned (?:me )?off|растались"
     r"|(?:called|broke) off (?:the|our) engagement"
     r"|sep[ae]rat(?:ed|ing)|divorc(?:ed|ing)"
-    r"|расстались|р[ао]зошлись|расстаёмся|расстаемся|развелись|разводимся"
+    r"|расстались|р[ао]зошлись|разбежались|расстаёмся|расстаемся|развелись|разводимся"
     r"|расстаться|разойтись|развестись)\b",
     re.IGNORECASE,
 )
@@ -102,7 +102,7 @@ WE_BROKE_UP = re.compile(
     r"(?: up)?|ended (?:it|things))\b|\b(?:dumped|left|ghosted) me\b"
     r"|\bi (?:dumped|left) (?:him|her)\b"
     r"|\bwe(?:'re| are) (?:done|over|finished)\b"
-    r"|\b(?:мы\s+)?(?:расстались|растались|р[ао]зошлись|расходимся|разводимся)(?:\s+мы)?\b"
+    r"|\b(?:мы\s+)?(?:расстались|растались|р[ао]зошлись|разбежались|расходимся|разводимся)(?:\s+мы)?\b"
     r"|\bмы\s+больше\s+не\s+(?:встречаемся|вместе)\b|\bбросил[аи]? меня\b",
     re.IGNORECASE,
 )
@@ -207,7 +207,8 @@ DATING_AFTER = re.compile(
 # "с катей расстались", "с лизой сошлись": the user's plural verb right after "с" and the name.
 _WITH_BEFORE = re.compile(r"(?:^|[\s,.!?…])(?:с|со)\s+$", re.IGNORECASE)
 _PARTED_AFTER = re.compile(
-    r"^\s+(?:мы\s+)?(?:расстались|р[ао]зошлись|развелись|расходимся|разводимся)\b", re.IGNORECASE
+    r"^\s+(?:мы\s+)?(?:расстались|р[ао]зошлись|разбежались|развелись|расходимся|разводимся)\b",
+    re.IGNORECASE,
 )
 _JOINED_AFTER = re.compile(
     r"^\s+(?:мы\s+)?(?:снова\s+|опять\s+)?(?:сошлись|съехались|начали встречаться)\b",

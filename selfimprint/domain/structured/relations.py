@@ -451,6 +451,8 @@ _GROUP_AFTER = (
             r"(?:uni|university|college|class(?:es)?|course|program|programme|section|seminar"
             r"|lecture|school)|из (?:универа|института|университета|группы"
             r"|класса)"
+            # "девочка с моего курса", "Ираклий с нашего потока", "из нашей группы"
+            r"|(?:с|из) (?:моего |нашего |моей |нашей )?(?:курса|потока|группы)"
             # "Yaw and I were in the same class at Legon"
             r"|and (?:i|me) (?:were|was) in the same (?:class|year|course|form|group))\b",
             re.IGNORECASE,
