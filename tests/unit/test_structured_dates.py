@@ -533,3 +533,19 @@ def test_an_age_in_a_month_names_no_day(text: str, lang: str, want: list[str]) -
 def test_ages_blanked_with_their_month_after_review(text: str, want: list[str]) -> None:
     at = datetime.fromisoformat("2026-01-04T12:00:00+00:00")
     assert [d.isoformat() for d in resolve_dates(text, at, cues("en"))] == want
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        # Issue 34: Scots "the morra" is tomorrow; "for sat" is a Saturday; an irregular past
+        # ("lent") puts a weekday in the past, where a plan leaves it ahead (sent Sun 14 June).
+        ("dreading the egg collection the morra", ["2026-06-15"]),
+        ("booked the hot pools for sat at 4", ["2026-06-20"]),
+        ("lent darren 300 on friday i KNOW", ["2026-06-12"]),
+        ("dentist on friday", ["2026-06-19"]),
+    ],
+)  # fmt: skip
+def test_scots_tomorrow_a_saturday_for_and_irregular_pasts(text: str, want: list[str]) -> None:
+    at = datetime.fromisoformat("2026-06-14T12:00:00+01:00")
+    assert [d.isoformat() for d in resolve_dates(text, at, cues("en"))] == want
