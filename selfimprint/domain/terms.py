@@ -109,8 +109,11 @@ def _is_number(word: str) -> bool:
 
 
 def same_speaker(first: str, second: str) -> bool:
-    """Whether two statements carry the same transcript label, or neither carries one."""
-    return read(first).speaker == read(second).speaker
+    """Whether two statements may be one speaker's: not when each carries a transcript label and
+    the labels differ. An unlabelled line (a split message's later piece, a model's summary) or a
+    header typed like a label ("Update: ...") is anyone's."""
+    a, b = read(first).speaker, read(second).speaker
+    return a is None or b is None or a == b
 
 
 @lru_cache(maxsize=4096)

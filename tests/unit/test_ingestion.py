@@ -565,13 +565,15 @@ def test_contradicting_unknown_memories_changes_nothing() -> None:
     [
         ("Melanie: I work at TechCorp.", "Caroline: I quit TechCorp.", False),
         ("Melanie: I work at TechCorp.", "Melanie: I quit TechCorp.", True),
-        ("Melanie: I work at TechCorp.", "I quit TechCorp.", False),
+        # An unlabelled line, or a header typed like a label, is anyone's.
+        ("Melanie: I work at TechCorp.", "I quit TechCorp.", True),
+        ("I work at TechCorp.", "Update: I quit TechCorp.", True),
         ("I work at TechCorp.", "I quit TechCorp.", True),
     ],
 )
 def test_a_line_never_contradicts_another_speakers(older: str, newer: str, ends: bool) -> None:
-    """Issue 34: whichever extractor proposes it, a contradiction between two speakers' lines
-    is dropped with its reason, and the older line keeps its weight."""
+    """Issue 34: whichever extractor proposes it, a contradiction between lines labelled with two
+    speakers is dropped with its reason, and the older line keeps its weight."""
     old = stored("m-techcorp", content=older)
     result = plan(
         extraction(memory(content=newer, contradicts_memory_ids=("m-techcorp",))), recent=[old]

@@ -538,12 +538,16 @@ def test_ages_blanked_with_their_month_after_review(text: str, want: list[str]) 
 @pytest.mark.parametrize(
     ("text", "want"),
     [
-        # Issue 34: Scots "the morra" is tomorrow; "for sat" is a Saturday; an irregular past
-        # ("lent") puts a weekday in the past, where a plan leaves it ahead (sent Sun 14 June).
+        # Issue 34: Scots "the morra" is tomorrow; "for sat" is a Saturday, "sat nav" none; an
+        # irregular past ("drank") puts a weekday in the past, where a plan leaves it ahead, and
+        # a name or a noun that is also a past ("Drew", "Lent") does not (sent Sun 14 June).
         ("dreading the egg collection the morra", ["2026-06-15"]),
         ("booked the hot pools for sat at 4", ["2026-06-20"]),
-        ("lent darren 300 on friday i KNOW", ["2026-06-12"]),
+        ("drank way too much on friday", ["2026-06-12"]),
         ("dentist on friday", ["2026-06-19"]),
+        ("seeing Drew on friday", ["2026-06-19"]),
+        ("Lent starts on wednesday", ["2026-06-17"]),
+        ("paid 80 quid for sat nav, it arrives friday", ["2026-06-19"]),
     ],
 )  # fmt: skip
 def test_scots_tomorrow_a_saturday_for_and_irregular_pasts(text: str, want: list[str]) -> None:

@@ -1595,9 +1595,14 @@ def test_a_lowercase_name_that_is_also_a_town(text: str, expected: dict[str, str
         ("right quick intro. shauna, 34, staff nurse, nights", "en", {"shauna"}, {}),
         ("ok so you know who you talking to. Desmond Campbell, 58, born in Kingston", "en",
          set(), {}),
-        ("Лев, 22, учусь на архитектора", "ru", set(), {}),
+        ("Игорь, 45, работаю в банке", "ru", set(), {}),
         # ... unless the sentence goes on to say what the person is, or who they are to the user.
         ("Tom, 34, is a plumber", "en", set(), {"Tom": None}),
+        ("Tom, 34, works as a plumber", "en", set(), {"Tom": None}),
+        ("Игорь, 45, работает в банке", "ru", set(), {"Игорь": None}),
+        # ... and a decimal or a time is no age.
+        ("Sarah, 3.5 hours late again", "en", {"sarah"}, {"Sarah": None}),
+        ("Tom, 10:30 at the pub tonight?", "en", set(), {"Tom": None}),
         ("my brother Tom, 34, still lives with mum", "en", set(), {"Tom": "brother"}),
     ],
 )  # fmt: skip
@@ -1616,6 +1621,7 @@ def test_a_name_and_an_age_introduce_the_user(
         ("зайцева сказала с моими таблетками нельзя", {"Зайцева": None}),
         ("врачиха зайцева направила на мрт", {"Зайцева": "doctor"}),
         ("у шилова день рождения", {"Шилов": None}),
+        ("у шилова была температура", {"Шилов": None}),
         ("шилов на претензию молчит", {"Шилов": None}),
     ],
 )  # fmt: skip
@@ -1629,7 +1635,10 @@ def test_a_lowercase_womans_surname(text: str, expected: dict[str, str | None]) 
         # Issue 34: "Sister" or "Brother" typed capitalised with no "my" before it is a
         # congregation's title, not kin ...
         ("told Sister Beverly yday and she take it hard", {"Beverly": None}),
-        ("Brother Femi our choir master is strict", {"Femi": None}),
+        ("the choir is led by Brother Femi, strict as anything", {"Femi": None}),
+        # A word opening a sentence is capitalised whatever it is; "mi" is Jamaican "my".
+        ("Sister Amy is coming tomorrow", {"Amy": "sister"}),
+        ("mi Brother Femi reach from Kingston", {"Femi": "brother"}),
         # ... where "my" before it keeps the kin word.
         ("my big Sister Amy is coming", {"Amy": "sister"}),
         ("my sister Amy is coming", {"Amy": "sister"}),
@@ -1688,6 +1697,7 @@ def test_a_known_name_typed_with_its_possessive_s_and_no_apostrophe() -> None:
         ("Ираклий с нашего потока, он сам из Тбилиси", "ru", {"Ираклий": "classmate"}),
         ("дома Люда сестрица моя с папой разругалась", "ru", {"Люда": "sister"}),
         ("мы с катей разбежались", "ru", {"Катя": "ex"}),
+        ("мы с катей разбежались по домам", "ru", {"Катя": None}),
         ("Errol is my bredren from back home", "en", {"Errol": "friend"}),
     ],
 )  # fmt: skip

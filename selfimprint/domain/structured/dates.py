@@ -81,7 +81,7 @@ _REWRITES = (
         r"\b(?:tmrw|tmrow|tmr|tmw|2moro|2morrow|tomoz|tomorow|tommorow|tommorrow|tomorro)\b",
         "tomorrow",
     ),
-    (r"\bthe (?:morra|morro|morrow)\b", "tomorrow"),  # Scots and Irish: "the morra"
+    (r"\bthe (?:morra|morrow)\b", "tomorrow"),  # Scots and Irish: "the morra"
     (r"\b(?:yday|yesterdy|yesturday|yestarday)\b", "yesterday"),
     (r"\b(?:tonite|2nite|2night)\b", "tonight"),
     (r"\b(?:2day|tday)\b", "today"),
@@ -91,7 +91,10 @@ _REWRITES = (
     (r"\bсегодня\s+(?:понедельник|вторник|среда|четверг|пятница|суббота|воскресенье)\b", "сегодня"),
     (r"\b(сегодня|завтра|вчера)шн\w+", r"\1"),
     (r"\b(on|next|last|this|by|until|till|before|from|coming|past)\s+mon\b\.?", r"\1 monday"),
-    (r"\b(on|next|last|this|by|until|till|before|from|coming|past|for)\s+sat\b\.?", r"\1 saturday"),
+    (
+        r"\b(on|next|last|this|by|until|till|before|from|coming|past|for)\s+sat\b(?!\s*nav)\.?",
+        r"\1 saturday",
+    ),
     (r"\b(on|next|last|this|by|until|till|before|from|coming|past)\s+sun\b\.?", r"\1 sunday"),
     # ... and in a range ("Mon-Fri", "Sat to Sun"), which _NOT_A_DAY then drops.
     (r"\bmon(?=\s*(?:-|–|(?:to|till|until|through|thru)\b)\s*[a-z])", "monday"),

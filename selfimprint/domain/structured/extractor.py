@@ -565,7 +565,7 @@ def structured_extraction(
                     reading = news
                     break
         said_before = [(ref, text) for message, ref, text in said if message != piece.message.id]
-        spoken = piece.message.text
+        spoken = piece.text
         vector = vectors.get(piece.text)
 
         def similar(content: str, vector: Sequence[float] | None = vector) -> float | None:
@@ -576,7 +576,7 @@ def structured_extraction(
 
         # A transcript's line never ends another speaker's (`ingestion.contradictions`): only
         # the same speaker's lines are read, so the reader's one pick is one of them.
-        own = [(ref, said) for ref, said in older + said_before if same_speaker(spoken, said)]
+        own = [(ref, line) for ref, line in older + said_before if same_speaker(spoken, line)]
         contradicts = list(
             contradicted(
                 piece.text,

@@ -602,7 +602,8 @@ _SELF_INTRO = re.compile(
 # A name, then the age, opening a sentence: how users introduce themselves ("Desmond Campbell,
 # 58, born and raised in Kingston"; "Лев, 22, архитектор").
 _INTRO_AGE = re.compile(
-    r",\s*\d{1,2}\s*(?:y/?o\s*|лет\s*|года?\s*)?[,.;:](?!\s*(?:is|was|has|had|это)\b)",
+    r",\s*\d{1,2}(?![\d.:])\s*(?:y/?o\s*|лет\s*|года?\s*)?[,;]"
+    r"(?!\s*(?:is|was|has|had|and|just|works?|lives?|got|moved|это|и|работает|живёт|живет)\b)",
     re.IGNORECASE,
 )
 # A pet's name: "a beagle named Buster", "кот Бублик", "my dog, Rex".

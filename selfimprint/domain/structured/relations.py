@@ -234,9 +234,9 @@ def _a_guy(tokens: list[Token], at: int, index: int) -> bool:
 def _church_title(tokens: list[Token], at: int) -> bool:
     """ "Sister" or "Brother" typed capitalised, with no possessive in the three words before it
     ("my big Sister Amy" is kin): a title."""
-    if tokens[at].text not in ("Sister", "Brother"):
-        return False
-    owners = ("my", "our", "his", "her", "their")
+    if tokens[at].text not in ("Sister", "Brother") or not at:
+        return False  # "Sister Amy is coming": any word opening a sentence is capitalised
+    owners = ("my", "our", "his", "her", "their", "mi", "me", "ma")
     return not any(t.text.casefold() in owners for t in tokens[max(at - 3, 0) : at])
 
 

@@ -218,11 +218,11 @@ def lowercase_first_name(word: str, morph: Any, before: str = "") -> str | None:
 SURNAME_ENDING = re.compile(r"(?:[оеё]в|[иы]н)(?:а|у|ым|ой|ом|ых|е)?$")
 
 
-def lowercase_surname(word: str, morph: Any, following: str = "") -> str | None:
+def lowercase_surname(word: str, morph: Any, following: str = "", before: str = "") -> str | None:
     """A surname typed in lowercase ("шилов на претензию молчит", "у шилова"): the dictionary
     reads the word as a surname at least as often as anything else; its masculine form, but a
     woman's where a verb in the feminine past follows it ("зайцева сказала": Зайцева, not
-    Зайцев's genitive)."""
+    Зайцев's genitive), and not after a preposition ("у шилова": Шилов's)."""
     if len(word) < 5 or not morph.word_is_known(word) or not SURNAME_ENDING.search(word):
         return None
     parses = morph.parse(word)
@@ -237,9 +237,15 @@ def lowercase_surname(word: str, morph: Any, following: str = "") -> str | None:
     surnames = [p for p in parses if "Surn" in p.tag and "plur" not in p.tag]
     if sum(float(p.score) for p in surnames) < RU_NAME_SHARE:
         return None
-    hers = any("femn" in p.tag and p.tag.case == "nomn" for p in surnames) and any(
-        "VERB" in v.tag and "past" in v.tag and "femn" in v.tag
-        for v in morph.parse(following.casefold())[:1]
+    hers = (
+        (
+            before.casefold() not in PREPOSITIONS_RU  # "у шилова": his genitive
+            and any("femn" in p.tag and p.tag.case == "nomn" for p in surnames)
+        )
+        and any(
+            "VERB" in v.tag and "past" in v.tag and "femn" in v.tag
+            for v in morph.parse(following.casefold())[:1]
+        )
     )
     return word.capitalize() if hers else str(surnames[0].normal_form).capitalize()
 

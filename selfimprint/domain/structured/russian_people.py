@@ -86,7 +86,7 @@ def russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Person
                 or ru.lowercase_first_name(word.casefold(), morph, before)
                 or ru.standalone_patronymic(tokens, i, word, morph)
                 or _named_beside_relation(text, tokens, i, morph, relation_of)
-                or ru.lowercase_surname(word.casefold(), morph, noun_next)
+                or ru.lowercase_surname(word.casefold(), morph, noun_next, before)
                 or ru.name_before_its_verb(word.casefold(), tokens, i, morph)
                 or ru.diminutive_of_a_name(word, morph)
                 or ru.ha_diminutive(word, morph)
