@@ -2631,3 +2631,76 @@ def test_review_guards_for_changes_read_from_the_twelfth_writers(
     language: str, older: str, newer: str, expected: bool
 ) -> None:
     assert _contradicts(language, older, newer) is expected
+
+
+@pytest.mark.parametrize(
+    ("language", "older", "newer", "expected"),
+    [
+        # Issue 34, the fifteenth test writers' misses: an aside to the listener ("dont judge
+        # me") or a promise recalled ("i said no more bettin") negates no habit; cigars are
+        # smoking; money lost on a game is a bet.
+        ("en", "I quit smoking in January.",
+         "bought a pack at the garage last night and smoked 4 😶 dont judge me", True),
+        ("en", "I quit smoking in January.", "i dont smoke, dont judge me", False),
+        ("en", "I quit cigars in January.",
+         "smoked a cigar with Sean on the boat yesterday. just the one. dont tell Okafor", True),
+        ("en", "I quit sports betting last year.",
+         "put 50 on a parlay for the finals i know i said no more bettin", True),
+        ("en", "I quit sports betting last year.", "no more bettin for me, i said it", False),
+        ("en", "I stopped sports betting again in June.",
+         "lost 200 on the bears game 2 weeks ago n didnt tell jas", True),
+        # A job held "remotely as a QA tester at" an employer; a relationship "long-distance".
+        ("en", "I work remotely as a QA tester at Halden Pay.",
+         "i work for Kestrel Labs now, remote QA again", True),
+        ("en", "I work remotely as a QA tester at Halden Pay.",
+         "i work for Halden Pay still, remote QA", False),
+        ("en", "I'm in a long-distance relationship with Callum.",
+         "callum and i broke up on saturday", True),
+        # An ex named is that one's ending, not the partner's now.
+        ("en", "I'm in a long-distance relationship with Callum.",
+         "my ex Sizwe texted me out of nowhere", False),
+        ("en", "I'm in a long-distance relationship with Callum.",
+         "bumped into my ex today, awkward", True),
+        # A lowercase name with its "'s" is the subject of the move; "that's" is no one.
+        ("en", "I live in Heaton, Bradford.", "sadia's moving to Manchester in september", False),
+        ("en", "I live in Heaton, Bradford.", "that's me moving to Leeds then", True),
+        # The first night in a "spot" is a home; a parking spot is none.
+        ("en", "I live with Jas in her apartment in Pilsen.",
+         "first night in the Bridgeport spot 🔑 zion got his own room", True),
+        ("en", "I live with Jas in her apartment in Pilsen.",
+         "found a great parking spot in Bridgeport", False),
+        # Russian: a trial separation ends living together; the place before "живём" is home.
+        ("ru", "Я живу с женой Алсу и дочкой в нашей квартире.",
+         "алсу забрала дочку и уехала к матери сказала поживём отдельно", True),
+        ("ru", "Я живу с женой Алсу и дочкой в нашей квартире.",
+         "алсу с дочкой поехала к матери на выходные", False),
+        ("ru", "Я живу на Уралмаше, на пятом этаже без лифта.",
+         "уже три месяца на Ботанике живём, а я всё в 116 автобус сажусь", True),
+        ("ru", "Я живу на Уралмаше, на пятом этаже без лифта.", "на Уралмаше живём уже 30 лет",
+         False),
+    ],
+)  # fmt: skip
+def test_asides_promises_cigars_long_distance_and_exes_named(
+    language: str, older: str, newer: str, expected: bool
+) -> None:
+    assert _contradicts(language, older, newer) is expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # Issue 34, the fifteenth test writers' misses: a plan done a day early, a partner told
+        # to cancel, no plane got on, end the closest occasion; early "for once", a booking or
+        # a late night end none.
+        ("had the dentist this morning, a day early because they had a cancellation", True),
+        ("told ellie to cancel her flights, theres no point now", True),
+        ("so yeah im not gettin on no plane that week", True),
+        ("got home a day early for once", False),
+        ("ellie's thrilled, the ferry is booked", False),
+        ("we stayed up late, ellie's thrilled", False),
+    ],
+)  # fmt: skip
+def test_plans_done_early_cancelled_by_another_or_a_plane_not_taken(
+    text: str, expected: bool
+) -> None:
+    assert (_guessed(text, {"rotto": 0.9}) == ("rotto",)) is expected

@@ -107,7 +107,10 @@ _REWRITES = (
     ),
     (r"\btues?\b\.?", "tuesday"),
     (r"\bweds?\b\.?(?=\s*(?:$|[,.!?]|\d|morning|afternoon|evening|night|at\b))", "wednesday"),
-    (r"\b(on|next|last|this|by|until|till|before|from|coming|past)\s+weds?\b\.?", r"\1 wednesday"),
+    (
+        r"\b(on|next|last|this|by|until|till|before|from|coming|past|to)\s+weds?\b\.?",
+        r"\1 wednesday",
+    ),
     (r"\bthu(?:rs?)?\b\.?", "thursday"),
     (r"\bfri\b\.?", "friday"),
     (r"\b(в|во|до|к|на|с|со)\s+пн\b\.?", r"\1 понедельник"),
@@ -143,6 +146,9 @@ _NOT_A_DAY = re.compile(
     # "every tuesday thursday and saturday", "in LoDo tues wed thurs": three weekdays in a row
     # are a schedule (first, as the next two alternatives would take one or two only).
     rf"\b(?:every\s+)?(?:{_WEEKDAY})(?:\s*,?\s*(?:and\s+|&\s+)?(?:{_WEEKDAY})){{2,}}\b|"
+    # "earlies mon wed fri, lates tue thu": weekdays listed with no "and" between them are a rota
+    # (the shortened ones rewritten in part by now: "tue" is "tuesday", "mon" is not).
+    rf"\b(?:{_WEEKDAY}|mon|wed|weds|sat|sun)(?:\s*,?\s+(?:{_WEEKDAY}|mon|wed|weds|sat|sun)\b)+|"
     # "every Tuesday and Thursday": both repeat (first: the next alternative takes one only).
     rf"\b(?:every|each)\s+(?:{_WEEKDAY})\s+(?:and|&|or)\s+(?:{_WEEKDAY})\b|"
     rf"\b(?:every|each|most|all|some)\s+(?:other\s+|second\s+|2nd\s+|third\s+|3rd\s+|alternate\s+|single\s+)?"
@@ -152,7 +158,10 @@ _NOT_A_DAY = re.compile(
     rf"|\b(?:{_WEEKDAY})s\b"
     rf"|\b(?:the|my|our|your|his|her|their|a|an)\s+(?:{_WEEKDAY})\s+"
     r"(?!(?:morning|afternoon|evening|night|after|before|at|and|or|is|was|will)\b)(?=[a-z])"
-    rf"|\b(?:from\s+)?(?:{_WEEKDAY})\s*(?:-|–|to|till|until|through|thru)\s*(?:{_WEEKDAY})\b"
+    rf"|(?P<range>\b(?:from\s+)?(?:{_WEEKDAY})\s*(?:-|–|to|till|until|through|thru)\s*(?:{_WEEKDAY})\b)"
+    # "for sunday lunch", "granny's sunday dinner": a meal named by its day, not a day.
+    rf"|(?<!\bon\s)(?<!\bthis\s)(?<!\bnext\s)(?<!\blast\s)(?<!\bcoming\s)\bsunday\s+"
+    r"(?:dinner|lunch|roast|school|best|service)s?\b"
     rf"|\bкажд\w+\s+(?:втор\w+\s+|треть\w+\s+)?(?:{_WEEKDAY})\b"
     rf"|\b(?:с|со)\s+(?:{_WEEKDAY})\s+(?:по|до)\s+(?:{_WEEKDAY})\b"
     # "on a sunday morning": any Sunday.
@@ -176,7 +185,14 @@ _NOT_A_DAY = re.compile(
     # "the 2nd tuesday of every month": a repeating day.
     rf"|\b(?:the\s+)?\d(?:st|nd|rd|th)\s+(?:{_WEEKDAY})\s+of\s+(?:every|each)\s+month\b"
     # A rating ("10/10", "8/10 would recommend") and a score ("we draw 3-3", "won 2-1").
-    r"|\b10\s*/\s*10\b|\b\d\s*/\s*10\b(?=\s*(?:would|recommend|no regrets|stars?|lol|haha))"
+    r"|\b10\s*/\s*10\b|\b\d\s*/\s*10\b(?=\s*(?:would|recommend|no regrets|stars?|lol|haha"
+    r"|on\s+(?:a|an|the|my|his|her|their)\b))"
+    # "got 9/10 on a spelling test", "scored 17/20": a mark.
+    r"|\b(?:got|get|gets|getting|scored?|scoring)\s+(?:a\s+)?\d{1,2}\s*/\s*(?:10|20|50|100)\b"
+    # "Нива 12го года": a year, not a day; "три четверга пропустил": a count of them.
+    r"|\b\d{1,2}-?(?:го|ого)?\s+года\b"
+    rf"|\b(?:два|две|три|четыре|пять|\d)\s+(?:{_WEEKDAY}|четверга|вторника|понедельника"
+    r"|воскресенья)\b"
     r"|\b(?:draw|drew|drawn|won|lost|beat|beaten|score|scored|finished|ended|ничья|выиграли"
     r"|проиграли|счёт|счет)\s+\d{1,2}\s*[-:]\s*\d{1,2}\b"
     r"|\b(\d{1,2})\s*-\s*\1\b(?!\s*-)"
@@ -249,9 +265,16 @@ _ORDINAL_NOUNS = frozenset(
 )
 # "22.07" / "22.07.2026": day first, as in both languages' chat.
 _DAY_MONTH = re.compile(r"\b(\d{1,2})\.(\d{1,2})(?:\.(\d{4}|\d{2}))?\b")
-_TARGET_BEFORE = re.compile(r"\b(?:by|until|till|for|to|before|до|к|ко|на)\s+(?:the\s+)?$", _I)
+_TARGET_BEFORE = re.compile(
+    # "due date aug 14", "due on the 3rd": what is due is ahead.
+    r"\b(?:by|until|till|for|to|before|(?<!was\s)(?<!were\s)due(?:\s+date)?(?:\s+(?:is|on))?"
+    r"|до|к|ко|на)\s+(?:the\s+)?$",
+    _I,
+)
 _CLAUSE_END = re.compile(
     r"(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bMrs)(?<!\bSt)\.(?!\d)|[,;!?]|\s(?:and|but|while|а|но|и)\s"
+    # An emoji ends a thought as a full stop does ("назвали Бубликом 🐕 в пятницу забираем").
+    "|[\U0001f300-\U0001faff\u2600-\u27bf]"
     # A subordinate clause has its own tense: "asked if id fancy a drink on friday", "found a
     # place that can do the 19th", "so monday im back at my desk".
     r"|\s(?:because|cos|cuz|so|if)\s|\sthat\s(?=(?:can|could|will|would|i|we|he|she|they)\b)"
@@ -295,11 +318,28 @@ def _weeks(match: re.Match[str]) -> int:
     return _RU_WEEK_NUMBERS.get(raw.casefold()) or _count(raw)
 
 
+# Two days before one month ("с 14 на 21 марта", "на 12-е и 14-е декабря"): the first is the
+# month's too, when it comes first in it ("с 6 по 8 марта" is a stay that ends on the 8th).
+_SHARED_MONTH = re.compile(
+    r"\b(\d{1,2})(-?(?:го|е|ое))?(\s+(?:и|или|на)\s+)"
+    r"(\d{1,2}(?:-?(?:го|е|ое))?\s+((?:январ|феврал|март|апрел|ма[йяю]|июн|июл|август"
+    r"|сентябр|октябр|ноябр|декабр)\w*))",
+    _I,
+)
+
+
 def _rewrite(text: str) -> str:
     clean = normalise(text)
     for pattern, replacement in _REWRITE_PATTERNS:
         clean = pattern.sub(replacement, clean)
-    return _ordinal_words(clean)
+    return _SHARED_MONTH.sub(_share_month, _ordinal_words(clean))
+
+
+def _share_month(match: re.Match[str]) -> str:
+    first, joiner, second = match.group(1), match.group(3), match.group(4)
+    if int(first) >= int(re.match(r"\d+", second).group(0)):  # type: ignore[union-attr]
+        return match.group(0)  # "с 26-го на 4 октября": the 26th is September's
+    return f"{first}{match.group(2) or ''} {match.group(5)}{joiner}{second}"
 
 
 def _ordinal_value(phrase: str, ordinals: dict[str, int]) -> int:
@@ -321,7 +361,10 @@ _EN_ORDINAL_DAY = re.compile(
 # "пятого июня", "двадцать первого числа" -> "5 июня", "21-го числа".
 _RU_ORDINAL_DAY = re.compile(
     rf"\b(?P<ord>(?:(?:двадцать|тридцать)\s+)?(?:{_words(_RU_ORDINAL_STEMS)}))"
-    rf"(?:ого|ое|ье|ьего|ому|ьему|ом|ьем)(?P<tail>\s+(?:числа\b|(?:{_MONTH})))",
+    rf"(?:ого|ое|ье|ьего|ому|ьему|ом|ьем)(?:(?P<tail>\s+(?:числа\b|(?:{_MONTH})))"
+    # ... and the first of two before one month: "двенадцатое и четырнадцатое декабря".
+    rf"|(?=\s+(?:и|или|на|по|до)\s+(?:(?:двадцать|тридцать)\s+)?(?:{_words(_RU_ORDINAL_STEMS)})"
+    rf"\w*\s+(?:{_MONTH})))",
     _I,
 )
 
@@ -337,6 +380,8 @@ def _ordinal_words(text: str) -> str:
     def russian(match: re.Match[str]) -> str:
         number = _ordinal_value(match.group("ord"), _RU_ORDINAL_STEMS)
         tail = match.group("tail")
+        if tail is None:
+            return f"{number}-е"
         return f"{number}-го{tail}" if tail.strip().casefold() == "числа" else f"{number}{tail}"
 
     return _RU_ORDINAL_DAY.sub(russian, _EN_ORDINAL_DAY.sub(english, text))
@@ -552,17 +597,6 @@ def _next_word(text: str, end: int) -> str:
     return match.group(1).casefold() if match else ""
 
 
-def _nearest(found: datetime, base: datetime) -> date:
-    """A written day without a year: the occurrence nearest to when it was said."""
-    candidates = []
-    for year in (base.year - 1, base.year, base.year + 1):
-        try:
-            candidates.append(found.replace(year=year))
-        except ValueError:
-            continue
-    return min(candidates, key=lambda d: abs((d - base).total_seconds())).date()
-
-
 # A perfect negated ("haven't had a drink in two weeks") makes "in N weeks" a span up to now.
 _NOT_SINCE = re.compile(r"\b(?:haven'?t|hasn'?t|havent|hasnt)\b", _I)
 # So do a first time, a negation and a count right before "in": "first time in 2 weeks", "not a
@@ -628,8 +662,11 @@ def _day_first(sent_at: datetime) -> bool:
     return offset is None or offset >= timedelta(0)
 
 
-def _written(clean: str, base: datetime, language: str, day_first: bool = True) -> list[_Found]:
+def _written(
+    clean: str, base: datetime, cues: LanguageCues, day_first: bool = True
+) -> list[_Found]:
     """Dates written with a month (or slashes), by dateparser; None of its other finds."""
+    language = _LANGUAGES.get(cues.language, "en")
     settings = {
         "DATE_ORDER": "DMY" if day_first or language != "en" else "MDY",
         "RELATIVE_BASE": base,
@@ -662,8 +699,16 @@ def _written(clean: str, base: datetime, language: str, day_first: bool = True) 
         )
         if counts and int(counts.group(1)) < int(counts.group(2)):
             continue  # "по 2-3 банки", "штук 6-8 в день": a range of counts, not a day
-        day = when.date() if _YEAR.search(phrase) else _nearest(when, base)
-        out.append(_Found(at, at + len(phrase), day))
+        if _YEAR.search(phrase):
+            day: date | None = when.date()
+        else:
+            # A yearless day, as one written in words: the nearest, unless the tense puts it
+            # months the other way ("wedding date set 6/20", said in December, is next June).
+            ahead = _future_target(clean, at, at + len(phrase))
+            past = not ahead and _in_past(_clause(clean, at, at + len(phrase)), cues)
+            day = _in_year(when.month, when.day, base.date(), past=past, ahead=ahead)
+        if day is not None:
+            out.append(_Found(at, at + len(phrase), day))
     return out
 
 
@@ -680,15 +725,28 @@ def day_names(text: str) -> frozenset[str]:
     return frozenset(stem(m.group(0).casefold()) for m in _DAY_NAME.finditer(_rewrite(text)))
 
 
+# "moved nadia's meal from saturday to sunday": a plan moved, its two days named, not a range.
+_MOVED_BEFORE = re.compile(
+    r"\b(?:mov(?:e|ed|es|ing|in)|push(?:ed|ing|in)?|switch(?:ed|ing)?|chang(?:e|ed|ing)|bump(?:ed)?"
+    r"|shift(?:ed)?|перенес\w*|перенос\w*|сдвину\w*)\b[^.!?]*$",
+    _I,
+)
+
+
+def _blank_unless_moved(clean: str, match: re.Match[str]) -> str:
+    if match.group("range") and _MOVED_BEFORE.search(clean[: match.start()]):
+        return match.group(0)
+    return " " * len(match.group(0))
+
+
 def resolve_dates(text: str, sent_at: datetime, cues: LanguageCues) -> tuple[date, ...]:
     """The days `text` names, in order of mention, without repeats."""
-    language = _LANGUAGES.get(cues.language, "en")
     clean = _rewrite(text)
     base = sent_at.replace(tzinfo=None)  # the sender's wall clock: "tomorrow" is theirs
     today = base.date()
     found: list[_Found] = []
     # Blank what names no day, keeping positions (a space for each character).
-    clean = _NOT_A_DAY.sub(lambda m: " " * len(m.group(0)), clean)
+    clean = _NOT_A_DAY.sub(lambda m: _blank_unless_moved(clean, m), clean)
     for match in _DAY_MONTH.finditer(clean):
         day, month, year = match.groups()
         full_year = today.year if year is None else int(year) + (2000 if len(year) == 2 else 0)
@@ -702,7 +760,7 @@ def resolve_dates(text: str, sent_at: datetime, cues: LanguageCues) -> tuple[dat
         clean = clean[: written.start] + " " * (written.end - written.start) + clean[written.end :]
     found += words
     if _WRITTEN.search(clean):
-        found += _written(clean, base, language, _day_first(sent_at))
+        found += _written(clean, base, cues, _day_first(sent_at))
     taken = [(f.start, f.end) for f in found]
 
     def free(start: int, end: int) -> bool:

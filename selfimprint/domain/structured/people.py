@@ -232,8 +232,9 @@ def _endearment(before: str, after: str) -> str | None:
 # by the message's pronouns (none or both: no relation said).
 _ORDER = r"(?:my|our)\s+(?:youngest|oldest|eldest|middle\s+one|last\s*born|first\s*born)"
 _BY_ORDER = re.compile(rf"\b{_ORDER},?\s+$", re.IGNORECASE)
-# ... or after the name: "Arjun (my oldest)", "DAYO my last born", "Lorraine my youngest".
-_BY_ORDER_AFTER = re.compile(rf"^\s*[,(]?\s*{_ORDER}\b", re.IGNORECASE)
+# ... or after the name: "Arjun (my oldest)", "DAYO my last born", "Lorraine my youngest",
+# "maryam is my youngest".
+_BY_ORDER_AFTER = re.compile(rf"^(?:'s|’s|\s+is|\s+was)?\s*[,(]?\s*{_ORDER}\b", re.IGNORECASE)
 _HE_CHAT = re.compile(r"\b(?:he|him|his|he's|hes|himself)\b", re.IGNORECASE)
 
 
@@ -293,8 +294,8 @@ def _said_to_be_someone(text: str, tokens: list[Token], i: int, relation_of: Any
     if relation in ("mother", "father") and start < tokens[i].start:
         return False  # "mum rang", "dad says": a parent word is no title before a name
     relation = relation or group_relation(text[tokens[i].end :])
-    if _BY_ORDER.search(text[: tokens[i].start]):
-        return True  # "my youngest macsen"
+    if _BY_ORDER.search(text[: tokens[i].start]) or _BY_ORDER_AFTER.match(text[tokens[i].end :]):
+        return True  # "my youngest macsen", "maryam is my youngest"
     return relation is not None and relation != THEIRS
 
 

@@ -157,9 +157,12 @@ def same_case(name: str, word: str, morph: Any) -> bool:
 
 
 # Lowercase words pymorphy2 reads as first names that are more often everyday words.
-RU_NOT_NAMES = frozenset(
-    {"роза", "лев", "мила", "гена", "вера", "слава", "роман", "любовь", "август"}
-)
+RU_NOT_NAMES = frozenset({"роза", "лев", "мила", "вера", "слава", "роман", "любовь", "август"})
+
+# ... and the forms of a name the dictionary reads more often as a word, which chat about one's
+# life almost never means: "гена", "гену", "гене" (a gene's cases; of the 119 in the persona
+# corpus, every one is Гена).
+RU_NAMES_OVER_WORDS = {"гена": "Гена", "гену": "Гена", "гене": "Гена", "геной": "Гена"}
 
 
 # Prepositions a place follows far more often than a person: "в астану", "из караганды".
@@ -172,6 +175,8 @@ def lowercase_first_name(word: str, morph: Any, before: str = "") -> str | None:
     of all its readings (a name's case forms often share their ending with a noun's: "иру" is
     Ира's or an "ир"'s); an unknown word never counts (a typo is guessed a name by its ending),
     nor a word read as a place or a verb ("в астану", "валит")."""
+    if word in RU_NAMES_OVER_WORDS:
+        return RU_NAMES_OVER_WORDS[word]
     if len(word) < 3 or not morph.word_is_known(word):
         return None
     parses = morph.parse(word)

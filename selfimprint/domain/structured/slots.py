@@ -252,7 +252,14 @@ def _subject(text: str, match: re.Match[str], cues: LanguageCues) -> re.Match[st
     if subject is None or _GOVERNED.search(before[: subject.start()]):
         return None  # "после Кати ни с кем не встречаюсь": no subject after a preposition
     name = subject.group("name")
-    return subject if name is None or _is_name(name, cues) else None
+    if name is None or _is_name(name, cues):
+        return subject
+    # "sadia's moving to Manchester": a lowercase word with its "'s" right before the claim is
+    # its subject, whether or not the list knows the name ("that's", "it's" are no one).
+    contracted = before[subject.end("name") :].strip() in {"'s", "’s"}
+    if contracted and name.islower() and name.casefold() not in FUNCTION_WORDS | NEGATIONS:
+        return subject
+    return None
 
 
 # A job or home said to be another's in its claim or right before it ("moving into his own
