@@ -1710,21 +1710,22 @@ def test_more_everyday_words_from_the_fourteenth_writers(
 @pytest.mark.parametrize(
     ("text", "language", "expected"),
     [
-        # Issue 34, the fifteenth test writers' misses: a woman therapist's words, the GM; a
+        # Issue 34, the fifteenth test writers' misses: a woman therapist's words; a
         # former trade after a name is no ex, a former partner still is.
         ("моя прошлая психологиня ирина сергеевна была слишком мягкая", "ru",
          {"Ирина Сергеевна": "therapist"}),
         ("была у новой психотерапевтки марины олеговны", "ru", {"Марина Олеговна": "therapist"}),
-        ("tasha the GM wrote me up for bein 6 min late", "en", {"Tasha": "manager"}),
         ("управляющий в бородаче гоша бывший военный", "ru", {"Гоша": "manager"}),
         ("вчера звонил костя бывший мой", "ru", {"Костя": "ex"}),
+        ("написал костя бывший козёл", "ru", {"Костя": "ex"}),
         # "Гена" and its cases are a name, though the dictionary weighs a gene's cases more.
         ("Гена у меня упрямый как баран", "ru", {"Гена": None}),
         ("ресторан отменили, потому что гене долго сидеть нельзя", "ru", {"Гена": None}),
         ("гены пальцем не раздавишь", "ru", {}),
+        ("у меня мутация в гене BRCA", "ru", {}),
     ],
 )  # fmt: skip
-def test_therapists_in_the_feminine_the_gm_former_trades_and_gena(
+def test_therapists_in_the_feminine_former_trades_and_gena(
     text: str, language: str, expected: dict[str, str | None]
 ) -> None:
     assert _people(text, language) == expected

@@ -108,9 +108,10 @@ _REWRITES = (
     (r"\btues?\b\.?", "tuesday"),
     (r"\bweds?\b\.?(?=\s*(?:$|[,.!?]|\d|morning|afternoon|evening|night|at\b))", "wednesday"),
     (
-        r"\b(on|next|last|this|by|until|till|before|from|coming|past|to)\s+weds?\b\.?",
+        r"\b(on|next|last|this|by|until|till|before|from|coming|past)\s+weds?\b\.?",
         r"\1 wednesday",
     ),
+    (r"\bto\s+weds\b\.?", "to wednesday"),  # "moved to weds"; "plan to wed" is no day
     (r"\bthu(?:rs?)?\b\.?", "thursday"),
     (r"\bfri\b\.?", "friday"),
     (r"\b(в|во|до|к|на|с|со)\s+пн\b\.?", r"\1 понедельник"),
@@ -146,9 +147,12 @@ _NOT_A_DAY = re.compile(
     # "every tuesday thursday and saturday", "in LoDo tues wed thurs": three weekdays in a row
     # are a schedule (first, as the next two alternatives would take one or two only).
     rf"\b(?:every\s+)?(?:{_WEEKDAY})(?:\s*,?\s*(?:and\s+|&\s+)?(?:{_WEEKDAY})){{2,}}\b|"
-    # "earlies mon wed fri, lates tue thu": weekdays listed with no "and" between them are a rota
-    # (the shortened ones rewritten in part by now: "tue" is "tuesday", "mon" is not).
-    rf"\b(?:{_WEEKDAY}|mon|wed|weds|sat|sun)(?:\s*,?\s+(?:{_WEEKDAY}|mon|wed|weds|sat|sun)\b)+|"
+    # "earlies mon wed fri, lates tue thu": three weekdays listed, shortened ones among them, or
+    # two after a word of shifts, are a rota (the shortened ones rewritten in part by now: "tue"
+    # is "tuesday", "mon" is not).
+    rf"\b(?:{_WEEKDAY}|mon|wed|weds|sat|sun)(?:\s*,?\s+(?:{_WEEKDAY}|mon|wed|weds|sat|sun)\b){{2,}}|"
+    rf"\b(?:earlies|lates|nights|shifts|rota|rotas)\s+(?:{_WEEKDAY}|mon|wed|weds|sat|sun)"
+    rf"(?:\s*,?\s+(?:{_WEEKDAY}|mon|wed|weds|sat|sun)\b)+|"
     # "every Tuesday and Thursday": both repeat (first: the next alternative takes one only).
     rf"\b(?:every|each)\s+(?:{_WEEKDAY})\s+(?:and|&|or)\s+(?:{_WEEKDAY})\b|"
     rf"\b(?:every|each|most|all|some)\s+(?:other\s+|second\s+|2nd\s+|third\s+|3rd\s+|alternate\s+|single\s+)?"
@@ -159,9 +163,6 @@ _NOT_A_DAY = re.compile(
     rf"|\b(?:the|my|our|your|his|her|their|a|an)\s+(?:{_WEEKDAY})\s+"
     r"(?!(?:morning|afternoon|evening|night|after|before|at|and|or|is|was|will)\b)(?=[a-z])"
     rf"|(?P<range>\b(?:from\s+)?(?:{_WEEKDAY})\s*(?:-|–|to|till|until|through|thru)\s*(?:{_WEEKDAY})\b)"
-    # "for sunday lunch", "granny's sunday dinner": a meal named by its day, not a day.
-    rf"|(?<!\bon\s)(?<!\bthis\s)(?<!\bnext\s)(?<!\blast\s)(?<!\bcoming\s)\bsunday\s+"
-    r"(?:dinner|lunch|roast|school|best|service)s?\b"
     rf"|\bкажд\w+\s+(?:втор\w+\s+|треть\w+\s+)?(?:{_WEEKDAY})\b"
     rf"|\b(?:с|со)\s+(?:{_WEEKDAY})\s+(?:по|до)\s+(?:{_WEEKDAY})\b"
     # "on a sunday morning": any Sunday.
@@ -186,7 +187,7 @@ _NOT_A_DAY = re.compile(
     rf"|\b(?:the\s+)?\d(?:st|nd|rd|th)\s+(?:{_WEEKDAY})\s+of\s+(?:every|each)\s+month\b"
     # A rating ("10/10", "8/10 would recommend") and a score ("we draw 3-3", "won 2-1").
     r"|\b10\s*/\s*10\b|\b\d\s*/\s*10\b(?=\s*(?:would|recommend|no regrets|stars?|lol|haha"
-    r"|on\s+(?:a|an|the|my|his|her|their)\b))"
+    r"|on\s+(?:a|an|the|my|his|her|their)\s+(?:\w+\s+)?(?:test|quiz|exam|essay|paper)s?\b))"
     # "got 9/10 on a spelling test", "scored 17/20": a mark.
     r"|\b(?:got|get|gets|getting|scored?|scoring)\s+(?:a\s+)?\d{1,2}\s*/\s*(?:10|20|50|100)\b"
     # "Нива 12го года": a year, not a day; "три четверга пропустил": a count of them.
@@ -267,14 +268,12 @@ _ORDINAL_NOUNS = frozenset(
 _DAY_MONTH = re.compile(r"\b(\d{1,2})\.(\d{1,2})(?:\.(\d{4}|\d{2}))?\b")
 _TARGET_BEFORE = re.compile(
     # "due date aug 14", "due on the 3rd": what is due is ahead.
-    r"\b(?:by|until|till|for|to|before|(?<!was\s)(?<!were\s)due(?:\s+date)?(?:\s+(?:is|on))?"
+    r"\b(?:by|until|till|for|to|before|due\s+date(?:\s+is)?|(?:is|'s|’s|are|am)\s+due(?:\s+on)?"
     r"|до|к|ко|на)\s+(?:the\s+)?$",
     _I,
 )
 _CLAUSE_END = re.compile(
     r"(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bMrs)(?<!\bSt)\.(?!\d)|[,;!?]|\s(?:and|but|while|а|но|и)\s"
-    # An emoji ends a thought as a full stop does ("назвали Бубликом 🐕 в пятницу забираем").
-    "|[\U0001f300-\U0001faff\u2600-\u27bf]"
     # A subordinate clause has its own tense: "asked if id fancy a drink on friday", "found a
     # place that can do the 19th", "so monday im back at my desk".
     r"|\s(?:because|cos|cuz|so|if)\s|\sthat\s(?=(?:can|could|will|would|i|we|he|she|they)\b)"
@@ -339,6 +338,8 @@ def _share_month(match: re.Match[str]) -> str:
     first, joiner, second = match.group(1), match.group(3), match.group(4)
     if int(first) >= int(re.match(r"\d+", second).group(0)):  # type: ignore[union-attr]
         return match.group(0)  # "с 26-го на 4 октября": the 26th is September's
+    if joiner.strip() == "на" and not re.search(r"\bс\s+$", match.string[: match.start()]):
+        return match.group(0)  # "билеты на 2 на 12 июня": a count, moved from nothing
     return f"{first}{match.group(2) or ''} {match.group(5)}{joiner}{second}"
 
 
@@ -363,7 +364,7 @@ _RU_ORDINAL_DAY = re.compile(
     rf"\b(?P<ord>(?:(?:двадцать|тридцать)\s+)?(?:{_words(_RU_ORDINAL_STEMS)}))"
     rf"(?:ого|ое|ье|ьего|ому|ьему|ом|ьем)(?:(?P<tail>\s+(?:числа\b|(?:{_MONTH})))"
     # ... and the first of two before one month: "двенадцатое и четырнадцатое декабря".
-    rf"|(?=\s+(?:и|или|на|по|до)\s+(?:(?:двадцать|тридцать)\s+)?(?:{_words(_RU_ORDINAL_STEMS)})"
+    rf"|(?=\s+(?:и|или|на)\s+(?:(?:двадцать|тридцать)\s+)?(?:{_words(_RU_ORDINAL_STEMS)})"
     rf"\w*\s+(?:{_MONTH})))",
     _I,
 )
@@ -728,7 +729,7 @@ def day_names(text: str) -> frozenset[str]:
 # "moved nadia's meal from saturday to sunday": a plan moved, its two days named, not a range.
 _MOVED_BEFORE = re.compile(
     r"\b(?:mov(?:e|ed|es|ing|in)|push(?:ed|ing|in)?|switch(?:ed|ing)?|chang(?:e|ed|ing)|bump(?:ed)?"
-    r"|shift(?:ed)?|перенес\w*|перенос\w*|сдвину\w*)\b[^.!?]*$",
+    r"|shift(?:ed)?|перенес\w*|перенос\w*|сдвину\w*)(?:\s+[^\s.,;!?]+){0,4}\s+$",
     _I,
 )
 

@@ -175,8 +175,8 @@ def lowercase_first_name(word: str, morph: Any, before: str = "") -> str | None:
     of all its readings (a name's case forms often share their ending with a noun's: "иру" is
     Ира's or an "ир"'s); an unknown word never counts (a typo is guessed a name by its ending),
     nor a word read as a place or a verb ("в астану", "валит")."""
-    if word in RU_NAMES_OVER_WORDS:
-        return RU_NAMES_OVER_WORDS[word]
+    if word in RU_NAMES_OVER_WORDS:  # "мутация в гене" is a gene's
+        return None if before.casefold() in ("в", "во") else RU_NAMES_OVER_WORDS[word]
     if len(word) < 3 or not morph.word_is_known(word):
         return None
     parses = morph.parse(word)

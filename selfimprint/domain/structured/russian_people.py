@@ -207,7 +207,7 @@ def russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Person
                 said = None
             if said and not ru.same_case(tokens[i].text, tokens[after].text, morph):
                 said = None  # "Гене кардиолог велела": Gena's doctor, not Gena
-            if said == "ex" and _former_trade(tokens, after, cues):
+            if said == "ex" and _former_trade(tokens, after):
                 said = None  # "гоша бывший военный": a former trade, no one's ex
             if said:
                 end = max(end, tokens[after].end)  # "шефиня наша" is hers, said of no one else
@@ -228,14 +228,19 @@ def russian(text: str, cues: LanguageCues, known: frozenset[str]) -> list[Person
 _CALLED = re.compile(r"^\s+(?:(?:её|ее|его)\s+)?зовут\b", re.IGNORECASE)
 
 
-def _former_trade(tokens: list[Token], at: int, cues: LanguageCues) -> bool:
-    """Whether "бывший" at tokens[at] qualifies a trade, not a partner: the next word is a noun
-    or an adjective the relation words do not hold ("бывший военный"; "бывший муж" is an ex)."""
-    if at + 1 >= len(tokens):
-        return False
-    following = tokens[at + 1].text.casefold()
-    tag = ru.russian_tools()[2].parse(following)[0].tag
-    return ("NOUN" in tag or "ADJF" in tag) and relation_word(following, cues) is None
+# Trades and ranks "бывший" qualifies ("гоша бывший военный"); an insult after it ("костя
+# бывший козёл") leaves him the ex.
+_TRADE = re.compile(
+    r"^(?:военн|мент|полицейск|спортсмен|боксер|борец|моряк|летчик|десантник|офицер|следовател"
+    r"|прокурор|повар|врач|учител|инженер|шахтер|футболист|хоккеист|танцор|пожарн|спасател"
+    r"|таксист|дальнобой|зэк|бандит|фсбшник|сотрудник|директор|начальник)",
+    re.IGNORECASE,
+)
+
+
+def _former_trade(tokens: list[Token], at: int) -> bool:
+    """Whether "бывший" at tokens[at] qualifies a trade, not a partner ("бывший военный")."""
+    return at + 1 < len(tokens) and bool(_TRADE.match(tokens[at + 1].text.replace("ё", "е")))
 
 
 def _named_after_its_noun(

@@ -257,9 +257,23 @@ def _subject(text: str, match: re.Match[str], cues: LanguageCues) -> re.Match[st
     # "sadia's moving to Manchester": a lowercase word with its "'s" right before the claim is
     # its subject, whether or not the list knows the name ("that's", "it's" are no one).
     contracted = before[subject.end("name") :].strip() in {"'s", "’s"}
-    if contracted and name.islower() and name.casefold() not in FUNCTION_WORDS | NEGATIONS:
+    if (
+        contracted
+        and name.islower()
+        and name.casefold() not in FUNCTION_WORDS | NEGATIONS | _NOT_SOMEONE
+        and not cues.relation_words.fullmatch(name)  # "hubby's moving with me"
+        and not re.match(r"\s*my\b", text[match.start() :], re.IGNORECASE)
+    ):
         return subject
     return None
+
+
+# Words with "'s" before a claim that are no one: "today's my last day", "tonight's my last
+# shift", "everyone's moving".
+_NOT_SOMEONE = frozenset(
+    "today tomorrow tonight yesterday weekend monday tuesday wednesday thursday friday saturday "
+    "sunday everyone everybody someone somebody nobody life work home this that what".split()
+)
 
 
 # A job or home said to be another's in its claim or right before it ("moving into his own
