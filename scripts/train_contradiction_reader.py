@@ -51,7 +51,7 @@ from selfimprint.adapters.contradiction_reader import (  # noqa: E402
     shipped_pair_reader_path,
 )
 from selfimprint.adapters.e5_encoder import Array, E5Weights, shipped_weights  # noqa: E402
-from selfimprint.adapters.type_reader import ReaderMeta, save_reader  # noqa: E402
+from selfimprint.adapters.tuned_layers import ReaderMeta, save_reader  # noqa: E402
 from selfimprint.domain.language import detect_language  # noqa: E402
 from selfimprint.domain.models import NodeType  # noqa: E402
 from selfimprint.domain.structured.cues import cues  # noqa: E402

@@ -39,11 +39,8 @@ from extraction_data import PERSONAS, Labelled, load, load_personas  # noqa: E40
 from train_extraction_head import SUPPLEMENT, TYPES, VALENCES  # noqa: E402
 
 from selfimprint.adapters.e5_encoder import E5Weights, run_layers, shipped_weights  # noqa: E402
-from selfimprint.adapters.type_reader import (  # noqa: E402
-    ReaderMeta,
-    save_reader,
-    shipped_reader_path,
-)
+from selfimprint.adapters.tuned_layers import ReaderMeta, save_reader  # noqa: E402
+from selfimprint.adapters.type_reader import shipped_reader_path  # noqa: E402
 
 # Tokens a training text is cut to (the corpus's longest message is ~110; serving reads 512).
 MAX_TOKENS = 160

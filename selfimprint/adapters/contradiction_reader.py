@@ -25,8 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from selfimprint.adapters.e5_encoder import Array, E5Weights, run_layers, shipped_weights
-from selfimprint.adapters.type_reader import (
-    E5_MODEL_ID,
+from selfimprint.adapters.tuned_layers import (
     POOL_SCALE,
     ReaderMeta,
     mean_pool,
@@ -34,6 +33,7 @@ from selfimprint.adapters.type_reader import (
     read_artefact,
     shipped_data,
 )
+from selfimprint.adapters.type_reader import E5_MODEL_ID
 from selfimprint.logging import get_logger
 
 log = get_logger(__name__)

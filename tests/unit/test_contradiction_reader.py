@@ -24,7 +24,7 @@ from selfimprint.adapters.contradiction_reader import (
     message_ids,
 )
 from selfimprint.adapters.e5_encoder import MATRICES, VECTORS, shipped_weights
-from selfimprint.adapters.type_reader import ReaderMeta, save_reader
+from selfimprint.adapters.tuned_layers import ReaderMeta, save_reader
 from tests.unit.scripts import load_script
 
 pytestmark = pytest.mark.unit

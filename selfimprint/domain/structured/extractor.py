@@ -23,6 +23,7 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -47,7 +48,12 @@ from selfimprint.domain.structured.cues import LanguageCues, cues, normalise
 from selfimprint.domain.structured.dates import resolve_dates
 from selfimprint.domain.structured.head import NONE, KnownReadings, TypeReader
 from selfimprint.domain.structured.pairs import PairReader, paired_contradictions
-from selfimprint.domain.structured.people import PersonMention, find_people, organisations
+from selfimprint.domain.structured.people import (
+    PersonMention,
+    find_people,
+    likeliest_relation,
+    organisations,
+)
 from selfimprint.domain.structured.slots import contradicted, is_occasion, memory_slot
 from selfimprint.domain.structured.slots_model import Slot
 from selfimprint.domain.structured.topics import topic_runs
@@ -135,6 +141,10 @@ class StructuredConfig(BaseModel):
     # (docs/decisions.md, "Lowercase names, habits without their names and occasions in other
     # words").
     name_possible: float = Field(0.6, ge=0.0, le=1.0)
+    # Where the relation reader runs (adapters.relation_reader), a person the rules name
+    # without a relation gets the one it reads with at least this probability, if that beats
+    # its "none" (domain.structured.people.find_people).
+    relation_likely: float = Field(0.5, ge=0.0, le=1.0)
     # A message that says a plan changed ("Rotto's off", "операцию перенесли") and shares no
     # word with the occasion it changes ("taking Ellie to Rottnest on March 28", "hip replacement
     # on March 18") changes the recent occasion its embedding is closest to, when the calibrated
@@ -336,20 +346,33 @@ def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
     return dot / norm if norm else 0.0
 
 
+class NameReadings(TypedDict):
+    likely: list[str]
+    unlikely: list[str]
+    possible: list[str]
+    read_relations: dict[str, str]
+
+
 def name_readings(
     head: TypeReader | None,
     text: str,
     vector: Sequence[float] | None,
     config: StructuredConfig = DEFAULT_STRUCTURED,
-) -> dict[str, list[str]]:
+) -> NameReadings:
     """`find_people`'s `likely`, `unlikely` and `possible` words of `text`, where the reader
-    reads words."""
+    reads words, and the relations it reads (`relation_likely`) of the people words name."""
     reading = head.reading(text, vector) if head is not None else None
     odds = reading.names if reading is not None else {}
+    relations = reading.relations if reading is not None else {}
     return {
         "likely": [w for w, p in odds.items() if p >= config.name_likely],
         "unlikely": [w for w, p in odds.items() if p < config.name_unlikely],
         "possible": [w for w, p in odds.items() if p >= config.name_possible],
+        "read_relations": {
+            w: relation
+            for w, read in relations.items()
+            if (relation := likeliest_relation(read, config.relation_likely)) is not None
+        },
     }
 
 

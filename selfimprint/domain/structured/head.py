@@ -61,11 +61,14 @@ class Softmax:
 @dataclass(frozen=True)
 class Reading:
     """A reader's probabilities for one text: of each type (and none), and of each valence; a
-    reader of words may add, for each word (casefolded), how likely it names a person."""
+    reader of words may add, for each word (casefolded), how likely it names a person and,
+    where it reads relations, how likely each relation (or "none") is of the person it names
+    (the word's first occurrence)."""
 
     types: dict[str, float]
     valence: dict[str, float]
     names: Mapping[str, float] = field(default_factory=dict)
+    relations: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
 
 
 class TypeReader(Protocol):
@@ -127,8 +130,13 @@ class BlendedReader:
         if a is None or b is None:
             return a or b
         share = self.second_share
-        names = a.names or b.names  # only a reader of words reads names: nothing to average
-        return Reading(_mix(a.types, b.types, share), _mix(a.valence, b.valence, share), names)
+        # Only a reader of words reads names and relations: nothing to average.
+        return Reading(
+            _mix(a.types, b.types, share),
+            _mix(a.valence, b.valence, share),
+            a.names or b.names,
+            a.relations or b.relations,
+        )
 
 
 def _mix(a: Mapping[str, float], b: Mapping[str, float], share: float) -> dict[str, float]:

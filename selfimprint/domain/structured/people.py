@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 from typing import Any
 
@@ -55,6 +55,7 @@ from selfimprint.domain.structured.mentions import (
 )
 from selfimprint.domain.structured.name_keys import full_name_keys
 from selfimprint.domain.structured.relations import (
+    NO_RELATION,
     THEIRS,
     TITLED_DOCTOR,
     TITLES,
@@ -704,6 +705,7 @@ def find_people(
     likely: Iterable[str] = (),
     unlikely: Iterable[str] = (),
     possible: Iterable[str] = (),
+    read_relations: Mapping[str, str] | None = None,
 ) -> tuple[PersonMention, ...]:
     """Named people in `text`, first mention of each name, with the relation where one is said.
 
@@ -712,7 +714,10 @@ def find_people(
     `unlikely`: words (casefolded) a reader of words takes, or does not take, for a person's
     name in this text; `possible`: words it reads as a name often enough that one standing
     beside a relation word is one ("pete my running coach", "tita nene"). English only: Russian
-    names have their dictionary and NER.
+    names have their dictionary and NER. `read_relations`: word (casefolded) -> the relation a
+    reader of the message reads for the person it names; it says who a person is where the
+    rules read no relation word ("my boy from church", "завуч моя"), never over one they read
+    nor for another's relative ("her brother Tom").
     """
     clean = normalise(text)
     known_names = frozenset(k.casefold() for k in known)
@@ -737,9 +742,12 @@ def find_people(
         if m.name not in excluded and not _own_name(clean, m) and not _pet(clean, m)
     ]
     said_at_last = {THEIRS: None, TITLED_DOCTOR: "doctor"}
+    readings = read_relations or {}
     mentions = [
         PersonMention(m.name, said_at_last[m.relation], m.start, m.end)
         if m.relation in said_at_last
+        else _with_read_relation(m, text, readings)
+        if m.relation is None and readings
         else m
         for m in _relations_apart(clean, mentions, cues)
     ]
@@ -749,6 +757,35 @@ def find_people(
         if seen is None or (seen.relation is None and mention.relation is not None):
             best[mention.name] = mention
     return tuple(sorted(best.values(), key=lambda m: m.start))
+
+
+_SAID_WORD = re.compile(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*")
+_OWNED = re.compile(r"(?:'s|’s)$")
+
+
+def _with_read_relation(
+    mention: PersonMention, text: str, read: Mapping[str, str]
+) -> PersonMention:
+    """The mention with the relation read for the word that spells its name (a Russian name in
+    any case: "Геной" is Гена), where one was read."""
+    first = mention.name.split()[0].casefold().replace("ё", "е")
+    stem = first if len(first) < 4 else first[: max(3, len(first) - 1)]
+    for match in _SAID_WORD.finditer(text, mention.start, mention.end):
+        word = _OWNED.sub("", match.group(0)).casefold()
+        relation = read.get(word)
+        if relation is not None and word.replace("ё", "е").startswith(stem):
+            return PersonMention(mention.name, relation, mention.start, mention.end)
+    return mention
+
+
+def likeliest_relation(odds: Mapping[str, float], likely: float) -> str | None:
+    """The relation a reader reads with at least `likely` and above its "none" (None where no
+    relation is that likely)."""
+    said = {r: p for r, p in odds.items() if r != NO_RELATION}
+    if not said:
+        return None
+    best = max(said, key=lambda r: said[r])
+    return best if said[best] >= likely and said[best] > odds.get(NO_RELATION, 0.0) else None
 
 
 @lru_cache(maxsize=4096)

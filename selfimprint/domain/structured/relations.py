@@ -24,6 +24,16 @@ from selfimprint.domain.structured.mentions import (
 from selfimprint.domain.structured.morphology import is_first_name
 from selfimprint.domain.structured.tokens import CAPITALISED, WORD, Token, tokenize
 
+# The labelling guide's relations (tests/data/extraction/README.md): what a relation reader
+# reads, beside NO_RELATION, a person named without a word for who they are to the user.
+RELATIONS: tuple[str, ...] = (
+    "aunt", "boss", "boyfriend", "brother", "classmate", "client", "colleague", "cousin",
+    "daughter", "doctor", "ex", "father", "friend", "girlfriend", "grandfather", "grandmother",
+    "husband", "manager", "mother", "neighbour", "partner", "roommate", "sister", "son",
+    "teacher", "therapist", "uncle", "wife",
+)  # fmt: skip
+NO_RELATION = "none"
+
 _TITLE_DOT = re.compile(r"\b(?:dr|mr|mrs|ms|prof)\.", re.IGNORECASE)  # "my teacher Ms. Alvarez"
 
 

@@ -1,0 +1,83 @@
+"""Relations a reader of the message reads (issue 34, adapters.relation_reader) fill in who a
+person is where the rules read no relation word, and only there: never over a relation the
+rules read, never for another's relative, and only for the word that spells the person's name
+(domain.structured.people.find_people, likeliest_relation)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import pytest
+
+from selfimprint.domain.structured.cues import cues
+from selfimprint.domain.structured.extractor import DEFAULT_STRUCTURED, name_readings
+from selfimprint.domain.structured.head import Reading
+from selfimprint.domain.structured.people import find_people, likeliest_relation
+
+pytestmark = pytest.mark.unit
+
+
+def _people(text: str, language: str, read: dict[str, str]) -> list[tuple[str, str | None]]:
+    return [(m.name, m.relation) for m in find_people(text, cues(language), read_relations=read)]
+
+
+def test_a_read_relation_fills_in_a_person_the_rules_read_none_for() -> None:
+    text = "the new guy kieran I've been training up on the 86 is 22 and calls me grandad"
+    assert _people(text, "en", {}) == [("Kieran", None)]
+    assert _people(text, "en", {"kieran": "colleague"}) == [("Kieran", "colleague")]
+
+
+def test_a_relation_the_rules_read_stands() -> None:
+    text = "my sister Anna is visiting next week"
+    assert _people(text, "en", {"anna": "friend"}) == [("Anna", "sister")]
+
+
+def test_another_persons_relative_gets_no_read_relation() -> None:
+    assert _people("her brother Tom is visiting", "en", {"tom": "brother"}) == [("Tom", None)]
+
+
+def test_a_russian_name_in_another_case_takes_its_reading() -> None:
+    text = "вчера с Геной ходили на рыбалку"
+    assert _people(text, "ru", {"геной": "friend"}) == [("Гена", "friend")]
+
+
+def test_only_the_word_of_each_name_says_its_relation() -> None:
+    text = "Kieran and Beth came round for tea"
+    assert _people(text, "en", {"beth": "friend"}) == [("Kieran", None), ("Beth", "friend")]
+
+
+@pytest.mark.parametrize(
+    ("odds", "relation"),
+    [
+        ({"friend": 0.55, "son": 0.05, "none": 0.40}, "friend"),
+        ({"friend": 0.45, "son": 0.10, "none": 0.45}, None),  # below relation_likely
+        ({"friend": 0.50, "none": 0.50}, None),  # not above "none"
+        ({"none": 0.9, "son": 0.1}, None),
+    ],
+)
+def test_the_likeliest_relation_must_reach_the_bar_and_beat_none(
+    odds: dict[str, float], relation: str | None
+) -> None:
+    assert likeliest_relation(odds, DEFAULT_STRUCTURED.relation_likely) == relation
+
+
+class _Reader:
+    def __init__(self, relations: dict[str, dict[str, float]]) -> None:
+        self._relations = relations
+
+    def reading(self, text: str, vector: Sequence[float] | None) -> Reading:
+        return Reading({}, {}, {}, self._relations)
+
+    def readings(
+        self, texts: Sequence[str], vectors: Mapping[str, Sequence[float]]
+    ) -> dict[str, Reading]:
+        return {t: self.reading(t, None) for t in texts}
+
+
+def test_name_readings_pass_on_only_the_relations_read_likely_enough() -> None:
+    reader = _Reader(
+        {"kieran": {"colleague": 0.8, "none": 0.2}, "beth": {"friend": 0.3, "none": 0.7}}
+    )
+    assert name_readings(reader, "kieran and beth", None)["read_relations"] == {
+        "kieran": "colleague"
+    }
