@@ -6,11 +6,17 @@ rules read, never for another's relative, and only for the word that spells the 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
 
 import pytest
 
+from selfimprint.domain.messages import Message, Role
 from selfimprint.domain.structured.cues import cues
-from selfimprint.domain.structured.extractor import DEFAULT_STRUCTURED, name_readings
+from selfimprint.domain.structured.extractor import (
+    DEFAULT_STRUCTURED,
+    name_readings,
+    structured_extraction,
+)
 from selfimprint.domain.structured.head import Reading
 from selfimprint.domain.structured.people import find_people, likeliest_relation
 
@@ -49,9 +55,9 @@ def test_only_the_word_of_each_name_says_its_relation() -> None:
 @pytest.mark.parametrize(
     ("odds", "relation"),
     [
-        ({"friend": 0.55, "son": 0.05, "none": 0.40}, "friend"),
-        ({"friend": 0.45, "son": 0.10, "none": 0.45}, None),  # below relation_likely
-        ({"friend": 0.50, "none": 0.50}, None),  # not above "none"
+        ({"friend": 0.75, "son": 0.05, "none": 0.20}, "friend"),
+        ({"friend": 0.65, "son": 0.05, "none": 0.30}, None),  # below relation_likely
+        ({"friend": 0.50, "none": 0.50}, None),  # not above "none" (nor likely enough)
         ({"none": 0.9, "son": 0.1}, None),
     ],
 )
@@ -62,11 +68,14 @@ def test_the_likeliest_relation_must_reach_the_bar_and_beat_none(
 
 
 class _Reader:
-    def __init__(self, relations: dict[str, dict[str, float]]) -> None:
+    def __init__(
+        self, relations: dict[str, dict[str, float]], names: dict[str, float] | None = None
+    ) -> None:
         self._relations = relations
+        self._names = names or {}
 
     def reading(self, text: str, vector: Sequence[float] | None) -> Reading:
-        return Reading({}, {}, {}, self._relations)
+        return Reading({}, {}, self._names, self._relations)
 
     def readings(
         self, texts: Sequence[str], vectors: Mapping[str, Sequence[float]]
@@ -81,3 +90,26 @@ def test_name_readings_pass_on_only_the_relations_read_likely_enough() -> None:
     assert name_readings(reader, "kieran and beth", None)["read_relations"] == {
         "kieran": "colleague"
     }
+
+
+TOLD = (
+    "sent my application to Te Ara Hauora last night. my team leader denise said she'd be my "
+    "referee even tho she'll be gutted to lose me"
+)
+
+
+def _memories(denise: dict[str, float]) -> list[tuple[str, str, tuple[str, ...]]]:
+    message = Message(id="m1", role=Role.USER, text=TOLD, sent_at=datetime(2026, 3, 1, tzinfo=UTC))
+    reader = _Reader({"denise": denise}, {"denise": 0.99})  # the name head reads "denise" a name
+    answer = structured_extraction([message], [], {}, reader, similarity_floor=0.0)
+    return [(c.type.value, c.content, c.people) for c in answer.candidates]
+
+
+def test_a_read_relation_gives_the_person_a_memory_of_the_words_around_their_name() -> None:
+    memories = _memories({"manager": 0.9, "none": 0.1})
+    assert ("person", "My team leader denise said she'd be my", ("Denise",)) in memories
+
+
+def test_a_relation_read_below_the_bar_gives_no_person_memory() -> None:
+    memories = _memories({"manager": 0.6, "none": 0.4})
+    assert [m for m in memories if m[0] == "person"] == []

@@ -47,6 +47,7 @@ from selfimprint.domain.structured.changes import ChangeHead
 from selfimprint.domain.structured.cues import LanguageCues, cues, normalise
 from selfimprint.domain.structured.dates import resolve_dates
 from selfimprint.domain.structured.head import NONE, KnownReadings, TypeReader
+from selfimprint.domain.structured.mentions import SENTENCE_BREAK
 from selfimprint.domain.structured.pairs import PairReader, paired_contradictions
 from selfimprint.domain.structured.people import (
     PersonMention,
@@ -143,8 +144,15 @@ class StructuredConfig(BaseModel):
     name_possible: float = Field(0.6, ge=0.0, le=1.0)
     # Where the relation reader runs (adapters.relation_reader), a person the rules name
     # without a relation gets the one it reads with at least this probability, if that beats
-    # its "none" (domain.structured.people.find_people).
-    relation_likely: float = Field(0.5, ge=0.0, le=1.0)
+    # its "none" (domain.structured.people.find_people). Chosen on p137-p144, writers the
+    # reader was trained without (scripts/train_relation_reader.py --hold): relation accuracy
+    # EN 0.580 -> 0.648 and RU 0.784 -> 0.830 at 0.7, with relations given to people labelled
+    # with none EN 0.040 -> 0.066, RU 0.042 (unchanged); 0.5 reads one more right for two more
+    # given to no one's (docs/decisions.md, "A relation reader").
+    relation_likely: float = Field(0.7, ge=0.0, le=1.0)
+    # The words either side of a name, within its sentence, that the person memory of a
+    # relation the reader read quotes.
+    person_window: int = Field(4, ge=1, le=20)
     # A message that says a plan changed ("Rotto's off", "операцию перенесли") and shares no
     # word with the occasion it changes ("taking Ellie to Rottnest on March 28", "hip replacement
     # on March 18") changes the recent occasion its embedding is closest to, when the calibrated
@@ -468,13 +476,30 @@ def _valence(chosen: str, p: Mapping[str, float]) -> Valence | None:
 _POSSESSIVE_BEFORE = re.compile(r"\b(?:my|our|мой|моя|моего|моей|моему|мою|наш|наша)\s+$", re.I)
 
 
-def _person_content(text: str, mention: PersonMention) -> str:
-    start = mention.start
-    possessive = _POSSESSIVE_BEFORE.search(text[:start])
-    if possessive:
-        start = possessive.start()
-    span = text[start : mention.end]
+def _person_content(text: str, mention: PersonMention, window: int) -> str:
+    """What a person memory quotes: the relation word and the name ("My colleague Marta"); for
+    a relation a reader read from the whole message, the `window` words either side of the
+    name within its sentence ("a couples counsellor today, Jenny"), where the words that say
+    who they are most often stand."""
+    start, end = mention.start, mention.end
+    if mention.read:
+        sentence_start = max((m.end() for m in SENTENCE_BREAK.finditer(text, 0, start)), default=0)
+        after = SENTENCE_BREAK.search(text, end)
+        sentence_end = after.start() if after else len(text)
+        before = list(_WORD_START.finditer(text, sentence_start, start))
+        start = before[-window].start() if len(before) >= window else sentence_start
+        later = list(_WORD_END.finditer(text, end, sentence_end))
+        end = later[window - 1].end() if len(later) >= window else sentence_end
+    else:
+        possessive = _POSSESSIVE_BEFORE.search(text[:start])
+        if possessive:
+            start = possessive.start()
+    span = text[start:end].strip()
     return span[:1].upper() + span[1:]
+
+
+_WORD_START = re.compile(r"(?<!\S)\S")  # where each whitespace-separated word starts
+_WORD_END = re.compile(r"\S(?!\S)")  # ... and where each ends
 
 
 def structured_extraction(
@@ -689,7 +714,7 @@ def structured_extraction(
             # person cue) and was read as a person memory: a sentence of what they did ("My
             # colleague Marta offered...") may read as person or not, and the person should
             # not hinge on it.
-            person = _person_content(piece.text, mention)
+            person = _person_content(piece.text, mention, config.person_window)
             says_who = kind is CandidateType.PERSON and piece.cues.person.search(
                 normalise(piece.text)
             )

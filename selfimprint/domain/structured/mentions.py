@@ -19,6 +19,9 @@ class PersonMention:
     relation: str | None  # from the [relations] vocabulary of cues.toml
     start: int  # character span of the mention (the relation word included) in the text
     end: int
+    # The relation was read by a reader of the whole message (adapters.relation_reader), not
+    # from a relation word beside the name: the span holds the name alone.
+    read: bool = False
 
 
 # A name opening a line and followed by a colon labels who speaks ("Caroline: hey!"); one after

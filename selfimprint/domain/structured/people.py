@@ -774,7 +774,7 @@ def _with_read_relation(
         word = _OWNED.sub("", match.group(0)).casefold()
         relation = read.get(word)
         if relation is not None and word.replace("ё", "е").startswith(stem):
-            return PersonMention(mention.name, relation, mention.start, mention.end)
+            return PersonMention(mention.name, relation, mention.start, mention.end, read=True)
     return mention
 
 
