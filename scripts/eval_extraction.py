@@ -544,6 +544,8 @@ def main(argv: list[str] | None = None) -> int:
         "rules alone",
     )
     args = parser.parse_args(argv)
+    if args.relation_reader and (args.type_reader or args.reader == "no-names"):
+        parser.error("--relation-reader reads only where names are read: the shipped name head")
     if args.personas:
         if args.split == "eval":
             args.split = "dev"

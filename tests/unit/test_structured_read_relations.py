@@ -42,6 +42,27 @@ def test_another_persons_relative_gets_no_read_relation() -> None:
     assert _people("her brother Tom is visiting", "en", {"tom": "brother"}) == [("Tom", None)]
 
 
+@pytest.mark.parametrize(
+    ("text", "language", "read", "want"),
+    [
+        ("Anna called me today. my sister Anna never calls", "en", {"anna": "friend"}, "sister"),
+        ("her brother Tom is visiting. Tom is so loud lol", "en", {"tom": "brother"}, None),
+        ("Маша позвонила. моя сестра Маша редко звонит", "ru", {"маша": "friend"}, "sister"),
+        ("её брат Костя приехал. Костя классный", "ru", {"костя": "brother"}, None),
+    ],
+)
+def test_a_name_said_twice_keeps_what_any_of_its_mentions_says(
+    text: str, language: str, read: dict[str, str], want: str | None
+) -> None:
+    assert [relation for _, relation in _people(text, language, read)] == [want]
+
+
+def test_a_possessive_name_takes_its_reading() -> None:
+    text = "went round to kieran's for tea, the new guy I've been training up"
+    assert _people(text, "en", {}) == [("Kieran", None)]
+    assert _people(text, "en", {"kieran": "colleague"}) == [("Kieran", "colleague")]
+
+
 def test_a_russian_name_in_another_case_takes_its_reading() -> None:
     text = "вчера с Геной ходили на рыбалку"
     assert _people(text, "ru", {"геной": "friend"}) == [("Гена", "friend")]
@@ -85,7 +106,7 @@ class _Reader:
 
 def test_name_readings_pass_on_only_the_relations_read_likely_enough() -> None:
     reader = _Reader(
-        {"kieran": {"colleague": 0.8, "none": 0.2}, "beth": {"friend": 0.3, "none": 0.7}}
+        {"kieran": {"colleague": 0.75, "none": 0.25}, "beth": {"friend": 0.65, "none": 0.35}}
     )
     assert name_readings(reader, "kieran and beth", None)["read_relations"] == {
         "kieran": "colleague"

@@ -742,20 +742,26 @@ def find_people(
         if m.name not in excluded and not _own_name(clean, m) and not _pet(clean, m)
     ]
     said_at_last = {THEIRS: None, TITLED_DOCTOR: "doctor"}
-    readings = read_relations or {}
+    apart = _relations_apart(clean, mentions, cues)
     mentions = [
         PersonMention(m.name, said_at_last[m.relation], m.start, m.end)
         if m.relation in said_at_last
-        else _with_read_relation(m, text, readings)
-        if m.relation is None and readings
         else m
-        for m in _relations_apart(clean, mentions, cues)
+        for m in apart
     ]
     best: dict[str, PersonMention] = {}
     for mention in mentions:
         seen = best.get(mention.name)
         if seen is None or (seen.relation is None and mention.relation is not None):
             best[mention.name] = mention
+    if read_relations:
+        # Only someone no mention of the message gives a relation, theirs or another's ("my
+        # sister Anna ... Anna called", "her brother Tom ... Tom is loud"), takes a read one.
+        said = {m.name for m in apart if m.relation is not None}
+        best = {
+            name: mention if name in said else _with_read_relation(mention, text, read_relations)
+            for name, mention in best.items()
+        }
     return tuple(sorted(best.values(), key=lambda m: m.start))
 
 
