@@ -23,8 +23,13 @@ from selfimprint.domain.structured.people import find_people, likeliest_relation
 pytestmark = pytest.mark.unit
 
 
-def _people(text: str, language: str, read: dict[str, str]) -> list[tuple[str, str | None]]:
-    return [(m.name, m.relation) for m in find_people(text, cues(language), read_relations=read)]
+def _people(
+    text: str, language: str, read: dict[str, str], odds: dict[str, float] | None = None
+) -> list[tuple[str, str | None]]:
+    """`read`: word -> the relation read for it, at `odds` (0.9 where not given)."""
+    readings = {w: (r, (odds or {}).get(w, 0.9)) for w, r in read.items()}
+    found = find_people(text, cues(language), read_relations=readings)
+    return [(m.name, m.relation) for m in found]
 
 
 def test_a_read_relation_fills_in_a_person_the_rules_read_none_for() -> None:
@@ -57,6 +62,25 @@ def test_a_name_said_twice_keeps_what_any_of_its_mentions_says(
     assert [relation for _, relation in _people(text, language, read)] == [want]
 
 
+def test_a_relation_the_rules_gave_someone_is_not_read_for_another() -> None:
+    text = "told my boss Helen I'm leaving and she was lovely about it. going to miss Kate the most"
+    assert _people(text, "en", {"kate": "boss"}) == [("Helen", "boss"), ("Kate", None)]
+    assert _people(text, "en", {"kate": "friend"}) == [("Helen", "boss"), ("Kate", "friend")]
+
+
+def test_of_two_read_with_one_relation_the_likelier_keeps_it() -> None:
+    text = "Mike called last night. lives up in Columbus with his wife and my grandson Owen"
+    read = {"mike": "son", "owen": "son"}
+    assert _people(text, "en", read, {"mike": 0.95, "owen": 0.8}) == [
+        ("Mike", "son"),
+        ("Owen", None),
+    ]
+    assert _people(text, "en", read, {"mike": 0.8, "owen": 0.95}) == [
+        ("Mike", None),
+        ("Owen", "son"),
+    ]
+
+
 def test_a_possessive_name_takes_its_reading() -> None:
     text = "went round to kieran's for tea, the new guy I've been training up"
     assert _people(text, "en", {}) == [("Kieran", None)]
@@ -85,7 +109,8 @@ def test_only_the_word_of_each_name_says_its_relation() -> None:
 def test_the_likeliest_relation_must_reach_the_bar_and_beat_none(
     odds: dict[str, float], relation: str | None
 ) -> None:
-    assert likeliest_relation(odds, DEFAULT_STRUCTURED.relation_likely) == relation
+    found = likeliest_relation(odds, DEFAULT_STRUCTURED.relation_likely)
+    assert (found[0] if found else None) == relation
 
 
 class _Reader:
@@ -109,7 +134,7 @@ def test_name_readings_pass_on_only_the_relations_read_likely_enough() -> None:
         {"kieran": {"colleague": 0.75, "none": 0.25}, "beth": {"friend": 0.65, "none": 0.35}}
     )
     assert name_readings(reader, "kieran and beth", None)["read_relations"] == {
-        "kieran": "colleague"
+        "kieran": ("colleague", 0.75)
     }
 
 

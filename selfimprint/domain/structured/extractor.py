@@ -144,11 +144,11 @@ class StructuredConfig(BaseModel):
     name_possible: float = Field(0.6, ge=0.0, le=1.0)
     # Where the relation reader runs (adapters.relation_reader), a person the rules name
     # without a relation gets the one it reads with at least this probability, if that beats
-    # its "none" (domain.structured.people.find_people). Chosen on p137-p144, writers the
-    # reader was trained without (scripts/train_relation_reader.py --hold): relation accuracy
-    # EN 0.580 -> 0.648 and RU 0.784 -> 0.830 at 0.7, with relations given to people labelled
-    # with none EN 0.040 -> 0.066, RU 0.042 (unchanged); 0.5 reads one more right for two more
-    # given to no one's (docs/decisions.md, "A relation reader").
+    # its "none" and no one else in the message holds it (domain.structured.people). Chosen on
+    # p137-p144, writers the reader was trained without (scripts/train_relation_reader.py
+    # --hold): relation accuracy EN 0.580 -> 0.636 and RU 0.784 -> 0.818, relations given to
+    # people labelled with none EN 0.040 -> 0.056, RU 0.042 (unchanged); 0.5 reads two more
+    # right for two more given to no one's (docs/decisions.md, "A relation reader").
     relation_likely: float = Field(0.7, ge=0.0, le=1.0)
     # The words either side of a name, within its sentence, that the person memory of a
     # relation the reader read quotes.
@@ -358,7 +358,7 @@ class NameReadings(TypedDict):
     likely: list[str]
     unlikely: list[str]
     possible: list[str]
-    read_relations: dict[str, str]
+    read_relations: dict[str, tuple[str, float]]
 
 
 def name_readings(
@@ -377,9 +377,9 @@ def name_readings(
         "unlikely": [w for w, p in odds.items() if p < config.name_unlikely],
         "possible": [w for w, p in odds.items() if p >= config.name_possible],
         "read_relations": {
-            w: relation
+            w: found
             for w, read in relations.items()
-            if (relation := likeliest_relation(read, config.relation_likely)) is not None
+            if (found := likeliest_relation(read, config.relation_likely)) is not None
         },
     }
 

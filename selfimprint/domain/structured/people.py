@@ -705,7 +705,7 @@ def find_people(
     likely: Iterable[str] = (),
     unlikely: Iterable[str] = (),
     possible: Iterable[str] = (),
-    read_relations: Mapping[str, str] | None = None,
+    read_relations: Mapping[str, tuple[str, float]] | None = None,
 ) -> tuple[PersonMention, ...]:
     """Named people in `text`, first mention of each name, with the relation where one is said.
 
@@ -715,9 +715,9 @@ def find_people(
     name in this text; `possible`: words it reads as a name often enough that one standing
     beside a relation word is one ("pete my running coach", "tita nene"). English only: Russian
     names have their dictionary and NER. `read_relations`: word (casefolded) -> the relation a
-    reader of the message reads for the person it names; it says who a person is where the
-    rules read no relation word ("my boy from church", "завуч моя"), never over one they read
-    nor for another's relative ("her brother Tom").
+    reader of the message reads for the person it names, and its probability; it says who a
+    person is where the rules read no relation word ("my boy from church", "завуч моя"), never
+    over one they read nor for another's relative ("her brother Tom") (`_with_read_relations`).
     """
     clean = normalise(text)
     known_names = frozenset(k.casefold() for k in known)
@@ -755,13 +755,7 @@ def find_people(
         if seen is None or (seen.relation is None and mention.relation is not None):
             best[mention.name] = mention
     if read_relations:
-        # Only someone no mention of the message gives a relation, theirs or another's ("my
-        # sister Anna ... Anna called", "her brother Tom ... Tom is loud"), takes a read one.
-        said = {m.name for m in apart if m.relation is not None}
-        best = {
-            name: mention if name in said else _with_read_relation(mention, text, read_relations)
-            for name, mention in best.items()
-        }
+        best = _with_read_relations(text, apart, best, read_relations)
     return tuple(sorted(best.values(), key=lambda m: m.start))
 
 
@@ -769,29 +763,62 @@ _SAID_WORD = re.compile(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*")
 _OWNED = re.compile(r"(?:'s|’s)$")
 
 
-def _with_read_relation(
-    mention: PersonMention, text: str, read: Mapping[str, str]
-) -> PersonMention:
-    """The mention with the relation read for the word that spells its name (a Russian name in
-    any case: "Геной" is Гена), where one was read."""
+def _with_read_relations(
+    text: str,
+    apart: list[PersonMention],
+    best: dict[str, PersonMention],
+    read: Mapping[str, tuple[str, float]],
+) -> dict[str, PersonMention]:
+    """`best` with the relations a reader read for people the rules gave none. Only someone no
+    mention of the message gives a relation, theirs or another's ("my sister Anna ... Anna
+    called", "her brother Tom ... Tom is loud"), takes a read one; and a relation word says one
+    person's relation: a relation the rules gave someone in the message is not read for
+    another ("told my boss Helen ... going to miss Kate": Kate is no boss), and of two people
+    read with the same relation only the likelier keeps it ("Mike called. My boy, ... my
+    grandson Owen": the son is Mike)."""
+    said = {m.name for m in apart if m.relation is not None}
+    held = {m.relation for m in best.values() if m.relation is not None}
+    readings = {
+        name: found
+        for name, mention in best.items()
+        if name not in said and (found := _read_for(mention, text, read)) is not None
+    }
+    likeliest: dict[str, tuple[float, str]] = {}
+    for name, (relation, p) in readings.items():
+        if relation not in held and p > likeliest.get(relation, (-1.0, ""))[0]:
+            likeliest[relation] = (p, name)
+    out = dict(best)
+    for relation, (_, name) in likeliest.items():
+        mention = best[name]
+        out[name] = PersonMention(mention.name, relation, mention.start, mention.end, read=True)
+    return out
+
+
+def _read_for(
+    mention: PersonMention, text: str, read: Mapping[str, tuple[str, float]]
+) -> tuple[str, float] | None:
+    """The relation (and its probability) read for the word that spells the mention's name (a
+    Russian name in any case: "Геной" is Гена), where one was read."""
     first = mention.name.split()[0].casefold().replace("ё", "е")
     stem = first if len(first) < 4 else first[: max(3, len(first) - 1)]
     for match in _SAID_WORD.finditer(text, mention.start, mention.end):
         word = _OWNED.sub("", match.group(0)).casefold()
-        relation = read.get(word)
-        if relation is not None and word.replace("ё", "е").startswith(stem):
-            return PersonMention(mention.name, relation, mention.start, mention.end, read=True)
-    return mention
+        found = read.get(word)
+        if found is not None and word.replace("ё", "е").startswith(stem):
+            return found
+    return None
 
 
-def likeliest_relation(odds: Mapping[str, float], likely: float) -> str | None:
-    """The relation a reader reads with at least `likely` and above its "none" (None where no
-    relation is that likely)."""
+def likeliest_relation(odds: Mapping[str, float], likely: float) -> tuple[str, float] | None:
+    """The relation a reader reads with at least `likely` and above its "none", with its
+    probability (None where no relation is that likely)."""
     said = {r: p for r, p in odds.items() if r != NO_RELATION}
     if not said:
         return None
     best = max(said, key=lambda r: said[r])
-    return best if said[best] >= likely and said[best] > odds.get(NO_RELATION, 0.0) else None
+    if said[best] >= likely and said[best] > odds.get(NO_RELATION, 0.0):
+        return best, said[best]
+    return None
 
 
 @lru_cache(maxsize=4096)
