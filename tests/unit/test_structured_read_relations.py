@@ -159,3 +159,10 @@ def test_a_read_relation_gives_the_person_a_memory_of_the_words_around_their_nam
 def test_a_relation_read_below_the_bar_gives_no_person_memory() -> None:
     memories = _memories({"manager": 0.6, "none": 0.4})
     assert [m for m in memories if m[0] == "person"] == []
+
+
+def test_relation_likely_one_leaves_relations_to_the_rules() -> None:
+    reader = _Reader({"kieran": {"colleague": 1.0, "none": 0.0}})
+    off = DEFAULT_STRUCTURED.model_copy(update={"relation_likely": 1.0})
+    assert name_readings(reader, "kieran", None, off)["read_relations"] == {}
+    assert name_readings(reader, "kieran", None)["read_relations"] == {"kieran": ("colleague", 1.0)}

@@ -148,7 +148,8 @@ class StructuredConfig(BaseModel):
     # p137-p144, writers the reader was trained without (scripts/train_relation_reader.py
     # --hold): relation accuracy EN 0.580 -> 0.636 and RU 0.784 -> 0.818, relations given to
     # people labelled with none EN 0.040 -> 0.056, RU 0.042 (unchanged); 0.5 reads two more
-    # right for four more given to no one's (docs/decisions.md, "A relation reader").
+    # right for four more given to no one's (docs/decisions.md, "A relation reader"). 1.0:
+    # the rules' relations alone.
     relation_likely: float = Field(0.7, ge=0.0, le=1.0)
     # The words either side of a name, within its sentence, that the person memory of a
     # relation the reader read quotes.
@@ -379,7 +380,8 @@ def name_readings(
         "read_relations": {
             w: found
             for w, read in relations.items()
-            if (found := likeliest_relation(read, config.relation_likely)) is not None
+            if config.relation_likely < 1.0
+            and (found := likeliest_relation(read, config.relation_likely)) is not None
         },
     }
 
