@@ -26,8 +26,12 @@ from selfimprint.adapters.type_reader import (
     load_reader,
     shipped_name_head,
     shipped_reader_path,
+    type_reader_for,
 )
+from selfimprint.domain.structured.cues import cues
+from selfimprint.domain.structured.extractor import DEFAULT_STRUCTURED, name_readings
 from selfimprint.domain.structured.head import BlendedReader, head_for
+from selfimprint.domain.structured.people import find_people
 
 pytestmark = pytest.mark.unit
 
@@ -167,3 +171,28 @@ def test_a_reader_for_other_weights_relations_or_layers_does_not_load(
     assert type_reader.shipped_relation_reader(beside) is None
     save_reader(path, *same_layers)
     assert type_reader.shipped_relation_reader(beside) is not None
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "relation"),
+    [
+        ("my team leader Oluwaseun signed off my leave at last", "Oluwaseun", "manager"),
+        ("our boy Cathal starts big school in september", "Cathal", "son"),
+    ],
+)
+def test_the_shipped_reader_reads_relations_no_rule_word_says(
+    text: str, name: str, relation: str
+) -> None:
+    # Names in no message of the corpus it was trained on, beside words no relation rule holds.
+    reader = type_reader_for(E5_MODEL_ID, DEFAULT_STRUCTURED.head_share)
+    assert reader is not None
+    readings = name_readings(reader, text, None)
+    rules_alone = find_people(
+        text,
+        cues("en"),
+        likely=readings["likely"],
+        unlikely=readings["unlikely"],
+        possible=readings["possible"],
+    )
+    read = find_people(text, cues("en"), **readings)
+    assert [(m.name, m.relation) for m in read] == [(name, relation)]
