@@ -194,5 +194,6 @@ def test_the_shipped_reader_reads_relations_no_rule_word_says(
         unlikely=readings["unlikely"],
         possible=readings["possible"],
     )
+    assert [(m.name, m.relation) for m in rules_alone] == [(name, None)]
     read = find_people(text, cues("en"), **readings)
     assert [(m.name, m.relation) for m in read] == [(name, relation)]
