@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from selfimprint.adapters.e5_encoder import MATRICES, VECTORS, E5Weights, encoder_layer
+from selfimprint.adapters.e5_encoder import MATRICES, VECTORS, E5Weights, encoder_layer, run_layers
 from selfimprint.adapters.tuned_layers import POOL_SCALE
 
 
@@ -126,3 +126,18 @@ def _adam(
 def padded_width(mask: NDArray[np.float32]) -> int:
     """A batch's longest text rounded up to 8 tokens (fewer shapes for jax to compile)."""
     return int(min(mask.shape[1], -(-int(mask.sum(1).max()) // 8) * 8))
+
+
+def frozen_states(
+    weights: E5Weights, ids: list[list[int]], first: int
+) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+    """Each token list's states below the tuned layers (computed once, in numpy, with the
+    arithmetic the server runs), padded: [texts, tokens, hidden], and the mask of real tokens."""
+    states = [run_layers(weights, weights.embed_tokens(t), weights.layers[:first]) for t in ids]
+    longest = max(len(s) for s in states)
+    x = np.zeros((len(states), longest, weights.hidden), dtype=np.float32)
+    mask = np.zeros((len(states), longest), dtype=np.float32)
+    for i, s in enumerate(states):
+        x[i, : len(s)] = s
+        mask[i, : len(s)] = 1.0
+    return x, mask

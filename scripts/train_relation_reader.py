@@ -36,7 +36,7 @@ from numpy.typing import NDArray
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from adapter_training import adapter_layers, fit, padded_width  # noqa: E402
+from adapter_training import adapter_layers, fit, frozen_states, padded_width  # noqa: E402
 from extraction_data import Labelled, load, load_personas  # noqa: E402
 from train_extraction_head import SUPPLEMENT  # noqa: E402
 from train_name_head import _is_part  # noqa: E402
@@ -45,7 +45,6 @@ from selfimprint.adapters.e5_encoder import (  # noqa: E402
     MATRICES,
     E5Weights,
     encoder_layer,
-    run_layers,
     shipped_weights,
 )
 from selfimprint.adapters.name_head import chunked_tokens  # noqa: E402
@@ -99,19 +98,6 @@ def examples(weights: E5Weights, rows: list[Labelled]) -> tuple[list[Example], l
     return out, ids
 
 
-def frozen(
-    weights: E5Weights, ids: list[list[int]], first: int
-) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
-    states = [run_layers(weights, weights.embed_tokens(t), weights.layers[:first]) for t in ids]
-    longest = max(len(s) for s in states)
-    x = np.zeros((len(states), longest, weights.hidden), dtype=np.float32)
-    mask = np.zeros((len(states), longest), dtype=np.float32)
-    for i, s in enumerate(states):
-        x[i, : len(s)] = s
-        mask[i, : len(s)] = 1.0
-    return x, mask
-
-
 def training_rows(hold: frozenset[str]) -> list[Labelled]:
     rows = [r for r in load_personas() if r.split == "train" and r.persona not in hold]
     for path in sorted(SUPPLEMENT.glob("*.jsonl")):
@@ -144,11 +130,11 @@ def main(argv: list[str] | None = None) -> int:
     first = len(weights.layers) - args.tuned
     started = time.perf_counter()
     train, train_ids = examples(weights, training_rows(hold))
-    x, mask = frozen(weights, train_ids, first)
+    x, mask = frozen_states(weights, train_ids, first)
     held_rows = [r for r in load_personas() if r.persona in hold]
     held, held_ids = examples(weights, held_rows)
     if held:
-        held_x, held_mask = frozen(weights, held_ids, first)
+        held_x, held_mask = frozen_states(weights, held_ids, first)
     print(  # noqa: T201 - a script's report
         f"{len(train)} people in {len(train_ids)} training messages, {len(held)} held out; "
         f"frozen layers 0-{first - 1} in {time.perf_counter() - started:.0f} s",

@@ -34,11 +34,18 @@ from numpy.typing import NDArray
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from adapter_training import adapter_layers, balanced, fit, padded_width, pooled_fn  # noqa: E402
+from adapter_training import (  # noqa: E402
+    adapter_layers,
+    balanced,
+    fit,
+    frozen_states,
+    padded_width,
+    pooled_fn,
+)
 from extraction_data import PERSONAS, Labelled, load, load_personas  # noqa: E402
 from train_extraction_head import SUPPLEMENT, TYPES, VALENCES  # noqa: E402
 
-from selfimprint.adapters.e5_encoder import E5Weights, run_layers, shipped_weights  # noqa: E402
+from selfimprint.adapters.e5_encoder import E5Weights, shipped_weights  # noqa: E402
 from selfimprint.adapters.tuned_layers import ReaderMeta, save_reader  # noqa: E402
 from selfimprint.adapters.type_reader import shipped_reader_path  # noqa: E402
 
@@ -54,22 +61,11 @@ def training_rows(hold: frozenset[str], splits: frozenset[str]) -> list[Labelled
     return rows
 
 
-def frozen_states(
+def frozen_rows(
     weights: E5Weights, rows: list[Labelled], first: int
 ) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
-    """Each text's token states below the tuned layers, padded: [texts, tokens, hidden], and
-    the mask of real tokens."""
-    states = []
-    for row in rows:
-        ids = weights.token_ids(row.text)[:MAX_TOKENS]
-        states.append(run_layers(weights, weights.embed_tokens(ids), weights.layers[:first]))
-    longest = max(len(s) for s in states)
-    x = np.zeros((len(states), longest, weights.hidden), dtype=np.float32)
-    mask = np.zeros((len(states), longest), dtype=np.float32)
-    for i, s in enumerate(states):
-        x[i, : len(s)] = s
-        mask[i, : len(s)] = 1.0
-    return x, mask
+    """The rows' texts' states below the tuned layers, each cut to `MAX_TOKENS`, padded."""
+    return frozen_states(weights, [weights.token_ids(r.text)[:MAX_TOKENS] for r in rows], first)
 
 
 def labels(rows: list[Labelled]) -> tuple[NDArray[np.int32], NDArray[np.int32]]:
@@ -108,11 +104,11 @@ def main(argv: list[str] | None = None) -> int:
     first = len(weights.layers) - args.tuned
     started = time.perf_counter()
     rows = training_rows(hold, frozenset({"train", "dev"} if args.with_dev else {"train"}))
-    x, mask = frozen_states(weights, rows, first)
+    x, mask = frozen_rows(weights, rows, first)
     types, valence = labels(rows)
     held_rows = [r for r in load_personas() if r.persona in hold]
     if held_rows:
-        held_x, held_mask = frozen_states(weights, held_rows, first)
+        held_x, held_mask = frozen_rows(weights, held_rows, first)
         held_types, _ = labels(held_rows)
     print(  # noqa: T201 - a script's report
         f"{len(rows)} training texts, {len(held_rows)} held out; "
